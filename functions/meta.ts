@@ -1,0 +1,14 @@
+import { jsonResult } from "../lib/http/error-body";
+import { buildOpenApiDocument } from "../lib/http/openapi";
+import { createApiFunction } from "../lib/http/pipeline";
+import { storageAnswers } from "../lib/store/health";
+
+/** Service routes, and API Gateway's `$default` route: 404/405 for anything unmatched. */
+export const handler = createApiFunction("meta", {
+  "meta.health": async () => {
+    await storageAnswers();
+    return jsonResult(200, { status: "ok" }, { "cache-control": "no-store" });
+  },
+
+  "meta.openapi": async () => jsonResult(200, buildOpenApiDocument(), { "cache-control": "public, max-age=300" }),
+});

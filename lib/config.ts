@@ -1,0 +1,280 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { Ajv } from "ajv";
+
+/**
+ * The one place that reads the environment. Everything else asks `config()`.
+ * The file named by SVC_CONFIG (DESIGN 7) is validated once, at cold start, so a
+ * typo in an operator's file stops the service instead of being silently ignored.
+ */
+
+export interface PasswordGroupRule {
+  desc: string;
+  chars: string;
+  min: number;
+}
+
+export interface FederationProviderConfig {
+  type: string;
+  name: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  userinfoUrl?: string;
+  clientId: string;
+  clientSecret: string;
+  rememberTokens?: boolean;
+}
+
+export interface ServiceSettings {
+  passwordPolicy: {
+    minLength: number;
+    maxLength: number;
+    groups: PasswordGroupRule[];
+    historyDepth: number;
+    minNewChars: number;
+    stopWords: string[];
+    dictionary: boolean;
+    minAgeSeconds: number;
+  };
+  codes: { length: number; ttlSeconds: number; attempts: number };
+  registration: { createBeforeConfirm: boolean };
+  tokens: { accessTtlSeconds: number; refreshTtlSeconds: number };
+  fedToken: { minLifetimeSeconds: number };
+  inactivity: { lockAfterDays: number };
+  defaultLanguage: "ru" | "en";
+  search: { indexedAttributes: string[] };
+  federation: { providers: FederationProviderConfig[] };
+}
+
+export interface Config {
+  /** DynamoDB table (DESIGN 5, contract: TABLE_NAME). */
+  tableName: string;
+  /** Set when talking to DynamoDB Local; unset on AWS. */
+  dynamodbEndpoint?: string;
+  dynamodbPort: number;
+  region: string;
+  /** Local gateway port (PORT). */
+  port: number;
+  inMemory: boolean;
+  bootstrapClient: { id?: string; secret?: string };
+  outboxFile: string;
+  /** The `iss` claim of every token we sign. */
+  issuer: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  settings: ServiceSettings;
+}
+
+const settingsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    passwordPolicy: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        minLength: { type: "integer", minimum: 1 },
+        maxLength: { type: "integer", minimum: 64 },
+        groups: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["desc", "chars", "min"],
+            properties: {
+              desc: { type: "string" },
+              chars: { type: "string", minLength: 1 },
+              min: { type: "integer", minimum: 1 },
+            },
+          },
+        },
+        historyDepth: { type: "integer", minimum: 0 },
+        minNewChars: { type: "integer", minimum: 0 },
+        stopWords: { type: "array", items: { type: "string", minLength: 1 } },
+        dictionary: { type: "boolean" },
+        minAgeSeconds: { type: "integer", minimum: 0 },
+      },
+    },
+    codes: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        length: { type: "integer", minimum: 4, maximum: 10 },
+        ttlSeconds: { type: "integer", minimum: 30 },
+        attempts: { type: "integer", minimum: 1, maximum: 10 },
+      },
+    },
+    registration: {
+      type: "object",
+      additionalProperties: false,
+      properties: { createBeforeConfirm: { type: "boolean" } },
+    },
+    tokens: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        accessTtlSeconds: { type: "integer", minimum: 60, maximum: 86400 },
+        refreshTtlSeconds: { type: "integer", minimum: 60 },
+      },
+    },
+    fedToken: {
+      type: "object",
+      additionalProperties: false,
+      properties: { minLifetimeSeconds: { type: "integer", minimum: 0 } },
+    },
+    inactivity: {
+      type: "object",
+      additionalProperties: false,
+      properties: { lockAfterDays: { type: "integer", minimum: 0 } },
+    },
+    defaultLanguage: { enum: ["ru", "en"] },
+    search: {
+      type: "object",
+      additionalProperties: false,
+      properties: { indexedAttributes: { type: "array", items: { type: "string" } } },
+    },
+    federation: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        providers: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["type", "name", "authorizeUrl", "tokenUrl", "clientId", "clientSecret"],
+            properties: {
+              type: { type: "string", minLength: 1 },
+              name: { type: "string", minLength: 1 },
+              authorizeUrl: { type: "string" },
+              tokenUrl: { type: "string" },
+              userinfoUrl: { type: "string" },
+              clientId: { type: "string" },
+              clientSecret: { type: "string" },
+              rememberTokens: { type: "boolean" },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const defaultSettings: ServiceSettings = {
+  passwordPolicy: {
+    minLength: 8,
+    maxLength: 256,
+    groups: [],
+    historyDepth: 0,
+    minNewChars: 0,
+    stopWords: [],
+    dictionary: true,
+    minAgeSeconds: 0,
+  },
+  codes: { length: 6, ttlSeconds: 600, attempts: 3 },
+  registration: { createBeforeConfirm: false },
+  tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000 },
+  fedToken: { minLifetimeSeconds: 30 },
+  inactivity: { lockAfterDays: 0 },
+  defaultLanguage: "ru",
+  search: {
+    indexedAttributes: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"],
+  },
+  federation: { providers: [] },
+};
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integerFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new ConfigError(`${name} must be a port number, got "${raw}"`);
+  }
+  return value;
+}
+
+function readSettingsSource(env: Env): unknown {
+  // On Lambda the CDK stack inlines the operator's file as JSON (no file system to read).
+  if (env.SVC_CONFIG_JSON) return JSON.parse(env.SVC_CONFIG_JSON);
+  if (!env.SVC_CONFIG) return {};
+  const path = isAbsolute(env.SVC_CONFIG) ? env.SVC_CONFIG : resolve(env.SVC_CONFIG);
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`SVC_CONFIG ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Validates an operator's settings object and merges it over the defaults. */
+export function parseSettings(source: unknown): ServiceSettings {
+  const ajv = new Ajv({ allErrors: true });
+  const validate = ajv.compile(settingsSchema);
+  if (!validate(source)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
+    throw new ConfigError(`SVC_CONFIG is invalid: ${problems}`);
+  }
+  const given = source as Partial<{ [K in keyof ServiceSettings]: Partial<ServiceSettings[K]> }>;
+  const settings: ServiceSettings = {
+    passwordPolicy: { ...defaultSettings.passwordPolicy, ...given.passwordPolicy },
+    codes: { ...defaultSettings.codes, ...given.codes },
+    registration: { ...defaultSettings.registration, ...given.registration },
+    tokens: { ...defaultSettings.tokens, ...given.tokens },
+    fedToken: { ...defaultSettings.fedToken, ...given.fedToken },
+    inactivity: { ...defaultSettings.inactivity, ...given.inactivity },
+    defaultLanguage: (given.defaultLanguage as ServiceSettings["defaultLanguage"]) ?? "ru",
+    search: { ...defaultSettings.search, ...given.search },
+    federation: { ...defaultSettings.federation, ...given.federation },
+  };
+  if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
+    throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
+  }
+  return settings;
+}
+
+export function loadConfig(env: Env): Config {
+  const dynamodbPort = integerFrom(env, "DYNAMODB_PORT", 8000);
+  const onLambda = Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
+  const dynamodbEndpoint = env.DYNAMODB_ENDPOINT || (onLambda ? undefined : `http://127.0.0.1:${dynamodbPort}`);
+  const logLevel = (env.LOG_LEVEL ?? "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
+  }
+  return {
+    tableName: env.TABLE_NAME || "svc-identity",
+    dynamodbEndpoint,
+    dynamodbPort,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "eu-west-1",
+    port: integerFrom(env, "PORT", 3000),
+    inMemory: env.SVC_IN_MEMORY === "1" || env.SVC_IN_MEMORY === "true",
+    bootstrapClient: {
+      id: env.SVC_BOOTSTRAP_CLIENT_ID || undefined,
+      secret: env.SVC_BOOTSTRAP_CLIENT_SECRET || undefined,
+    },
+    outboxFile: resolve(env.SVC_OUTBOX_FILE || ".local/outbox.jsonl"),
+    issuer: env.SVC_ISSUER || "svc-identity",
+    logLevel,
+    settings: parseSettings(readSettingsSource(env)),
+  };
+}
+
+let current: Config | undefined;
+
+/** The configuration, read and validated on first use (cold start). */
+export function config(): Config {
+  current ??= loadConfig(process.env);
+  return current;
+}
+
+/** Local tools (npm start, invoke, svc-admin) set defaults before first use. */
+export function setEnvDefaults(defaults: Record<string, string>): void {
+  for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
+  current = undefined;
+}
+
+/** The working directory's environment, for local tools that pass it to children. */
+export function processEnv(): Env {
+  return process.env;
+}

@@ -1,0 +1,47 @@
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+/**
+ * Password hashes: scrypt through node:crypto (DESIGN 1). Parameters are stored with
+ * each hash so they can be raised later and old hashes rehashed at login.
+ */
+
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+  keyLength: number;
+}
+
+export interface PasswordHash extends ScryptParams {
+  alg: "scrypt";
+  salt: string;
+  hash: string;
+}
+
+/** OWASP's scrypt recommendation: N=2^17, r=8, p=1. */
+export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength: 32 };
+
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    scrypt(
+      password.normalize("NFKC"),
+      salt,
+      params.keyLength,
+      // scrypt needs 128 * N * r bytes; Node's default ceiling is 32 MiB.
+      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + 1024 * 1024 },
+      (error, key) => (error ? reject(error) : resolvePromise(key)),
+    );
+  });
+}
+
+export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<PasswordHash> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, params);
+  return { alg: "scrypt", ...params, salt: salt.toString("base64"), hash: key.toString("base64") };
+}
+
+export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+  const expected = Buffer.from(stored.hash, "base64");
+  const actual = await derive(password, Buffer.from(stored.salt, "base64"), stored);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

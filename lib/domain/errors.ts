@@ -1,0 +1,105 @@
+/**
+ * Domain errors carry what every error body needs (SPEC 7); `lib/http/error-body.ts`
+ * turns them into the shape of the route's version. Errors under 500 are meant for the
+ * caller, so their texts must never contain a secret.
+ */
+
+export type ErrorType = "security_error" | "input_error" | "process_error";
+
+export interface FieldProblem {
+  type?: ErrorType;
+  error: string;
+  /** Name of the offending field. */
+  pos: string;
+  desc: string;
+  params?: Record<string, unknown>;
+}
+
+export interface ApiErrorDetails {
+  pos?: string;
+  params?: Record<string, unknown>;
+  errors?: FieldProblem[];
+  headers?: Record<string, string>;
+  /** The v2 code (SPEC 7.3) when it differs from `error`. */
+  v2Code?: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    readonly error: string,
+    readonly desc: string,
+    readonly details: ApiErrorDetails = {},
+  ) {
+    super(`${error}: ${desc}`);
+    this.name = "ApiError";
+  }
+}
+
+/** RFC 6749 5.2 error codes, plus RFC 8628 polling codes. */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  | "authorization_pending"
+  | "access_denied"
+  | "expired_token";
+
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(`${code}: ${description}`);
+    this.name = "OAuthError";
+  }
+
+  get status(): number {
+    return this.code === "invalid_client" ? 401 : 400;
+  }
+}
+
+export const problems = {
+  wrongValues: (list: FieldProblem[]) =>
+    new ApiError(400, "input_error", "wrong_values", "the request has invalid values", {
+      errors: list.map((p) => ({ type: "input_error", ...p })),
+      v2Code: "validation_error",
+    }),
+
+  wrongValue: (pos: string, desc: string) =>
+    new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
+
+  badAccessToken: (desc: string) =>
+    new ApiError(401, "security_error", "bad_access_token", desc, { v2Code: "access_denied" }),
+
+  invalidCredential: (desc: string) =>
+    new ApiError(401, "security_error", "invalid_credential", desc, { v2Code: "access_denied" }),
+
+  unknownUser: (userId: string) =>
+    new ApiError(404, "process_error", "unknown_user", "no account has this identifier", {
+      params: { userId },
+      v2Code: "user_not_found",
+    }),
+
+  notFound: (path: string) =>
+    new ApiError(404, "input_error", "not_found", `no route for ${path}`, { v2Code: "not_found" }),
+
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new ApiError(405, "input_error", "method_not_allowed", `${method} is not allowed here`, {
+      params: { allowed },
+      headers: { allow: allowed.join(", ") },
+      v2Code: "method_not_allowed",
+    }),
+
+  contactUseViolation: (pos: string, desc: string) =>
+    new ApiError(400, "input_error", "contact_use_violation", desc, { pos, v2Code: "validation_error" }),
+
+  serviceUnavailable: () =>
+    new ApiError(503, "process_error", "service_unavailable", "storage is not answering, try again", {
+      v2Code: "service_unavailable",
+    }),
+};

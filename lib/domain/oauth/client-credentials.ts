@@ -1,0 +1,42 @@
+import type { AccessTokens } from "../../tokens/access-token";
+import type { ClientRecord } from "../clients/client";
+import { OAuthError } from "../errors";
+import { parseScope, permissionKind } from "../permissions";
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+}
+
+/**
+ * client_credentials (SPEC 5.2): a system token for permissions granted to the
+ * application. User permissions need a user, so they are refused here.
+ */
+export async function clientCredentialsGrant(
+  tokens: AccessTokens,
+  client: ClientRecord,
+  scope: unknown,
+  ttlSeconds: number,
+): Promise<TokenResponse> {
+  if (typeof scope !== "string" || parseScope(scope).length === 0) {
+    throw new OAuthError("invalid_scope", "scope is required: one or more space-separated permissions");
+  }
+  const requested = parseScope(scope);
+  const userOnly = requested.filter((s) => permissionKind(s) === "user");
+  if (userOnly.length > 0) {
+    throw new OAuthError("invalid_scope", `user permissions need the password grant: ${userOnly.join(" ")}`);
+  }
+  const notGranted = requested.filter((s) => !client.scopes.includes(s));
+  if (notGranted.length > 0) {
+    throw new OAuthError("invalid_scope", `not granted to this client: ${notGranted.join(" ")}`);
+  }
+  const { token } = await tokens.issue({
+    sub: client.clientId,
+    clientId: client.clientId,
+    scopes: requested,
+    ttlSeconds,
+  });
+  return { access_token: token, token_type: "Bearer", expires_in: ttlSeconds, scope: requested.join(" ") };
+}

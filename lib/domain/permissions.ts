@@ -1,0 +1,52 @@
+/** The permission catalogue of SPEC 5.3. */
+
+export const USER_PERMISSIONS = [
+  "svc_change_password",
+  "svc_user_rights",
+  "svc_api_user",
+  "svc_api_user_chg",
+  "svc_api_usec",
+  "svc_api_usec_chg",
+  "svc_api_uapps",
+  "svc_api_uapps_chg",
+  "svc_api_uaud",
+  "svc_api_ufa",
+  "svc_api_ufa_chg",
+  "svc_qr_auth",
+] as const;
+
+export const SYSTEM_PERMISSIONS = [
+  "svc_groups",
+  "svc_rights_full_access",
+  "svc_rm_rights",
+  "svc_api_sys_users",
+  "svc_api_sys_users_chg",
+  "svc_api_sys_users_reg",
+  "svc_api_sys_usec",
+  "svc_api_sys_usec_chg",
+  "svc_api_sys_uapps",
+  "svc_api_sys_uapps_chg",
+  "svc_api_sys_uaud",
+  "svc_api_sys_ufa",
+  "svc_api_sys_ufa_chg",
+  "fed_tkn_any",
+] as const;
+
+/** fed_tkn_<type>_<name>: one permission per external provider (SPEC 4.9). */
+const FEDERATED_TOKEN_PERMISSION = /^fed_tkn_[a-z0-9-]+_[a-z0-9-]+$/i;
+
+export type PermissionKind = "user" | "system";
+
+export function permissionKind(name: string): PermissionKind | undefined {
+  if ((USER_PERMISSIONS as readonly string[]).includes(name)) return "user";
+  if ((SYSTEM_PERMISSIONS as readonly string[]).includes(name)) return "system";
+  if (FEDERATED_TOKEN_PERMISSION.test(name)) return "system";
+  return undefined;
+}
+
+export const ALL_PERMISSIONS: readonly string[] = [...USER_PERMISSIONS, ...SYSTEM_PERMISSIONS];
+
+/** Splits an OAuth scope string (RFC 6749 3.3): space separated, no empties, no repeats. */
+export function parseScope(scope: string): string[] {
+  return [...new Set(scope.split(" ").filter((s) => s.length > 0))];
+}

@@ -1,0 +1,131 @@
+import { ApiError, type FieldProblem, OAuthError, problems } from "../domain/errors";
+import { isStorageUnavailable } from "../store/errors";
+import { log } from "./logger";
+import type { ApiVersion } from "./route";
+
+export interface HttpResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** Which error shape a path gets when no route matched it. */
+export function versionOfPath(path: string): ApiVersion {
+  if (path.startsWith("/svc/api/v2/")) return "v2";
+  if (path.startsWith("/svc/api/v1/") || path.startsWith("/svc/reg/api/v1/")) return "v1";
+  if (path.startsWith("/svc/reg/")) return "reg";
+  if (path.startsWith("/svc/oauth/")) return "oauth";
+  return "v3";
+}
+
+function v3Body(error: ApiError) {
+  const { pos, params, errors } = error.details;
+  return {
+    type: error.type,
+    error: error.error,
+    desc: error.desc,
+    ...(pos !== undefined && { pos }),
+    ...(params !== undefined && { params }),
+    ...(errors !== undefined && { errors }),
+  };
+}
+
+function v2Body(error: ApiError) {
+  const code = error.details.v2Code ?? error.error;
+  const list: FieldProblem[] | undefined = error.details.errors;
+  if (list && list.length > 0) {
+    return {
+      errors: list.map((p) => ({ code, desc: `${p.pos}: ${p.desc}`, params: { field: p.pos, ...p.params } })),
+    };
+  }
+  return {
+    errors: [
+      {
+        code,
+        desc: error.desc,
+        params: { ...(error.details.pos && { field: error.details.pos }), ...error.details.params },
+      },
+    ],
+  };
+}
+
+function registrationBody(error: ApiError) {
+  const list = error.details.errors ?? [{ error: error.error, pos: error.details.pos ?? "", desc: error.desc }];
+  return { errors: list.map((p) => ({ errMsg: p.desc, field: p.pos })), context: "" };
+}
+
+function oauthBody(error: ApiError | OAuthError) {
+  if (error instanceof OAuthError) return { error: error.code, error_description: error.description };
+  if (error.status === 401) return { error: "invalid_client", error_description: error.desc };
+  if (error.status < 500) {
+    const detail = error.details.errors?.map((p) => `${p.pos}: ${p.desc}`).join("; ");
+    return { error: "invalid_request", error_description: detail || error.desc };
+  }
+  return { error: error.error, error_description: error.desc };
+}
+
+function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
+  if (version === "oauth") return oauthBody(error);
+  const api = error instanceof OAuthError ? problems.badAccessToken(error.code) : error;
+  if (version === "v2" || version === "v1") return v2Body(api);
+  if (version === "reg") return registrationBody(api);
+  return v3Body(api);
+}
+
+function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion): Record<string, string> {
+  if (error.status !== 401) return {};
+  if (version === "oauth") return { "www-authenticate": 'Basic realm="svc", charset="UTF-8"' };
+  // RFC 6750 3.1: a Bearer challenge beside the SPEC 7 body.
+  const bearer = 'Bearer realm="svc", error="invalid_token"';
+  return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
+}
+
+/**
+ * The one function that shapes every error body. Errors under 500 are the caller's
+ * to read; anything else is logged in full and answered with a generic body that only
+ * carries the request id.
+ */
+export function errorResult(error: unknown, version: ApiVersion, requestId: string): HttpResult {
+  let known: ApiError | OAuthError;
+  if (error instanceof ApiError || error instanceof OAuthError) {
+    known = error;
+  } else if (isStorageUnavailable(error)) {
+    log.error("storage unavailable", { requestId, error });
+    known = problems.serviceUnavailable();
+  } else {
+    log.error("unhandled error", { requestId, error });
+    known = new ApiError(500, "process_error", "internal_error", `internal error; request id ${requestId}`, {
+      params: { requestId },
+      v2Code: "internal_error",
+    });
+  }
+  if (known.status >= 500 && known instanceof ApiError && known.error !== "internal_error") {
+    known.details.params = { ...known.details.params, requestId };
+  }
+  const extra = known instanceof ApiError ? (known.details.headers ?? {}) : {};
+  const cacheHeaders: Record<string, string> =
+    version === "oauth" ? { "cache-control": "no-store", pragma: "no-cache" } : {};
+  const retryHeaders: Record<string, string> = known.status === 503 ? { "retry-after": "1" } : {};
+  return {
+    statusCode: known.status,
+    headers: {
+      ...JSON_HEADERS,
+      ...cacheHeaders,
+      ...retryHeaders,
+      ...authenticateHeaders(known, version),
+      ...extra,
+      "x-request-id": requestId,
+    },
+    body: JSON.stringify(bodyFor(known, version)),
+  };
+}
+
+export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return {
+    statusCode,
+    headers: { ...JSON_HEADERS, ...headers },
+    body: body === undefined ? "" : JSON.stringify(body),
+  };
+}

@@ -1,0 +1,36 @@
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { subjectOfInstanceId } from "../../domain/accounts/instance-id";
+import { problems } from "../../domain/errors";
+import type { SvcContext } from "../request-state";
+
+/**
+ * Route permission against token scope, and in user mode the rule that a user token
+ * acts only on its own account (DESIGN 4). SPEC 7.2 answers both with bad_access_token.
+ */
+export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+  return {
+    before: async (request) => {
+      const state = request.context.svc;
+      const route = state.route;
+      if (!route) return;
+      if (route.subject) {
+        const raw = state.params[route.subject.param];
+        const subject = route.subject.kind === "instanceId" ? subjectOfInstanceId(raw) : raw;
+        if (subject === undefined) throw problems.wrongValue("instanceId", "not an instanceId of this service");
+        state.subject = subject;
+      }
+      const principal = state.principal;
+      if (!principal || !route.permissions) return;
+      // An application authenticated by its REST password has every v1/v2 service.
+      if (principal.via === "basic") return;
+      const accepted = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
+      if (!accepted.some((permission) => principal.scopes.has(permission))) {
+        throw problems.badAccessToken("insufficient_scope");
+      }
+      if (principal.mode === "user" && route.subject && state.subject !== principal.sub) {
+        throw problems.badAccessToken("wrong_subject");
+      }
+    },
+  };
+}

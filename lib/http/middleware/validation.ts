@@ -1,0 +1,92 @@
+import type { MiddlewareObj } from "@middy/core";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { type FieldProblem, problems } from "../../domain/errors";
+import type { SvcContext } from "../request-state";
+import type { RouteDefinition } from "../route";
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+
+interface RouteValidators {
+  params?: ValidateFunction;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+}
+
+// Compiled on a route's first request, so a cold start pays only for the routes it serves.
+const compiled = new Map<string, RouteValidators>();
+
+function validatorsOf(route: RouteDefinition): RouteValidators {
+  let found = compiled.get(route.id);
+  if (!found) {
+    const { params, query, body } = route.request ?? {};
+    found = {
+      params: params && ajv.compile(params),
+      query: query && ajv.compile(query),
+      body: body && ajv.compile(body.schema),
+    };
+    compiled.set(route.id, found);
+  }
+  return found;
+}
+
+function fieldOf(error: ErrorObject, prefix: string): string {
+  const path = error.instancePath.split("/").filter(Boolean);
+  if (error.keyword === "required") path.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") path.push(String(error.params.additionalProperty));
+  const name = path.join(".");
+  return prefix && !name ? prefix : name || prefix || "body";
+}
+
+function problemOf(error: ErrorObject, prefix: string): FieldProblem {
+  const pos = fieldOf(error, prefix);
+  switch (error.keyword) {
+    case "required":
+      return { error: "required", pos, desc: `${pos} is required` };
+    case "additionalProperties":
+      return { error: "unknown_field", pos, desc: `${pos} is not an accepted field` };
+    case "type":
+      return { error: "wrong_type", pos, desc: `${pos} must be ${error.params.type}` };
+    case "minProperties":
+      return { error: "required", pos, desc: "at least one field is required" };
+    default:
+      return { error: "wrong_value", pos, desc: `${pos} ${error.message ?? "is not valid"}` };
+  }
+}
+
+/** One problem per field: the first one ajv found (anyOf branches repeat each other). */
+function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): FieldProblem[] {
+  const seen = new Map<string, FieldProblem>();
+  for (const error of errors ?? []) {
+    if (error.keyword === "anyOf" || error.keyword === "if") continue;
+    const problem = problemOf(error, prefix);
+    if (!seen.has(problem.pos)) seen.set(problem.pos, problem);
+  }
+  return [...seen.values()];
+}
+
+/** Checks path parameters, query and body against the route's schemas (DESIGN 4). */
+export function validation(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+  return {
+    before: async (request) => {
+      const state = request.context.svc;
+      const route = state.route;
+      if (!route) return;
+      const validators = validatorsOf(route);
+      const found: FieldProblem[] = [];
+      if (validators.params && !validators.params(state.params)) {
+        found.push(...problemsOf(validators.params.errors, ""));
+      }
+      if (validators.query && !validators.query(state.query)) {
+        found.push(...problemsOf(validators.query.errors, ""));
+      }
+      const body = (request.event as { body?: unknown }).body;
+      if (validators.body && body !== undefined && !validators.body(body)) {
+        found.push(...problemsOf(validators.body.errors, ""));
+      }
+      if (found.length > 0) throw problems.wrongValues(found);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { routes } from "../routes";
+import type { JsonSchema, RouteDefinition } from "./route";
+
+/** OpenAPI 3.1 document built from the route table (DESIGN 3). */
+
+function parametersOf(route: RouteDefinition) {
+  const list: Array<Record<string, unknown>> = [];
+  const add = (where: "path" | "query", schema: JsonSchema | undefined) => {
+    const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((schema?.required as string[] | undefined) ?? []);
+    for (const [name, property] of Object.entries(properties)) {
+      list.push({
+        name,
+        in: where,
+        required: where === "path" || required.has(name),
+        ...(property.description ? { description: property.description } : {}),
+        schema: property,
+      });
+    }
+  };
+  add("path", route.request?.params);
+  add("query", route.request?.query);
+  return list;
+}
+
+function securityOf(route: RouteDefinition) {
+  const scopes = [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])];
+  switch (route.auth) {
+    case "bearer":
+      return [{ bearerToken: scopes }];
+    case "bearer-or-basic":
+      return [{ bearerToken: scopes }, { restPassword: [] }];
+    case "client":
+      return [{ clientBasic: [] }, {}];
+    default:
+      return [];
+  }
+}
+
+function operationOf(route: RouteDefinition) {
+  const body = route.request?.body;
+  const permissions = route.permissions
+    ? `\n\nPermissions: user mode ${route.permissions.user?.join(", ") || "none"}; system mode ${route.permissions.system?.join(", ") || "none"}.`
+    : "";
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: `${route.description ?? route.summary}${permissions}`,
+    tags: route.tags,
+    parameters: parametersOf(route),
+    ...(body && {
+      requestBody: {
+        required: body.required ?? false,
+        content: {
+          [body.contentType === "json" ? "application/json" : "application/x-www-form-urlencoded"]: {
+            schema: body.schema,
+          },
+        },
+      },
+    }),
+    responses: Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          ...(response.schema && {
+            content: { [response.contentType ?? "application/json"]: { schema: response.schema } },
+          }),
+        },
+      ]),
+    ),
+    security: securityOf(route),
+    "x-svc-version": route.version,
+    "x-svc-function": route.fn,
+  };
+}
+
+let cached: Record<string, unknown> | undefined;
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  if (cached) return cached;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = operationOf(route);
+  }
+  cached = {
+    openapi: "3.1.0",
+    info: {
+      title: "svc-identity",
+      version: "0.1.0",
+      description: "Identity provider with a REST management interface. Error bodies follow SPEC 7 by version.",
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "Access token from POST /svc/oauth/te; the scope must hold a permission of the route.",
+        },
+        restPassword: {
+          type: "http",
+          scheme: "basic",
+          description: "v1/v2 only: the application's id and REST password (SPEC 5.4).",
+        },
+        clientBasic: {
+          type: "http",
+          scheme: "basic",
+          description: "OAuth client authentication: client_id and client_secret.",
+        },
+      },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,86 @@
+import middy from "@middy/core";
+import httpHeaderNormalizer from "@middy/http-header-normalizer";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { config } from "../config";
+import { routes } from "../routes";
+import type { HttpResult } from "./error-body";
+import { authentication } from "./middleware/authentication";
+import { authorization } from "./middleware/authorization";
+import { bodyParsing } from "./middleware/body-parsing";
+import { errorShaper } from "./middleware/error-shaper";
+import { routeResolution } from "./middleware/route-resolution";
+import { validation } from "./middleware/validation";
+import type { Principal } from "./principal";
+import type { SvcContext } from "./request-state";
+import type { FunctionName, RouteDefinition } from "./route";
+
+/** What a route implementation receives: validated input and the established caller. */
+export interface ApiCall<Body = unknown> {
+  route: RouteDefinition;
+  requestId: string;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Body;
+  headers: Record<string, string | undefined>;
+  principal?: Principal;
+  subject?: string;
+  /** Message language: Accept-Language en on v3 routes, otherwise the configured default. */
+  language: "ru" | "en";
+  sourceIp?: string;
+  userAgent?: string;
+}
+
+export type RouteHandler = (call: ApiCall) => Promise<HttpResult>;
+
+function languageOf(route: RouteDefinition, acceptLanguage: string | undefined): "ru" | "en" {
+  if (route.version === "v3" && acceptLanguage && /^\s*en\b/i.test(acceptLanguage)) return "en";
+  return config().settings.defaultLanguage;
+}
+
+/**
+ * Builds the Lambda handler of one endpoint group. Every route the table gives this
+ * function must have an implementation and no implementation may lack a route, so a
+ * route cannot be half added.
+ */
+export function createApiFunction(fn: FunctionName, implementations: Record<string, RouteHandler>) {
+  const expected = routes.filter((r) => r.fn === fn).map((r) => r.id);
+  const missing = expected.filter((id) => !implementations[id]);
+  const extra = Object.keys(implementations).filter((id) => !expected.includes(id));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(
+      `function ${fn}: routes without implementation [${missing}], implementations without route [${extra}]`,
+    );
+  }
+
+  const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResult> => {
+    const state = (context as SvcContext).svc;
+    const route = state.route as RouteDefinition;
+    const headers = event.headers ?? {};
+    const result = await implementations[route.id]({
+      route,
+      requestId: state.requestId,
+      params: state.params,
+      query: state.query,
+      body: (event as { body?: unknown }).body,
+      headers,
+      principal: state.principal,
+      subject: state.subject,
+      language: languageOf(route, headers["accept-language"]),
+      sourceIp: headers["x-forwarded-for"]?.split(",")[0]?.trim() || event.requestContext?.http?.sourceIp,
+      userAgent: headers["user-agent"],
+    });
+    result.headers = { ...result.headers, "x-request-id": state.requestId };
+    return result;
+  };
+
+  // Order matters: the error shaper first, so its onError runs last (middy runs onError in reverse).
+  return middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
+    .use(errorShaper())
+    .use(routeResolution())
+    .use(httpHeaderNormalizer())
+    .use(bodyParsing())
+    .use(validation())
+    .use(authentication())
+    .use(authorization())
+    .handler(dispatch);
+}

@@ -1,0 +1,16 @@
+import type { Context } from "aws-lambda";
+import type { Principal } from "./principal";
+import type { RouteDefinition } from "./route";
+
+/** What the pipeline learns about a request, step by step. */
+export interface RequestState {
+  requestId: string;
+  route?: RouteDefinition;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  principal?: Principal;
+  /** The account the call acts on, when the route names one. */
+  subject?: string;
+}
+
+export type SvcContext = Context & { svc: RequestState };

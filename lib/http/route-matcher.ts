@@ -1,0 +1,68 @@
+import { routes } from "../routes";
+import type { RouteDefinition } from "./route";
+
+/**
+ * Matches a method and a raw path against the route table, as API Gateway does for
+ * the deployed stack: used by the local gateway, and to tell 404 from 405.
+ */
+
+interface Compiled {
+  route: RouteDefinition;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: RouteDefinition): Compiled {
+  const names: string[] = [];
+  const source = route.path
+    .split("/")
+    .map((segment) => {
+      const variable = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
+      if (!variable) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(variable[1]);
+      return "([^/]+)";
+    })
+    .join("/");
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+const compiled = routes.map(compile);
+
+/** Literal segments beat variables, as in API Gateway's most-specific-match rule. */
+function specificity(c: Compiled): number {
+  return -c.names.length;
+}
+
+export type RouteMatch =
+  | { kind: "route"; route: RouteDefinition; params: Record<string, string> }
+  | { kind: "wrong-method"; allowed: string[] }
+  | { kind: "none" };
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  const candidates: Array<{ c: Compiled; values: string[] }> = [];
+  for (const c of compiled) {
+    const found = c.pattern.exec(path);
+    if (found) candidates.push({ c, values: found.slice(1) });
+  }
+  if (candidates.length === 0) return { kind: "none" };
+  const sameMethod = candidates
+    .filter(({ c }) => c.route.method === method)
+    .sort((a, b) => specificity(b.c) - specificity(a.c));
+  if (sameMethod.length === 0) {
+    return { kind: "wrong-method", allowed: [...new Set(candidates.map(({ c }) => c.route.method))].sort() };
+  }
+  const { c, values } = sameMethod[0];
+  const params: Record<string, string> = {};
+  c.names.forEach((name, i) => {
+    params[name] = safeDecode(values[i]);
+  });
+  return { kind: "route", route: c.route, params };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

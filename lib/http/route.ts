@@ -1,0 +1,53 @@
+/** The shape of one entry of the route table (lib/routes.ts, DESIGN 3). */
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
+
+/** Decides the error body shape (SPEC 7.1) and the accepted authorization (SPEC 9). */
+export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
+
+/**
+ * bearer: an access token; bearer-or-basic: v1/v2 routes, which also accept the
+ * application's REST password (SPEC 5.4); client: OAuth client authentication (token
+ * endpoint); none: public.
+ */
+export type AuthKind = "bearer" | "bearer-or-basic" | "client" | "none";
+
+/** Endpoint groups: one Lambda function each (DESIGN 2). */
+export const FUNCTION_NAMES = ["token", "users", "meta"] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface RouteResponse {
+  description: string;
+  schema?: JsonSchema;
+  contentType?: string;
+}
+
+export interface RouteDefinition {
+  /** Stable id, used by functions to bind their implementation. */
+  id: string;
+  method: HttpMethod;
+  /** API Gateway syntax: /svc/api/v3/users/{subjectId} */
+  path: string;
+  fn: FunctionName;
+  version: ApiVersion;
+  auth: AuthKind;
+  /** Permissions that open the route, by token mode (SPEC 5.3). */
+  permissions?: { user?: string[]; system?: string[] };
+  /** Where the account the call acts on is named: user tokens may only act on their own. */
+  subject?: { param: string; kind: "subjectId" | "instanceId" };
+  summary: string;
+  description?: string;
+  tags: string[];
+  request?: {
+    params?: JsonSchema;
+    query?: JsonSchema;
+    body?: { contentType: "json" | "form"; schema: JsonSchema; required?: boolean };
+  };
+  responses: Record<number, RouteResponse>;
+}
+
+export function routeKey(route: Pick<RouteDefinition, "method" | "path">): string {
+  return `${route.method} ${route.path}`;
+}

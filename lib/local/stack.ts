@@ -1,0 +1,37 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { config } from "../config";
+import { ensureTable } from "../store/table-admin";
+import { ensureSigningKeyExists } from "./bootstrap";
+import { portAnswers, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
+
+export const LOCAL_DATA_DIR = ".local/dynamodb";
+export const BOOTSTRAP_FILE = ".local/bootstrap-client.json";
+
+/** Creates the table and the first signing key when they are missing. */
+export async function prepareTable(endpoint: string): Promise<void> {
+  const admin = new DynamoDBClient({
+    endpoint,
+    region: config().region,
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  try {
+    await ensureTable(admin, config().tableName);
+  } finally {
+    admin.destroy();
+  }
+  await ensureSigningKeyExists();
+}
+
+/**
+ * For tools that work on the local table (invoke, svc-admin): use the DynamoDB Local
+ * of a running `npm start`, or start one on the same data for the duration of the tool.
+ */
+export async function attachLocalStorage(): Promise<{ release(): Promise<void> }> {
+  const { dynamodbPort, inMemory } = config();
+  let running: RunningDynamo | undefined;
+  if (!(await portAnswers(dynamodbPort))) {
+    running = await startDynamoLocal({ port: dynamodbPort, dataDir: inMemory ? undefined : LOCAL_DATA_DIR });
+  }
+  await prepareTable(`http://127.0.0.1:${dynamodbPort}`);
+  return { release: async () => running?.stop() };
+}

@@ -1,0 +1,60 @@
+import type { AddressInfo } from "node:net";
+import { ConfigError, config } from "../config";
+import { weakSecretWarnings } from "../domain/clients/client";
+import { ensureBootstrapClient } from "./bootstrap";
+import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
+import { createGateway } from "./gateway";
+import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
+
+/** `npm start` (DESIGN 7): DynamoDB Local, table, signing key, bootstrap client, gateway. */
+async function main(): Promise<void> {
+  const settings = config();
+  let dynamo: RunningDynamo | undefined;
+  const gateway = createGateway();
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    gateway.close();
+    gateway.closeAllConnections();
+    await dynamo?.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGHUP", () => void stop("SIGHUP"));
+
+  dynamo = await startDynamoLocal({
+    port: settings.dynamodbPort,
+    dataDir: settings.inMemory ? undefined : LOCAL_DATA_DIR,
+  });
+  console.log(
+    `DynamoDB Local on ${dynamo.endpoint} (${settings.inMemory ? "in memory" : `data in ${LOCAL_DATA_DIR}/`}), table ${settings.tableName}`,
+  );
+  await prepareTable(dynamo.endpoint);
+  const client = await ensureBootstrapClient(settings.inMemory ? undefined : BOOTSTRAP_FILE);
+  for (const warning of weakSecretWarnings({ clientId: client.clientId, secret: client.secret, scopes: [] })) {
+    console.warn(`warning: bootstrap client: ${warning}`);
+  }
+  console.log(`bootstrap client (${client.source}): id ${client.clientId}`);
+  if (client.source !== "environment") console.log(`bootstrap client secret: ${client.secret}`);
+
+  await new Promise<void>((done, fail) => {
+    gateway.once("error", fail);
+    gateway.listen(settings.port, "127.0.0.1", () => done());
+  });
+  const { port } = gateway.address() as AddressInfo;
+  console.log(`svc ready at http://127.0.0.1:${port}`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof JavaMissingError || error instanceof ConfigError) {
+    console.error(error.message);
+  } else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    console.error(`port ${config().port} is taken: set PORT to a free port`);
+  } else {
+    console.error(`npm start failed: ${(error as Error).message}`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+import { type RouteDefinition, routeKey } from "./http/route";
+import { instanceIdInPath, oauthError, subjectIdParam, v3Error } from "./http/schemas/common";
+import { tokenRequest, tokenResponse } from "./http/schemas/token";
+import { accountChange, accountView } from "./http/schemas/users";
+
+/**
+ * THE route table (DESIGN 3). The CDK stack, the local gateway, each function's
+ * dispatch, request validation and the OpenAPI document are all made from this list.
+ *
+ * API Gateway (and OpenAPI) refuse two variables of different names at the same level
+ * of a path, so every `/users/{x}` route names its variable `subjectId`; routes that
+ * address the account by instanceId say so in `subject.kind`.
+ */
+export const routes: readonly RouteDefinition[] = [
+  {
+    id: "token.issue",
+    method: "POST",
+    path: "/svc/oauth/te",
+    fn: "token",
+    version: "oauth",
+    auth: "client",
+    summary: "Issue an access token (OAuth 2.0 token endpoint)",
+    description:
+      "grant_type=client_credentials (SPEC 5.2). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1). Errors per RFC 6749 5.2.",
+    tags: ["tokens"],
+    request: { body: { contentType: "form", schema: tokenRequest, required: true } },
+    responses: {
+      200: { description: "Token issued", schema: tokenResponse },
+      400: { description: "invalid_request, unsupported_grant_type, invalid_scope", schema: oauthError },
+      401: { description: "invalid_client", schema: oauthError },
+    },
+  },
+  {
+    id: "token.jwks",
+    method: "GET",
+    path: "/svc/.well-known/jwks.json",
+    fn: "token",
+    version: "meta",
+    auth: "none",
+    summary: "Public keys that verify access tokens (JWKS, RFC 7517)",
+    tags: ["tokens"],
+    responses: {
+      200: {
+        description: "Key set",
+        schema: {
+          type: "object",
+          required: ["keys"],
+          properties: { keys: { type: "array", items: { type: "object" } } },
+        },
+      },
+    },
+  },
+  {
+    id: "meta.health",
+    method: "GET",
+    path: "/svc/health",
+    fn: "meta",
+    version: "meta",
+    auth: "none",
+    summary: "Health: 200 once storage answers",
+    tags: ["service"],
+    responses: {
+      200: {
+        description: "Storage answers",
+        schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+      },
+      503: { description: "Storage does not answer", schema: v3Error },
+    },
+  },
+  {
+    id: "meta.openapi",
+    method: "GET",
+    path: "/svc/api/openapi.json",
+    fn: "meta",
+    version: "meta",
+    auth: "none",
+    summary: "This OpenAPI 3.1 document",
+    tags: ["service"],
+    responses: { 200: { description: "OpenAPI document", schema: { type: "object" } } },
+  },
+  {
+    id: "users.get",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}",
+    fn: "users",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Read the attributes of an account (SPEC 4.6)",
+    tags: ["users"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "Account attributes with meta", schema: accountView },
+      400: { description: "Malformed subject id", schema: v3Error },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+  {
+    id: "users.change",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}",
+    fn: "users",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+    subject: { param: "subjectId", kind: "instanceId" },
+    summary: "Change attributes of an account (SPEC 4.6); the path carries meta.instanceId",
+    description:
+      "The path segment is the account's meta.instanceId (SPEC 4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contact values with vrf=true are system mode only.",
+    tags: ["users"],
+    request: {
+      params: instanceIdInPath,
+      body: { contentType: "json", schema: accountChange, required: true },
+    },
+    responses: {
+      200: { description: "The changed account", schema: accountView },
+      400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+];
+
+const byKey = new Map(routes.map((route) => [routeKey(route), route]));
+
+export function routeByKey(key: string): RouteDefinition | undefined {
+  return byKey.get(key);
+}

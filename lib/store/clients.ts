@@ -1,0 +1,106 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { ClientRecord, ClientSecrets } from "../domain/clients/client";
+import type { StoreDeps } from "./accounts";
+import { isConditionalCheckFailed } from "./errors";
+import { ENTITY, gsi1, itemOf, keys } from "./keys";
+
+export class ClientExistsError extends Error {
+  constructor(readonly clientId: string) {
+    super(`client ${clientId} already exists`);
+    this.name = "ClientExistsError";
+  }
+}
+
+const PUBLIC_FIELDS = ["clientId", "scopes", "redirectUris", "hasRestPassword", "createdAt", "updatedAt"];
+
+function toRecord(item: Record<string, unknown>): ClientRecord {
+  return {
+    clientId: item.clientId as string,
+    scopes: (item.scopes as string[]) ?? [],
+    redirectUris: (item.redirectUris as string[]) ?? [],
+    hasRestPassword: Boolean(item.hasRestPassword),
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number,
+  };
+}
+
+/** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
+export function createClientStore({ client, tableName }: StoreDeps) {
+  return {
+    /** Writes a client; `overwrite` false refuses to replace an existing one. */
+    async save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean): Promise<void> {
+      const item = itemOf(ENTITY.client, keys.client(record.clientId), {
+        ...record,
+        ...secrets,
+        GSI1PK: gsi1.allClients,
+        GSI1SK: gsi1.clientSort(record.clientId),
+      });
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            // A new client must not silently replace another application's credentials.
+            ConditionExpression: overwrite ? undefined : "attribute_not_exists(PK)",
+          }),
+        );
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) throw new ClientExistsError(record.clientId);
+        throw error;
+      }
+    },
+
+    /** For client authentication only: the record with its secret hashes. */
+    async getWithSecrets(clientId: string): Promise<(ClientRecord & ClientSecrets) | undefined> {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true }),
+      );
+      if (!Item) return undefined;
+      return {
+        ...toRecord(Item),
+        secretHash: Item.secretHash as string,
+        restPasswordHash: Item.restPasswordHash as string | undefined,
+      };
+    },
+
+    async list(): Promise<ClientRecord[]> {
+      const records: ClientRecord[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: gsi1.indexName,
+            KeyConditionExpression: "GSI1PK = :all",
+            ExpressionAttributeValues: { ":all": gsi1.allClients },
+            ProjectionExpression: PUBLIC_FIELDS.join(", "),
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        records.push(...(page.Items ?? []).map(toRecord));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return records;
+    },
+
+    /** Returns false when there was no such client. */
+    async delete(clientId: string): Promise<boolean> {
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.client(clientId),
+            // Deleting a missing client is reported, not silently accepted.
+            ConditionExpression: "attribute_exists(PK)",
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+export type ClientStore = ReturnType<typeof createClientStore>;

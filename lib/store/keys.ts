@@ -1,0 +1,49 @@
+/**
+ * Every key string of the single table comes from here (DESIGN 5). Entities and their
+ * schema versions are listed too, so every item can say what it is.
+ */
+
+export const ENTITY = {
+  user: "user",
+  uniqueEmail: "unique-email",
+  uniquePhone: "unique-phone",
+  passwordCredential: "password-credential",
+  client: "client",
+  signingKey: "signing-key",
+} as const;
+
+export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
+
+/** Bumped when an entity's stored shape changes, so readers can migrate lazily. */
+export const SCHEMA_VERSION = 1;
+
+export interface TableKey {
+  PK: string;
+  SK: string;
+}
+
+export const keys = {
+  userProfile: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PROFILE" }),
+  passwordCredential: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "CRED#password" }),
+  uniqueEmail: (normalizedEmail: string): TableKey => ({
+    PK: `UNIQUE#email#${normalizedEmail}`,
+    SK: "UNIQUE",
+  }),
+  uniquePhone: (digits: string): TableKey => ({ PK: `UNIQUE#phone#${digits}`, SK: "UNIQUE" }),
+  client: (clientId: string): TableKey => ({ PK: `CLIENT#${clientId}`, SK: "CLIENT" }),
+  signingKey: (kid: string): TableKey => ({ PK: "SIGNING_KEYS", SK: `KEY#${kid}` }),
+  signingKeysPartition: "SIGNING_KEYS",
+  health: (): TableKey => ({ PK: "HEALTH", SK: "HEALTH" }),
+} as const;
+
+/** GSI1 keys: reverse lookups that may be eventually consistent. */
+export const gsi1 = {
+  indexName: "GSI1",
+  allClients: "CLIENTS",
+  clientSort: (clientId: string): string => `CLIENT#${clientId}`,
+} as const;
+
+/** Stamp every item with its entity name and schema version. */
+export function itemOf<T extends object>(entity: EntityName, key: TableKey, body: T) {
+  return { ...key, entity, schemaVersion: SCHEMA_VERSION, ...body };
+}

@@ -1,0 +1,87 @@
+import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { JWK } from "jose";
+import type { StoreDeps } from "./accounts";
+import { ENTITY, itemOf, keys } from "./keys";
+
+export interface SigningKeyRecord {
+  kid: string;
+  publicJwk: JWK;
+  createdAt: number;
+  /** Set once rotated out: the key stops signing and leaves JWKS after this time. */
+  retireAt?: number;
+}
+
+export interface SigningKeyWithSecret extends SigningKeyRecord {
+  privateJwk: JWK;
+}
+
+/** Signing keys. The private half is read only by `listWithSecrets`. */
+export function createSigningKeyStore({ client, tableName }: StoreDeps) {
+  async function query(withSecrets: boolean): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "PK = :pk",
+          ExpressionAttributeValues: { ":pk": keys.signingKeysPartition },
+          ProjectionExpression: withSecrets ? undefined : "kid, publicJwk, createdAt, retireAt",
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  return {
+    async listPublic(): Promise<SigningKeyRecord[]> {
+      return (await query(false)).map((item) => ({
+        kid: item.kid as string,
+        publicJwk: item.publicJwk as JWK,
+        createdAt: item.createdAt as number,
+        retireAt: item.retireAt as number | undefined,
+      }));
+    },
+
+    async listWithSecrets(): Promise<SigningKeyWithSecret[]> {
+      return (await query(true)).map((item) => ({
+        kid: item.kid as string,
+        publicJwk: item.publicJwk as JWK,
+        privateJwk: item.privateJwk as JWK,
+        createdAt: item.createdAt as number,
+        retireAt: item.retireAt as number | undefined,
+      }));
+    },
+
+    async add(key: SigningKeyWithSecret): Promise<void> {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: itemOf(ENTITY.signingKey, keys.signingKey(key.kid), key),
+          // kids are random; a collision must fail rather than replace a live key.
+          ConditionExpression: "attribute_not_exists(PK)",
+        }),
+      );
+    },
+
+    /** Marks a key retired; TTL removes the item a day after it leaves JWKS. */
+    async retire(kid: string, retireAt: number): Promise<void> {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.signingKey(kid),
+          UpdateExpression: "SET retireAt = :at, expiresAt = :gone",
+          // Only a key that is still active is retired; an earlier retirement stands.
+          ConditionExpression: "attribute_exists(PK) AND attribute_not_exists(retireAt)",
+          ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },
+        }),
+      );
+    },
+  };
+}
+
+export type SigningKeyStore = ReturnType<typeof createSigningKeyStore>;

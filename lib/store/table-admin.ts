@@ -1,0 +1,58 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from "@aws-sdk/client-dynamodb";
+import { TABLE } from "./table-definition";
+
+/** Creates the single table when it is missing (local stack and tests; CDK does it on AWS). */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<"created" | "exists"> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return "exists";
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [
+          { AttributeName: TABLE.partitionKey, AttributeType: "S" },
+          { AttributeName: TABLE.sortKey, AttributeType: "S" },
+          { AttributeName: TABLE.gsi1.partitionKey, AttributeType: "S" },
+          { AttributeName: TABLE.gsi1.sortKey, AttributeType: "S" },
+        ],
+        KeySchema: [
+          { AttributeName: TABLE.partitionKey, KeyType: "HASH" },
+          { AttributeName: TABLE.sortKey, KeyType: "RANGE" },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: TABLE.gsi1.name,
+            KeySchema: [
+              { AttributeName: TABLE.gsi1.partitionKey, KeyType: "HASH" },
+              { AttributeName: TABLE.gsi1.sortKey, KeyType: "RANGE" },
+            ],
+            Projection: { ProjectionType: "ALL" },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    // Another process created it between our describe and create: that is fine.
+    if (error instanceof ResourceInUseException) return "exists";
+    throw error;
+  }
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    }),
+  );
+  return "created";
+}

@@ -1,0 +1,10 @@
+/**
+ * The table's shape, shared by the CDK stack and the local table creation so the two
+ * cannot drift (DESIGN 5).
+ */
+export const TABLE = {
+  partitionKey: "PK",
+  sortKey: "SK",
+  ttlAttribute: "expiresAt",
+  gsi1: { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
+} as const;
