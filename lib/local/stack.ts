@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { config } from "../config";
 import { ensureTable } from "../store/table-admin";
@@ -34,4 +35,24 @@ export async function attachLocalStorage(): Promise<{ release(): Promise<void> }
   }
   await prepareTable(`http://127.0.0.1:${dynamodbPort}`);
   return { release: async () => running?.stop() };
+}
+
+/**
+ * The bootstrap client's credentials as local tools can know them: from the
+ * environment, or saved by an earlier `npm start`. Fills the `{{clientBasic}}`,
+ * `{{clientId}}` and `{{clientSecret}}` placeholders of sample events.
+ */
+export function bootstrapCredentialValues(): Record<string, string> {
+  let { id, secret } = config().bootstrapClient;
+  if ((!id || !secret) && existsSync(BOOTSTRAP_FILE)) {
+    const saved = JSON.parse(readFileSync(BOOTSTRAP_FILE, "utf8")) as { clientId: string; secret: string };
+    id = saved.clientId;
+    secret = saved.secret;
+  }
+  if (!id || !secret) return {};
+  return {
+    clientId: id,
+    clientSecret: secret,
+    clientBasic: Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64"),
+  };
 }

@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { config } from "../config";
+import { services } from "../services";
+
+/**
+ * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
+ * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
+ * `Bearer {{userToken:<sub>:<scopes>}}`, and any `{{name}}` is taken from `values`.
+ * Each prepared event also gets a fresh request id and time.
+ */
+
+const PLACEHOLDER = /\{\{([^}]+)\}\}/g;
+
+async function tokenFor(expression: string): Promise<string | undefined> {
+  const [kind, ...rest] = expression.split(":");
+  const ttlSeconds = config().settings.tokens.accessTtlSeconds;
+  if (kind === "systemToken") {
+    const scopes = rest.join(":").split(" ").filter(Boolean);
+    const clientId = "sample-events";
+    return (await services().accessTokens.issue({ sub: clientId, clientId, scopes, ttlSeconds })).token;
+  }
+  if (kind === "userToken") {
+    const [sub, scopeList = ""] = rest;
+    const scopes = scopeList.split(" ").filter(Boolean);
+    return (
+      await services().accessTokens.issue({
+        sub,
+        clientId: "sample-events",
+        scopes,
+        ttlSeconds,
+        sid: `sample-${randomUUID()}`,
+        uaId: "sample-device",
+      })
+    ).token;
+  }
+  return undefined;
+}
+
+async function fill(text: string, values: Record<string, string>): Promise<string> {
+  let out = text;
+  for (const [whole, expression] of text.matchAll(PLACEHOLDER)) {
+    const value = values[expression] ?? (await tokenFor(expression));
+    if (value === undefined) throw new Error(`sample event placeholder ${whole} has no value`);
+    out = out.replace(whole, value);
+  }
+  return out;
+}
+
+export async function prepareEvent(
+  event: APIGatewayProxyEventV2,
+  values: Record<string, string> = {},
+): Promise<APIGatewayProxyEventV2> {
+  const filled = JSON.parse(await fill(JSON.stringify(event), values)) as APIGatewayProxyEventV2;
+  const now = new Date();
+  filled.requestContext = {
+    ...filled.requestContext,
+    requestId: randomUUID(),
+    time: now.toUTCString(),
+    timeEpoch: now.getTime(),
+  };
+  return filled;
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { prepareEvent } from "./events";
+import { isFunctionName, loadFunction } from "./functions";
+import { lambdaContext } from "./gateway";
+import { attachLocalStorage, bootstrapCredentialValues } from "./stack";
+
+/** `npm run invoke -- <function> <event.json> [name=value ...]`: one handler, one event, the local table. */
+async function main(): Promise<number> {
+  const [fn, eventPath, ...assignments] = process.argv.slice(2);
+  if (!fn || !eventPath || !isFunctionName(fn)) {
+    console.error("usage: npm run invoke -- <token|users|meta> <event.json> [name=value ...]");
+    return 2;
+  }
+  const values: Record<string, string> = {
+    ...bootstrapCredentialValues(),
+    ...Object.fromEntries(
+      assignments.map((a) => {
+        const at = a.indexOf("=");
+        return [a.slice(0, at), a.slice(at + 1)];
+      }),
+    ),
+  };
+  const storage = await attachLocalStorage();
+  try {
+    const event = await prepareEvent(JSON.parse(readFileSync(eventPath, "utf8")) as APIGatewayProxyEventV2, values);
+    const handler = await loadFunction(fn);
+    const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as {
+      statusCode: number;
+      headers: Record<string, string>;
+      body: string;
+    };
+    let body: unknown = result.body;
+    try {
+      body = JSON.parse(result.body);
+    } catch {
+      // not JSON: print as is
+    }
+    console.log(JSON.stringify({ statusCode: result.statusCode, headers: result.headers, body }, null, 2));
+    return 0;
+  } finally {
+    await storage.release();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`invoke failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

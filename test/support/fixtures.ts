@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { config } from "../../lib/config";
+import type { Account } from "../../lib/domain/accounts/account";
+import { registerClient } from "../../lib/domain/clients/admin";
+import { ALL_PERMISSIONS } from "../../lib/domain/permissions";
+import type { HttpResult } from "../../lib/http/error-body";
+import type { FunctionName } from "../../lib/http/route";
+import { prepareEvent } from "../../lib/local/events";
+import { loadFunction } from "../../lib/local/functions";
+import { lambdaContext } from "../../lib/local/gateway";
+import { services } from "../../lib/services";
+
+export function uniqueId(prefix = "u"): string {
+  return `${prefix}${randomBytes(5).toString("hex")}`;
+}
+
+export async function createClient(scopes: string[] = [...ALL_PERMISSIONS], extra: { restPassword?: string } = {}) {
+  const clientId = uniqueId("client-");
+  return registerClient(services().clients, { clientId, scopes, ...extra });
+}
+
+/** A system-mode access token, as client_credentials would issue it. */
+export async function systemToken(scopes: string[], clientId = "test-client"): Promise<string> {
+  const { token } = await services().accessTokens.issue({
+    sub: clientId,
+    clientId,
+    scopes,
+    ttlSeconds: config().settings.tokens.accessTtlSeconds,
+  });
+  return token;
+}
+
+/** A user-mode access token for `sub` (the session check arrives with user login). */
+export async function userToken(sub: string, scopes: string[], clientId = "test-client"): Promise<string> {
+  const { token } = await services().accessTokens.issue({
+    sub,
+    clientId,
+    scopes,
+    ttlSeconds: 600,
+    sid: uniqueId("sid-"),
+    uaId: uniqueId("ua-"),
+  });
+  return token;
+}
+
+export async function seedAccount(overrides: Partial<Account> = {}): Promise<Account> {
+  const now = Math.floor(Date.now() / 1000);
+  const account: Account = {
+    sub: uniqueId("user-"),
+    family_name: "Ivanov",
+    given_name: "Ivan",
+    middle_name: "Ivanovich",
+    locked: false,
+    email: { value: `${uniqueId("mail")}@example.com`, verified: true },
+    phone_number: { value: `7${String(Math.floor(Math.random() * 1e10)).padStart(10, "0")}`, verified: true },
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+  await services().accounts.create(account);
+  return account;
+}
+
+/** Runs one function's handler through its real middy chain. */
+export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
+  const handler = await loadFunction(fn);
+  const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
+  return {
+    ...result,
+    json: result.body ? (JSON.parse(result.body) as Record<string, unknown> & unknown[]) : undefined,
+  };
+}
+
+/** A sample event from events/, with its placeholders filled (see lib/local/events.ts). */
+export async function sampleEvent(path: string, values: Record<string, string> = {}): Promise<APIGatewayProxyEventV2> {
+  return prepareEvent(JSON.parse(readFileSync(path, "utf8")), values);
+}

@@ -1,0 +1,14 @@
+import { randomBytes } from "node:crypto";
+import { inject } from "vitest";
+
+/**
+ * Each test file gets its own table on the suite's DynamoDB Local, so files run in
+ * parallel without seeing each other's data. Runs before the file imports anything.
+ */
+process.env.DYNAMODB_PORT = String(inject("dynamodbPort"));
+process.env.TABLE_NAME = `test-${randomBytes(6).toString("hex")}`;
+process.env.LOG_LEVEL ??= "silent";
+delete process.env.SVC_CONFIG;
+
+const { prepareTable } = await import("../../lib/local/stack");
+await prepareTable(`http://127.0.0.1:${process.env.DYNAMODB_PORT}`);
