@@ -236,8 +236,9 @@ export function parseSettings(source: unknown): ServiceSettings {
 
 export function loadConfig(env: Env): Config {
   const dynamodbPort = integerFrom(env, "DYNAMODB_PORT", 8000);
-  const onLambda = Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
-  const dynamodbEndpoint = env.DYNAMODB_ENDPOINT || (onLambda ? undefined : `http://127.0.0.1:${dynamodbPort}`);
+  // SVC_TARGET=aws: a local tool (svc-admin --table) working on a deployed stack.
+  const onAws = Boolean(env.AWS_LAMBDA_FUNCTION_NAME) || env.SVC_TARGET === "aws";
+  const dynamodbEndpoint = env.DYNAMODB_ENDPOINT || (onAws ? undefined : `http://127.0.0.1:${dynamodbPort}`);
   const logLevel = (env.LOG_LEVEL ?? "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
@@ -267,6 +268,12 @@ export function config(): Config {
   current ??= loadConfig(process.env);
   return current;
 }
+
+/**
+ * The SDK warns on every local run that Node 20 support ends in 2027; locally that is
+ * known (Lambda runs nodejs22.x) and the lock file pins the SDK, so local tools mute it.
+ */
+export const LOCAL_TOOL_ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" };
 
 /** Local tools (npm start, invoke, svc-admin) set defaults before first use. */
 export function setEnvDefaults(defaults: Record<string, string>): void {

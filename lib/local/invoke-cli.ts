@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
 import { prepareEvent } from "./events";
 import { isFunctionName, loadFunction } from "./functions";
 import { lambdaContext } from "./gateway";
@@ -7,6 +8,7 @@ import { attachLocalStorage, bootstrapCredentialValues } from "./stack";
 
 /** `npm run invoke -- <function> <event.json> [name=value ...]`: one handler, one event, the local table. */
 async function main(): Promise<number> {
+  setEnvDefaults(LOCAL_TOOL_ENV);
   const [fn, eventPath, ...assignments] = process.argv.slice(2);
   if (!fn || !eventPath || !isFunctionName(fn)) {
     console.error("usage: npm run invoke -- <token|users|meta> <event.json> [name=value ...]");

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { ConfigError, config } from "../config";
+import { ConfigError, config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
 import { weakSecretWarnings } from "../domain/clients/client";
 import { ensureBootstrapClient } from "./bootstrap";
 import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
@@ -8,6 +8,7 @@ import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 
 /** `npm start` (DESIGN 7): DynamoDB Local, table, signing key, bootstrap client, gateway. */
 async function main(): Promise<void> {
+  setEnvDefaults(LOCAL_TOOL_ENV);
   const settings = config();
   let dynamo: RunningDynamo | undefined;
   const gateway = createGateway();

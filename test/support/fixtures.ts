@@ -69,7 +69,7 @@ export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
   return {
     ...result,
-    json: result.body ? (JSON.parse(result.body) as Record<string, unknown> & unknown[]) : undefined,
+    json: (result.body ? JSON.parse(result.body) : {}) as Record<string, unknown>,
   };
 }
 

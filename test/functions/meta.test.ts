@@ -1,0 +1,71 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { routes } from "../../lib/routes";
+import { invoke, sampleEvent } from "../support/fixtures";
+
+describe("GET /svc/health", () => {
+  it("when storage answers, it says ok", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/health.json"));
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toEqual({ status: "ok" });
+  });
+});
+
+describe("GET /svc/api/openapi.json", () => {
+  it("when fetched, it is a valid OpenAPI 3.1 document with every route of the table", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/openapi.json"));
+    expect(response.statusCode).toBe(200);
+    const document = response.json as unknown as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const validator = new Validator();
+    const result = await validator.validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    for (const route of routes) {
+      expect(document.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+
+  it("when its schemas are compiled, every one is valid JSON Schema 2020-12", async () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const route of routes) {
+      for (const schema of [route.request?.params, route.request?.query, route.request?.body?.schema]) {
+        if (schema) expect(() => ajv.compile(schema)).not.toThrow();
+      }
+      for (const response of Object.values(route.responses)) {
+        if (response.schema) expect(() => ajv.compile(response.schema as object)).not.toThrow();
+      }
+    }
+  });
+});
+
+describe("unmatched requests ($default route)", () => {
+  it("when no route has the path, it answers 404 JSON in the v3 shape", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/unknown-route.json"));
+    expect(response.statusCode).toBe(404);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.json).toEqual({
+      type: "input_error",
+      error: "not_found",
+      desc: "no route for /svc/api/v3/nothing/here",
+    });
+  });
+
+  it("when the path exists with other methods, it answers 405 with Allow", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/wrong-method.json"));
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe("GET, POST");
+    expect(response.json).toMatchObject({ type: "input_error", error: "method_not_allowed" });
+  });
+
+  it("when an unknown v2 path is asked for, it answers in the v2 shape", async () => {
+    const event = await sampleEvent("events/meta/unknown-route.json");
+    event.rawPath = "/svc/api/v2/nothing";
+    const response = await invoke("meta", event);
+    expect(response.statusCode).toBe(404);
+    expect(response.json).toEqual({
+      errors: [{ code: "not_found", desc: "no route for /svc/api/v2/nothing", params: {} }],
+    });
+  });
+});

@@ -1,0 +1,183 @@
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { describe, expect, it } from "vitest";
+import { createClient, invoke, sampleEvent } from "../support/fixtures";
+
+const basic = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString("base64");
+
+async function tokenRequest(form: string, headers: Record<string, string> = {}) {
+  const event = await sampleEvent("events/token/client-credentials-form.json", { clientId: "x", clientSecret: "y" });
+  event.headers = { "content-type": "application/x-www-form-urlencoded", ...headers };
+  event.body = form;
+  return invoke("token", event);
+}
+
+describe("POST /svc/oauth/te, client_credentials", () => {
+  it("when the client authenticates with HTTP Basic, it issues an ES256 at+jwt with the requested scopes", async () => {
+    const client = await createClient(["svc_api_sys_users", "svc_api_sys_users_chg"]);
+    const event = await sampleEvent("events/token/client-credentials-basic.json", {
+      clientBasic: basic(client.clientId, client.secret),
+    });
+    const response = await invoke("token", event);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(response.headers.pragma).toBe("no-cache");
+    expect(response.json).toMatchObject({
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: "svc_api_sys_users svc_api_sys_users_chg",
+    });
+    const token = response.json.access_token as string;
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: "ES256", typ: "at+jwt" });
+    expect(decodeProtectedHeader(token).kid).toEqual(expect.any(String));
+    const claims = decodeJwt(token);
+    expect(claims).toMatchObject({
+      iss: "svc-identity",
+      sub: client.clientId,
+      client_id: client.clientId,
+      scope: "svc_api_sys_users svc_api_sys_users_chg",
+    });
+    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(claims.jti).toEqual(expect.any(String));
+    expect(claims.sid).toBeUndefined();
+  });
+
+  it("when the client authenticates with form fields, it issues a token", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const event = await sampleEvent("events/token/client-credentials-form.json", {
+      clientId: client.clientId,
+      clientSecret: client.secret,
+    });
+    const response = await invoke("token", event);
+    expect(response.statusCode).toBe(200);
+    expect(response.json.scope).toBe("svc_api_sys_users");
+  });
+
+  it("when the secret is wrong, it answers 401 invalid_client with a Basic challenge", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", {
+      authorization: `Basic ${basic(client.clientId, "wrong")}`,
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toMatch(/^Basic /);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(response.json).toEqual({ error: "invalid_client", error_description: "client authentication failed" });
+  });
+
+  it("when the client is unknown, it answers exactly as for a wrong secret", async () => {
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", {
+      authorization: `Basic ${basic("no-such-client", "whatever")}`,
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json).toEqual({ error: "invalid_client", error_description: "client authentication failed" });
+  });
+
+  it("when no client authentication is sent, it answers 401 invalid_client", async () => {
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users");
+    expect(response.statusCode).toBe(401);
+    expect(response.json.error).toBe("invalid_client");
+  });
+
+  it("when both Basic and form credentials are sent, it answers 400 invalid_request", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest(
+      `grant_type=client_credentials&scope=svc_api_sys_users&client_id=${client.clientId}&client_secret=${client.secret}`,
+      { authorization: `Basic ${basic(client.clientId, client.secret)}` },
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.json.error).toBe("invalid_request");
+  });
+
+  it("when a scope was not granted to the client, it answers 400 invalid_scope naming it", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users%20svc_groups", {
+      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({
+      error: "invalid_scope",
+      error_description: "not granted to this client: svc_groups",
+    });
+  });
+
+  it("when a user permission is asked for, it answers invalid_scope (those need a user)", async () => {
+    const client = await createClient();
+    const event = await sampleEvent("events/token/invalid-scope.json", {
+      clientBasic: basic(client.clientId, client.secret),
+    });
+    const response = await invoke("token", event);
+    expect(response.statusCode).toBe(400);
+    expect(response.json.error).toBe("invalid_scope");
+    expect(response.json.error_description).toContain("svc_api_user");
+  });
+
+  it("when scope is missing, it answers invalid_scope", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("grant_type=client_credentials", {
+      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json.error).toBe("invalid_scope");
+  });
+
+  it("when grant_type is missing, it answers invalid_request", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("scope=svc_api_sys_users", {
+      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({ error: "invalid_request", error_description: "grant_type is required" });
+  });
+
+  it("when the grant type is unknown, it answers unsupported_grant_type", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("grant_type=urn:example:magic&scope=svc_api_sys_users", {
+      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json.error).toBe("unsupported_grant_type");
+  });
+
+  it("when a parameter is repeated, it answers invalid_request (RFC 6749 3.2)", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users&scope=svc_groups", {
+      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json.error).toBe("invalid_request");
+    expect(response.json.error_description).toContain("scope");
+  });
+
+  it("when the body is JSON instead of a form, it answers invalid_request", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const event = await sampleEvent("events/token/client-credentials-basic.json", {
+      clientBasic: basic(client.clientId, client.secret),
+    });
+    event.headers["content-type"] = "application/json";
+    event.body = JSON.stringify({ grant_type: "client_credentials" });
+    const response = await invoke("token", event);
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({
+      error: "invalid_request",
+      error_description: "Content-Type must be application/x-www-form-urlencoded",
+    });
+  });
+
+  it("when the Authorization header is not Basic, it answers invalid_client", async () => {
+    const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", {
+      authorization: "Bearer abc",
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json.error).toBe("invalid_client");
+  });
+});
+
+describe("GET /svc/.well-known/jwks.json", () => {
+  it("when asked, it publishes the public signing key and no private part", async () => {
+    const response = await invoke("token", await sampleEvent("events/token/jwks.json"));
+    expect(response.statusCode).toBe(200);
+    const keys = response.json.keys as Array<Record<string, unknown>>;
+    expect(keys.length).toBeGreaterThanOrEqual(1);
+    expect(keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
+    for (const key of keys) expect(key.d).toBeUndefined();
+  });
+});

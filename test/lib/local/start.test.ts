@@ -1,0 +1,143 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+/** `npm start` as a user runs it: a real process, real ports, real signals. */
+
+const repo = resolve(".");
+const tsx = join(repo, "node_modules/.bin/tsx");
+const startScript = join(repo, "lib/local/start.ts");
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill("SIGKILL");
+});
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+function javaOnPort(port: number): boolean {
+  try {
+    return execFileSync("pgrep", ["-f", `DynamoDBLocal.jar.*-port ${port}`], { encoding: "utf8" }).trim() !== "";
+  } catch {
+    return false;
+  }
+}
+
+async function start(cwd: string, env: Record<string, string>) {
+  const [port, dynamodbPort] = [await freePort(), await freePort()];
+  const child = spawn(tsx, [startScript], {
+    cwd,
+    env: {
+      ...process.env,
+      TABLE_NAME: "svc-identity",
+      PORT: String(port),
+      DYNAMODB_PORT: String(dynamodbPort),
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.push(child);
+  let output = "";
+  child.stdout?.on("data", (c) => {
+    output += c;
+  });
+  child.stderr?.on("data", (c) => {
+    output += c;
+  });
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  const ready = await new Promise<boolean>((done) => {
+    const timer = setInterval(() => {
+      if (output.includes(`svc ready at http://127.0.0.1:${port}`)) {
+        clearInterval(timer);
+        done(true);
+      }
+      if (child.exitCode !== null) {
+        clearInterval(timer);
+        done(false);
+      }
+    }, 50);
+  });
+  return { child, port, dynamodbPort, ready, output: () => output, exited, base: `http://127.0.0.1:${port}` };
+}
+
+async function token(base: string, id: string, secret: string): Promise<Response> {
+  return fetch(`${base}/svc/oauth/te`, {
+    method: "POST",
+    headers: {
+      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "grant_type=client_credentials&scope=svc_api_sys_users",
+  });
+}
+
+describe("npm start", () => {
+  it("when started in memory with a bootstrap client, it serves, and SIGTERM leaves no java behind", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "svc-start-"));
+    const stack = await start(cwd, {
+      SVC_IN_MEMORY: "1",
+      SVC_BOOTSTRAP_CLIENT_ID: "boot",
+      SVC_BOOTSTRAP_CLIENT_SECRET: "boot-secret-that-is-long-enough-000000",
+    });
+    expect(stack.ready, stack.output()).toBe(true);
+    expect(javaOnPort(stack.dynamodbPort)).toBe(true);
+    expect(await (await fetch(`${stack.base}/svc/health`)).json()).toEqual({ status: "ok" });
+    const issued = await token(stack.base, "boot", "boot-secret-that-is-long-enough-000000");
+    expect(issued.status).toBe(200);
+    expect(stack.output()).not.toContain("boot-secret-that-is-long-enough");
+    stack.child.kill("SIGTERM");
+    expect(await stack.exited).toBe(0);
+    expect(javaOnPort(stack.dynamodbPort)).toBe(false);
+  });
+
+  it("when started twice on the same folder, the second start keeps the data of the first", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "svc-start-"));
+    const first = await start(cwd, {});
+    expect(first.ready, first.output()).toBe(true);
+    const secret = /bootstrap client secret: (\S+)/.exec(first.output())?.[1] ?? "";
+    const kid = ((await (await fetch(`${first.base}/svc/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] })
+      .keys[0].kid;
+    const issued = (await (await token(first.base, "svc-bootstrap", secret)).json()) as { access_token: string };
+    first.child.kill("SIGINT");
+    expect(await first.exited).toBe(0);
+    expect(javaOnPort(first.dynamodbPort)).toBe(false);
+
+    const second = await start(cwd, {});
+    expect(second.ready, second.output()).toBe(true);
+    expect(second.output()).toContain("bootstrap client (saved)");
+    const keys = (await (await fetch(`${second.base}/svc/.well-known/jwks.json`)).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(keys.keys.map((k) => k.kid)).toEqual([kid]);
+    // A token of the first run is still valid: the key and table survived.
+    const read = await fetch(`${second.base}/svc/api/v3/users/nobody`, {
+      headers: { authorization: `Bearer ${issued.access_token}` },
+    });
+    expect(read.status).toBe(404);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("when Java is not on PATH, it stops at once with one line saying how to install it", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "svc-nojava-"));
+    mkdirSync(join(bin, "bin"));
+    symlinkSync(process.execPath, join(bin, "bin", "node"));
+    const stack = await start(bin, { PATH: join(bin, "bin"), SVC_IN_MEMORY: "1" });
+    expect(stack.ready).toBe(false);
+    expect(await stack.exited).toBe(1);
+    const lines = stack.output().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/Java 17\+ is required.*apt-get install -y openjdk-17-jre-headless/);
+  });
+});

@@ -1,0 +1,55 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES, routeKey } from "../../lib/http/route";
+import { matchRoute } from "../../lib/http/route-matcher";
+import { routes } from "../../lib/routes";
+
+describe("the route table", () => {
+  it("when listed, no route key appears twice and every id is unique", () => {
+    expect(new Set(routes.map(routeKey)).size).toBe(routes.length);
+    expect(new Set(routes.map((r) => r.id)).size).toBe(routes.length);
+  });
+
+  it("when paths share a prefix, variables at the same level have the same name (API Gateway and OpenAPI require it)", () => {
+    const seen = new Map<string, string>();
+    for (const route of routes) {
+      const segments = route.path.split("/");
+      segments.forEach((segment, depth) => {
+        if (!segment.startsWith("{")) return;
+        const prefix = segments.slice(0, depth).join("/");
+        const earlier = seen.get(prefix);
+        expect(earlier === undefined || earlier === segment, `${route.path}: ${segment} vs ${earlier}`).toBe(true);
+        seen.set(prefix, segment);
+      });
+    }
+  });
+
+  it("when a route is in the table, its function exists and a sample event of its route key exists", () => {
+    const events = readdirSync("events", { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => JSON.parse(readFileSync(`events/${f}`, "utf8")) as { routeKey: string });
+    for (const route of routes) {
+      expect(FUNCTION_NAMES).toContain(route.fn);
+      expect(existsSync(`functions/${route.fn}.ts`)).toBe(true);
+      expect(
+        events.some((e) => e.routeKey === routeKey(route)),
+        `sample event for ${routeKey(route)}`,
+      ).toBe(true);
+    }
+  });
+
+  it("when a bearer route is defined, it names the permissions that open it", () => {
+    for (const route of routes.filter((r) => r.auth === "bearer" || r.auth === "bearer-or-basic")) {
+      const all = [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])];
+      expect(all.length, route.id).toBeGreaterThan(0);
+    }
+  });
+
+  it("when a path is matched, literal segments win and methods are told apart", () => {
+    expect(matchRoute("GET", "/svc/api/v3/users/abc")).toMatchObject({ kind: "route", params: { subjectId: "abc" } });
+    expect(matchRoute("PATCH", "/svc/api/v3/users/abc")).toEqual({ kind: "wrong-method", allowed: ["GET", "POST"] });
+    expect(matchRoute("GET", "/svc/api/v3/users/abc/def/ghi")).toEqual({ kind: "none" });
+    expect(matchRoute("GET", "/svc/api/v3/users/a%20b")).toMatchObject({ params: { subjectId: "a b" } });
+  });
+});
