@@ -1,8 +1,14 @@
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type TransactWriteCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type { Account, StoredContact } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
+import { transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
 export type UniqueField = "sub" | "email" | "phone_number";
@@ -154,7 +160,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
         });
       }
       try {
-        await client.send(new TransactWriteCommand({ TransactItems: items }));
+        await transactWrite(client, items);
       } catch (error) {
         const failed = failedConditions(error);
         if (failed && failed.length > 0) throw new AccountConflictError(failed.map((i) => fields[i]));
@@ -236,7 +242,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
         },
       };
       try {
-        await client.send(new TransactWriteCommand({ TransactItems: [profileUpdate, ...claims] }));
+        await transactWrite(client, [profileUpdate, ...claims]);
       } catch (error) {
         const failed = failedConditions(error);
         if (failed?.includes(0)) throw new AccountChangedError();

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Ajv, type ErrorObject } from "ajv";
 import { AccountConflictError, type AccountStore, type UniqueField } from "../../store/accounts";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
+import type { Account } from "./account";
 import { type NewAccountInput, prepareNewAccount } from "./new-account";
 
 /**
@@ -136,45 +137,71 @@ function conflictMessage(fields: UniqueField[]): string {
   return `${list} already used by another account`;
 }
 
-/**
- * DynamoDB cancels a transaction that touches an item another transaction is writing
- * (TransactionConflict) without evaluating its conditions. Two lines claiming the same
- * e-mail at once do exactly that, so the loser is retried to learn the real outcome.
- */
-const CONFLICT_RETRIES = 4;
+type PlannedLine = { line: number; error: string } | { line: number; account: Account; password?: string };
 
-function isTransactionConflict(error: unknown): boolean {
-  return (error as { name?: string })?.name === "TransactionCanceledException";
-}
-
-async function createWithRetry(deps: ImportDeps, ...args: Parameters<AccountStore["create"]>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await deps.accounts.create(...args);
-    } catch (error) {
-      if (!isTransactionConflict(error) || attempt > CONFLICT_RETRIES) throw error;
-      await new Promise((done) => setTimeout(done, 20 * attempt + Math.random() * 30));
-    }
-  }
-}
-
-/** Imports one line: validate, normalize, hash, then one transactional write. */
-export async function importLine(text: string, line: number, deps: ImportDeps): Promise<ImportLineResult> {
+/** Everything before storage: parse, validate, normalize (synchronous, so order is kept). */
+function planLine(text: string, line: number, deps: ImportDeps): PlannedLine {
   const parsed = parseImportLine(text);
   if ("error" in parsed) return { line, error: parsed.error };
   const now = deps.now?.() ?? Math.floor(Date.now() / 1000);
   const prepared = prepareNewAccount(parsed.input, now, deps.newSub ?? randomUUID);
   if ("problems" in prepared) return { line, error: prepared.problems.map((p) => p.desc).join("; ") };
-  const { account } = prepared;
+  return { line, account: prepared.account, password: parsed.password };
+}
+
+async function storeLine(
+  planned: PlannedLine,
+  deps: ImportDeps,
+  earlierClaims: Promise<unknown> = Promise.resolve(),
+): Promise<ImportLineResult> {
+  if ("error" in planned) return planned;
+  const { line, account, password } = planned;
   try {
-    const hash = parsed.password === undefined ? undefined : await (deps.hash ?? hashPassword)(parsed.password);
-    await createWithRetry(deps, account, hash);
+    const hash = password === undefined ? undefined : await (deps.hash ?? hashPassword)(password);
+    await earlierClaims;
+    // The store retries transaction conflicts itself (lib/store/transact.ts).
+    await deps.accounts.create(account, hash);
     return { line, sub: account.sub };
   } catch (error) {
     if (error instanceof AccountConflictError) return { line, error: conflictMessage(error.fields) };
     // Storage and hashing errors never carry the password: only its hash is sent.
     return { line, error: `not stored: ${(error as Error).message || (error as Error).name}` };
   }
+}
+
+/** Imports one line: validate, normalize, hash, then one transactional write. */
+export async function importLine(text: string, line: number, deps: ImportDeps): Promise<ImportLineResult> {
+  return storeLine(planLine(text, line, deps), deps);
+}
+
+/**
+ * Lines of one file that claim the same sub, e-mail or phone are written in line order,
+ * so the first line wins whatever the concurrency and a rerun reports the same lines.
+ * Hashing still runs in parallel; only the writes wait.
+ */
+function createClaimOrder() {
+  const last = new Map<string, Promise<void>>();
+  return {
+    /** Called in line order; `earlier` settles when every earlier line with a shared claim is written. */
+    enter(account: Account): { earlier: Promise<unknown>; leave: () => void } {
+      const claims = [`sub ${account.sub}`];
+      if (account.email) claims.push(`email ${account.email.value}`);
+      if (account.phone_number) claims.push(`phone ${account.phone_number.value}`);
+      const earlier = Promise.all(claims.flatMap((claim) => last.get(claim) ?? []));
+      let leave!: () => void;
+      const written = new Promise<void>((done) => {
+        leave = done;
+      });
+      for (const claim of claims) last.set(claim, written);
+      return {
+        earlier,
+        leave: () => {
+          leave();
+          for (const claim of claims) if (last.get(claim) === written) last.delete(claim);
+        },
+      };
+    },
+  };
 }
 
 export interface ImportProgress {
@@ -197,13 +224,17 @@ export interface ImportOptions extends ImportDeps {
   onProgress?: (progress: ImportProgress, result: ImportLineResult) => void;
 }
 
-async function* numbered(lines: AsyncIterable<string> | Iterable<string>) {
+/** Plans lines one at a time, in order; a line is only pulled when a worker is free for it. */
+async function* plannedLines(lines: AsyncIterable<string> | Iterable<string>, deps: ImportDeps) {
+  const order = createClaimOrder();
   let line = 0;
   for await (const raw of lines) {
     line += 1;
     // A UTF-8 byte order mark from Windows editors is not part of the JSON.
     const text = line === 1 ? raw.replace(/^\uFEFF/, "") : raw;
-    if (text.trim() !== "") yield { line, text };
+    if (text.trim() === "") continue;
+    const planned = planLine(text, line, deps);
+    yield { planned, turn: "account" in planned ? order.enter(planned.account) : undefined };
   }
 }
 
@@ -219,12 +250,13 @@ export async function importAccounts(
   const progress: ImportProgress = { processed: 0, imported: 0, failed: 0 };
   const errors: ImportSummary["errors"] = [];
   // An async generator queues concurrent next() calls, so workers can share it safely.
-  const source = numbered(lines);
+  const source = plannedLines(lines, options);
   const worker = async () => {
     for (;;) {
       const next = await source.next();
       if (next.done) return;
-      const result = await importLine(next.value.text, next.value.line, options);
+      const { planned, turn } = next.value;
+      const result = await storeLine(planned, options, turn?.earlier).finally(() => turn?.leave());
       progress.processed += 1;
       if ("sub" in result) progress.imported += 1;
       else {

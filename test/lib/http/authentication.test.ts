@@ -4,8 +4,8 @@ import { ApiError } from "../../../lib/domain/errors";
 import { errorResult } from "../../../lib/http/error-body";
 import { authentication } from "../../../lib/http/middleware/authentication";
 import { authorization } from "../../../lib/http/middleware/authorization";
-import type { RouteDefinition } from "../../../lib/http/route";
 import type { RequestState } from "../../../lib/http/request-state";
+import type { RouteDefinition } from "../../../lib/http/route";
 import { createClient, systemToken } from "../../support/fixtures";
 
 /**

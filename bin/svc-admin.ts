@@ -1,0 +1,396 @@
+import { createReadStream, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+import { ConfigError, config, LOCAL_TOOL_ENV, processEnv, setEnvDefaults } from "../lib/config";
+import { type ImportProgress, importAccounts } from "../lib/domain/accounts/import";
+import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
+import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
+import { JavaMissingError } from "../lib/local/dynamodb-local";
+import { attachLocalStorage } from "../lib/local/stack";
+import { services } from "../lib/services";
+import { ClientExistsError } from "../lib/store/clients";
+import { rotateSigningKeys } from "../lib/tokens/rotation";
+
+/** `svc-admin` (DESIGN 7): operator commands on the local stack, or on a deployed one with --table. */
+
+const USAGE = `usage: svc-admin [--table NAME] <command> [options]
+
+commands:
+  clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
+      register an application; without --secret a secret is generated and shown once
+  clients list [--json]           list applications (a table, or one JSON object per line)
+  clients delete --id ID          delete an application
+  keys rotate                     add a signing key; the previous ones verify until their tokens expire
+  users import FILE [--concurrency N]
+      create accounts from a JSON-lines file (one account per line, optional "password")
+
+options:
+  --table NAME   work on the deployed stack's table with the default AWS credentials
+                 (AWS_PROFILE, AWS_REGION, ...) instead of the local stack
+  -h, --help     show this help
+
+Without --table the local stack is used: the DynamoDB Local of a running \`npm start\`
+(DYNAMODB_PORT, default 8000), or one started on its data for the duration of the command.
+Set SVC_CONFIG to the stack's settings file: \`keys rotate\` keeps retired keys published
+for tokens.accessTtlSeconds.
+`;
+
+const OPTIONS = {
+  table: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  id: { type: "string" },
+  secret: { type: "string" },
+  scopes: { type: "string" },
+  "redirect-uris": { type: "string" },
+  "rest-password": { type: "string" },
+  json: { type: "boolean" },
+  concurrency: { type: "string" },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+type Values = Partial<Record<OptionName, string | boolean>>;
+
+/** Options each command accepts besides the global ones. */
+const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }> = {
+  "clients create": { options: ["id", "secret", "scopes", "redirect-uris", "rest-password"], positionals: [] },
+  "clients list": { options: ["json"], positionals: [] },
+  "clients delete": { options: ["id"], positionals: [] },
+  "keys rotate": { options: [], positionals: [] },
+  "users import": { options: ["concurrency"], positionals: ["FILE"] },
+};
+
+const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** A mistake in the command line: exit 2 with the usage. */
+class UsageError extends Error {}
+
+/** The command could not do its job: exit 1 with this message only. */
+class CommandError extends Error {}
+
+/**
+ * parseArgs quotes the offending argument, which may be `--secrte=<the secret>`;
+ * only the option's name is repeated back.
+ */
+function describeParseError(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string };
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const name = /'(-{1,2}[^'=\s]*)/.exec(message)?.[1];
+    return name ? `unknown option ${name}` : "unknown option";
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const name = /'(--[a-z-]+)/.exec(message)?.[1];
+    return name ? `${name} needs a value` : "an option needs a value";
+  }
+  return "cannot parse the command line";
+}
+
+function words(value: string | boolean | undefined): string[] {
+  return typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : [];
+}
+
+function stringOption(values: Values, name: OptionName): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function requireOption(values: Values, name: OptionName): string {
+  const value = stringOption(values, name);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+async function clientsCreate(values: Values): Promise<number> {
+  const def: ClientDefinition = {
+    clientId: requireOption(values, "id"),
+    scopes: words(requireOption(values, "scopes")),
+    secret: stringOption(values, "secret"),
+    redirectUris: words(values["redirect-uris"]),
+    restPassword: stringOption(values, "rest-password"),
+  };
+  try {
+    const { clientId, secret } = await registerClient(services().clients, def, false);
+    out(`client id: ${clientId}`);
+    if (def.secret === undefined) {
+      out(`client secret: ${secret}`);
+      out("the secret is shown only now: only its digest is stored");
+    } else {
+      out("client secret: set from --secret");
+    }
+    if (def.restPassword !== undefined) out("REST password: set from --rest-password");
+    for (const warning of weakSecretWarnings(def)) err(`warning: ${warning}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ClientExistsError) {
+      throw new CommandError(`client ${def.clientId} already exists (delete it first to replace it)`);
+    }
+    if (error instanceof ClientDefinitionError) throw new CommandError(`invalid client: ${error.problems.join("; ")}`);
+    throw error;
+  }
+}
+
+async function clientsList(values: Values): Promise<number> {
+  const clients = (await services().clients.list()).sort((a, b) => a.clientId.localeCompare(b.clientId));
+  const rows = clients.map((c) => ({
+    clientId: c.clientId,
+    scopes: c.scopes,
+    redirectUris: c.redirectUris,
+    hasRestPassword: c.hasRestPassword,
+  }));
+  if (values.json) {
+    for (const row of rows) out(JSON.stringify(row));
+    return 0;
+  }
+  if (rows.length === 0) {
+    err("no clients");
+    return 0;
+  }
+  const table = [
+    ["CLIENT ID", "REST PASSWORD", "REDIRECT URIS", "SCOPES"],
+    ...rows.map((r) => [
+      r.clientId,
+      r.hasRestPassword ? "yes" : "no",
+      r.redirectUris.join(" ") || "-",
+      r.scopes.join(" ") || "-",
+    ]),
+  ];
+  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
+  for (const row of table) {
+    // The last column is not padded: scope lists are long and would only add trailing blanks.
+    out(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  "));
+  }
+  return 0;
+}
+
+async function clientsDelete(values: Values): Promise<number> {
+  const clientId = requireOption(values, "id");
+  if (!(await services().clients.delete(clientId))) throw new CommandError(`no client ${clientId}`);
+  out(`deleted client ${clientId}`);
+  return 0;
+}
+
+async function keysRotate(): Promise<number> {
+  const { kid, retired } = await rotateSigningKeys(services().signingKeys, config().settings.tokens.accessTtlSeconds);
+  out(`new signing key: ${kid}`);
+  out(`retired: ${retired.length > 0 ? retired.join(" ") : "none"}`);
+  if (retired.length > 0) out("retired keys stay in JWKS until the tokens they signed have expired");
+  return 0;
+}
+
+function fileLines(path: string): AsyncIterable<string> {
+  // crlfDelay: a \r\n split across two chunks is still one line break.
+  return createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+/** Non-blank lines, read once beforehand so the progress bar has a total. */
+async function countLines(path: string): Promise<number> {
+  let count = 0;
+  for await (const line of fileLines(path)) if (line.trim() !== "") count += 1;
+  return count;
+}
+
+/** A bar on a terminal; in logs and pipes, a plain line at most every few seconds. */
+function progressReporter(total: number) {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format: "importing [{bar}] {value}/{total} lines | failed {failed} | {eta_formatted} left",
+        hideCursor: true,
+        // Restores the cursor when Ctrl-C interrupts the import.
+        gracefulExit: true,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { failed: 0 });
+    return {
+      update: (p: ImportProgress) => bar.update(p.processed, { failed: p.failed }),
+      stop: () => bar.stop(),
+    };
+  }
+  const INTERVAL_MS = 5000;
+  let last = Date.now();
+  err(`importing ${total} lines`);
+  return {
+    update: (p: ImportProgress) => {
+      if (Date.now() - last < INTERVAL_MS) return;
+      last = Date.now();
+      err(`${p.processed}/${total} lines: imported ${p.imported}, failed ${p.failed}`);
+    },
+    stop: () => {},
+  };
+}
+
+function parseConcurrency(values: Values): number {
+  const raw = stringOption(values, "concurrency");
+  // Each hash takes a CPU for ~0.3 s and ~128 MiB, so more than the cores only queues.
+  if (raw === undefined) return Math.max(1, Math.min(4, availableParallelism()));
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 32) throw new UsageError("--concurrency must be 1 to 32");
+  return value;
+}
+
+function checkReadable(path: string): void {
+  try {
+    if (!statSync(path).isFile()) throw new CommandError(`${path} is not a file`);
+  } catch (error) {
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+async function usersImport(path: string, concurrency: number): Promise<number> {
+  const total = await countLines(path);
+  const progress = progressReporter(total);
+  let summary: Awaited<ReturnType<typeof importAccounts>>;
+  try {
+    summary = await importAccounts(fileLines(path), {
+      accounts: services().accounts,
+      concurrency,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.stop();
+  }
+  for (const { line, message } of summary.errors) err(`line ${line}: ${message}`);
+  out(`imported ${summary.imported}, failed ${summary.failed}`);
+  return summary.failed > 0 ? 1 : 0;
+}
+
+/** Checks the whole command line before anything touches storage. */
+function plan(argv: string[]): { run: () => Promise<number>; table?: string } | { exit: number } {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error));
+  }
+  const values = parsed.values as Values;
+  const { positionals } = parsed;
+  if (values.help || positionals[0] === "help") {
+    process.stdout.write(USAGE);
+    return { exit: 0 };
+  }
+  if (positionals.length === 0) throw new UsageError("no command given");
+  const name = positionals.slice(0, 2).join(" ");
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command: ${name}`);
+  for (const option of Object.keys(values) as OptionName[]) {
+    if (option !== "table" && !command.options.includes(option)) {
+      throw new UsageError(`${name} does not take --${option}`);
+    }
+  }
+  const rest = positionals.slice(2);
+  if (rest.length !== command.positionals.length) {
+    // Extra words are not echoed: an unquoted secret with a space would end up here.
+    throw new UsageError(
+      command.positionals.length > 0
+        ? `${name} needs ${command.positionals.join(" ")}`
+        : `${name} takes no further arguments`,
+    );
+  }
+  const table = stringOption(values, "table");
+  if (table === "") throw new UsageError("--table needs a table name");
+  switch (name) {
+    case "clients create":
+      requireOption(values, "id");
+      requireOption(values, "scopes");
+      return { table, run: () => clientsCreate(values) };
+    case "clients list":
+      return { table, run: () => clientsList(values) };
+    case "clients delete":
+      requireOption(values, "id");
+      return { table, run: () => clientsDelete(values) };
+    case "keys rotate":
+      return { table, run: () => keysRotate() };
+    default: {
+      const path = resolve(rest[0]);
+      const concurrency = parseConcurrency(values);
+      checkReadable(path);
+      return { table, run: () => usersImport(path, concurrency) };
+    }
+  }
+}
+
+/** --table means AWS; the local stack's port and endpoint defaults must not apply then. */
+function chooseTarget(table: string | undefined): void {
+  if (table === undefined) {
+    setEnvDefaults(LOCAL_TOOL_ENV);
+    return;
+  }
+  const fromEnv = processEnv().TABLE_NAME;
+  if (fromEnv && fromEnv !== table) {
+    throw new UsageError(`--table ${table} contradicts TABLE_NAME=${fromEnv} in the environment; unset one`);
+  }
+  setEnvDefaults({ ...LOCAL_TOOL_ENV, TABLE_NAME: table, SVC_TARGET: "aws" });
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof JavaMissingError) return error.message;
+  const name = (error as { name?: string }).name;
+  if (name === "ResourceNotFoundException") {
+    return `table ${config().tableName} not found in region ${config().region} (set AWS_REGION to the stack's region)`;
+  }
+  if (name === "CredentialsProviderError") {
+    return `no AWS credentials: ${(error as Error).message} (set AWS_PROFILE or run aws sso login)`;
+  }
+  return (error as Error).message || String(error);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let planned: ReturnType<typeof plan>;
+  try {
+    planned = plan(argv);
+    if ("exit" in planned) return planned.exit;
+    chooseTarget(planned.table);
+    // Read now, against the caller's directory (SVC_CONFIG may be relative) ...
+    config();
+    // ... then work from the project root, where `npm start` keeps .local/ (npx runs
+    // the bin in whatever subdirectory it was called from). FILE is already absolute.
+    process.chdir(PROJECT_ROOT);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`svc-admin: ${error.message}`);
+      process.stderr.write(USAGE);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      err(`svc-admin: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  let storage: { release(): Promise<void> } | undefined;
+  // A DynamoDB Local we started must stop with us, also on Ctrl-C in the middle of an import.
+  const interrupt = (signal: NodeJS.Signals) => {
+    err(`\n${signal}: stopping`);
+    void (storage?.release() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  try {
+    // With --table config() points at AWS (SVC_TARGET=aws); only the local stack is attached.
+    if (config().dynamodbEndpoint !== undefined && planned.table === undefined) storage = await attachLocalStorage();
+    return await planned.run();
+  } catch (error) {
+    err(`svc-admin: ${error instanceof CommandError ? error.message : describeFailure(error)}`);
+    return 1;
+  } finally {
+    await storage?.release();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    err(`svc-admin: ${describeFailure(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { App, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { parseSettings } from "../lib/config";
+import { SvcIdentityStack } from "./stack";
+
+/**
+ * The CDK app (cdk.json). Synth-time environment:
+ * - SVC_CONFIG: the operator's settings file (DESIGN 7), checked now and inlined into
+ *   the functions as SVC_CONFIG_JSON, since Lambda has no file of ours to read;
+ * - SVC_ISSUER: the `iss` of issued tokens (default: the API's URL).
+ */
+
+// Lambda refuses more than 4 KB of environment in total; say so at synth, not at deploy.
+const MAX_SETTINGS_JSON = 3072;
+
+function settingsJson(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  let source: unknown;
+  try {
+    source = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`SVC_CONFIG ${path}: ${(error as Error).message}`);
+  }
+  // A typo in the file stops the synth here rather than every cold start after deploy.
+  parseSettings(source);
+  const json = JSON.stringify(source);
+  if (json.length > MAX_SETTINGS_JSON) {
+    throw new Error(
+      `SVC_CONFIG ${path}: ${json.length} bytes as JSON, more than the ${MAX_SETTINGS_JSON} that fit a Lambda environment`,
+    );
+  }
+  return json;
+}
+
+const app = new App();
+new SvcIdentityStack(app, "SvcIdentity", {
+  // The CLI sets CDK_DEFAULT_* from whatever credentials and profile it finds. Nothing in
+  // the stack looks anything up, so without them the account just stays a deploy-time
+  // token; the region fallback serves runs outside the CLI.
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION ?? "eu-west-1" },
+  issuer: process.env.SVC_ISSUER || undefined,
+  settingsJson: settingsJson(process.env.SVC_CONFIG),
+});
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+app.synth();

@@ -1,0 +1,54 @@
+import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { BuildOptions } from "esbuild";
+
+// Bundled CJS dependencies call `require` for Node built-ins, which ESM lacks. The alias
+// keeps clear of any bundled module that imports `createRequire` under its own name.
+const REQUIRE_SHIM =
+  "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);";
+
+/**
+ * The one set of esbuild settings for Lambda bundles. `cdk synth` and `npm run build`
+ * both derive from it, so the size table of `npm run build` describes what ships.
+ */
+export const LAMBDA_BUNDLE = {
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  minify: true,
+  sourcemap: true,
+  // Stack traces need the mappings only; the sources would double the asset.
+  sourcesContent: false,
+  // A package's ESM build tree-shakes and needs no CJS interop shims.
+  mainFields: ["module", "main"],
+  banner: { js: REQUIRE_SHIM },
+  // The SDK is bundled too: the runtime's copy changes under us and costs a cold-start resolve.
+  external: [],
+} as const satisfies BuildOptions;
+
+/** esbuild options that bundle one entry to `outfile` (scripts/build.ts). */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    ...LAMBDA_BUNDLE,
+    mainFields: [...LAMBDA_BUNDLE.mainFields],
+    external: [...LAMBDA_BUNDLE.external],
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    logLevel: "warning",
+  };
+}
+
+/** The same settings as NodejsFunction bundling (infra/stack.ts). */
+export function lambdaBundling(): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    target: LAMBDA_BUNDLE.target,
+    minify: LAMBDA_BUNDLE.minify,
+    sourceMap: LAMBDA_BUNDLE.sourcemap,
+    sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+    mainFields: [...LAMBDA_BUNDLE.mainFields],
+    banner: LAMBDA_BUNDLE.banner.js,
+    bundleAwsSDK: true,
+    externalModules: [...LAMBDA_BUNDLE.external],
+  };
+}

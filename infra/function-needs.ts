@@ -1,0 +1,26 @@
+import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
+
+/**
+ * What each endpoint group may do, so the stack grants exactly that (least privilege).
+ * A full record on purpose: a new entry in FUNCTION_NAMES does not compile until it
+ * says what it needs here.
+ */
+export interface FunctionNeeds {
+  table: "read" | "read-write";
+  /** Sends SMS (SNS) or e-mail (SES). */
+  messaging?: true;
+  /** EventBridge schedule expression; the function then runs on it. */
+  schedule?: string;
+}
+
+export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
+  // Refresh-token sessions are stored by the token endpoint.
+  token: { table: "read-write" },
+  // Phone and e-mail changes are confirmed by a code sent to the new contact.
+  users: { table: "read-write", messaging: true },
+  meta: { table: "read" },
+};
+
+export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(
+  FUNCTION_NAMES.filter((name) => FUNCTION_NEEDS[name].messaging),
+);

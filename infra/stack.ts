@@ -1,0 +1,226 @@
+import { fileURLToPath } from "node:url";
+import {
+  Aws,
+  type CfnElement,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
+import { routes } from "../lib/routes";
+import { TABLE } from "../lib/store/table-definition";
+import { lambdaBundling } from "./bundling";
+import { FUNCTION_NEEDS } from "./function-needs";
+
+export interface SvcIdentityStackProps extends StackProps {
+  /** The `iss` of issued tokens; defaults to the API's URL. */
+  issuer?: string;
+  /** The operator's settings (SVC_CONFIG), already validated, as JSON. */
+  settingsJson?: string;
+}
+
+const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LOG_RETENTION = RetentionDays.THREE_MONTHS;
+const THROTTLE = { rateLimit: 100, burstLimit: 200 };
+// Pseudo parameters rather than the stack's env, so the cdk-nag finding for it reads the
+// same in every environment.
+const SES_IDENTITIES = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
+const SES_IDENTITIES_FINDING = "Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*";
+
+/** The function that answers API Gateway's `$default` route (unmatched requests). */
+const FALLBACK_FUNCTION: FunctionName = "meta";
+
+/** DESIGN 8: the HTTP API, one function per endpoint group, the table; all from lib/. */
+export class SvcIdentityStack extends Stack {
+  readonly api: HttpApi;
+  readonly table: TableV2;
+  readonly functions: Record<FunctionName, NodejsFunction>;
+
+  constructor(scope: Construct, id: string, props: SvcIdentityStackProps = {}) {
+    super(scope, id, props);
+
+    this.table = new TableV2(this, "Table", {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      globalSecondaryIndexes: [
+        {
+          indexName: TABLE.gsi1.name,
+          partitionKey: { name: TABLE.gsi1.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: TABLE.gsi1.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType.ALL,
+        },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.api = new HttpApi(this, "Api", { apiName: "svc-identity", createDefaultStage: false });
+    const stage = new HttpStage(this, "DefaultStage", {
+      httpApi: this.api,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: THROTTLE,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(new LogGroup(this, "ApiAccessLogs", { retention: LOG_RETENTION })),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            ip: "$context.identity.sourceIp",
+            userAgent: "$context.identity.userAgent",
+            requestTime: "$context.requestTimeEpoch",
+            method: "$context.httpMethod",
+            path: "$context.path",
+            routeKey: "$context.routeKey",
+            status: "$context.status",
+            responseLength: "$context.responseLength",
+            latencyMs: "$context.responseLatency",
+            integrationLatencyMs: "$context.integrationLatency",
+            integrationError: "$context.integrationErrorMessage",
+          }),
+        ),
+      },
+    });
+
+    const issuer = props.issuer ?? this.api.apiEndpoint;
+    this.functions = Object.fromEntries(
+      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson)]),
+    ) as Record<FunctionName, NodejsFunction>;
+
+    // One integration per function, shared by all of its routes. One invoke permission
+    // per function (not per route): a route reaches a function only through that
+    // function's integration anyway, and per-route permissions would eat the 500
+    // resources a template may hold.
+    const integrations = new Map<FunctionName, HttpLambdaIntegration>();
+    const integrationOf = (name: FunctionName) => {
+      let integration = integrations.get(name);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${pascal(name)}Integration`, this.functions[name], {
+          scopePermissionToRoute: false,
+        });
+        integrations.set(name, integration);
+      }
+      return integration;
+    };
+    for (const route of routes) {
+      new HttpRoute(this.api, route.id, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: integrationOf(route.fn),
+      });
+    }
+    new HttpRoute(this.api, "$default", {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrationOf(FALLBACK_FUNCTION),
+    });
+
+    Validations.of(this.api).acknowledge({
+      id: "AwsSolutions-APIG4",
+      reason:
+        "Authorization is per route in the functions (DESIGN 4): bearer JWTs with SPEC 5.3 permissions, HTTP Basic for v1/v2 and OAuth client authentication at the token endpoint, which no API Gateway authorizer expresses; JWKS, health and OpenAPI are public by contract.",
+    });
+
+    new CfnOutput(this, "ApiUrl", { value: stage.url });
+    new CfnOutput(this, "TableName", { value: this.table.tableName });
+  }
+
+  private endpointGroup(name: FunctionName, issuer: string, settingsJson: string | undefined): NodejsFunction {
+    const id = `${pascal(name)}Function`;
+    const needs = FUNCTION_NEEDS[name];
+    // An explicit role and log group instead of AWSLambdaBasicExecutionRole: it may write
+    // to its own log group only.
+    const logGroup = new LogGroup(this, `${id}Logs`, { retention: LOG_RETENTION });
+    const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
+    logGroup.grantWrite(role);
+
+    const fn = new NodejsFunction(this, id, {
+      entry: `${PROJECT_ROOT}functions/${name}.ts`,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      handler: "handler",
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: Duration.seconds(10),
+      role,
+      logGroup,
+      bundling: lambdaBundling(),
+      environment: {
+        TABLE_NAME: this.table.tableName,
+        SVC_ISSUER: issuer,
+        NODE_OPTIONS: "--enable-source-maps",
+        ...(settingsJson === undefined ? {} : { SVC_CONFIG_JSON: settingsJson }),
+      },
+    });
+    Validations.of(fn).acknowledge({
+      id: "AwsSolutions-L1",
+      reason: "DESIGN 1 pins the Lambda runtime to nodejs22.x; moving to a newer one is a design change.",
+    });
+
+    if (needs.table === "read-write") this.table.grantReadWriteData(role);
+    else this.table.grantReadData(role);
+    this.acknowledgeIndexWildcard(role);
+    if (needs.messaging) this.allowMessaging(role);
+    if (needs.schedule) {
+      new Rule(this, `${id}Schedule`, {
+        schedule: Schedule.expression(needs.schedule),
+        targets: [new LambdaFunction(fn)],
+      });
+    }
+    return fn;
+  }
+
+  private acknowledgeIndexWildcard(role: Role): void {
+    const tableLogicalId = this.getLogicalId(this.table.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+      reason: "Table grants cover the table's indexes (GSI1); the wildcard is limited to indexes of this one table.",
+    });
+  }
+
+  private allowMessaging(role: Role): void {
+    // SMS goes straight to a phone number, which has no ARN: SNS only accepts "*" here.
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ["sns:Publish"], resources: ["*"] }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["ses:SendEmail", "ses:SendRawEmail"], resources: [SES_IDENTITIES] }),
+    );
+    Validations.of(role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "sns:Publish to a phone number (SMS) has no resource ARN to scope to; the statement allows only sns:Publish.",
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[${SES_IDENTITIES_FINDING}]`,
+      reason:
+        "The sender identity (domain or address) is chosen by the operator after deploy; the wildcard is limited to SES identities of this account and region, for the two send actions only.",
+    });
+  }
+}
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

@@ -1,0 +1,223 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, it } from "vitest";
+import { digestSecret } from "../../lib/domain/clients/client";
+import { services } from "../../lib/services";
+import { uniqueId } from "../support/fixtures";
+
+/**
+ * The real CLI as an operator runs it (`node bin/svc-admin.mjs`), on this file's table:
+ * the setup file put DYNAMODB_PORT and TABLE_NAME in our environment, and the child
+ * inherits them, so it attaches to the suite's DynamoDB Local instead of starting one.
+ * Tests run concurrently (each uses its own ids): most of their time is process start.
+ */
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function svcAdmin(...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ["bin/svc-admin.mjs", ...args],
+      { env: { ...process.env, DYNAMODB_PORT: process.env.DYNAMODB_PORT, TABLE_NAME: process.env.TABLE_NAME } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const workDir = mkdtempSync(join(tmpdir(), "svc-admin-test-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+interface ListedClient {
+  clientId: string;
+  scopes: string[];
+  redirectUris: string[];
+  hasRestPassword: boolean;
+}
+
+async function listedClients(): Promise<ListedClient[]> {
+  const run = await svcAdmin("clients", "list", "--json");
+  if (run.code !== 0) throw new Error(`clients list failed: ${run.stderr}`);
+  return run.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ListedClient);
+}
+
+describe.concurrent("svc-admin clients", () => {
+  it("when a client is created without --secret, it prints a generated secret once that authenticates", async ({
+    expect,
+  }) => {
+    const id = uniqueId("cli-");
+    const run = await svcAdmin(
+      "clients",
+      "create",
+      "--id",
+      id,
+      "--scopes",
+      "svc_api_sys_users svc_groups",
+      "--redirect-uris",
+      "https://app.example/cb",
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`client id: ${id}`);
+    const secret = /client secret: (\S+)/.exec(run.stdout)?.[1] ?? "";
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(run.stdout.split(secret)).toHaveLength(2);
+    const stored = await services().clients.getWithSecrets(id);
+    expect(stored?.secretHash).toBe(digestSecret(secret));
+    expect(await listedClients()).toContainEqual({
+      clientId: id,
+      scopes: ["svc_api_sys_users", "svc_groups"],
+      redirectUris: ["https://app.example/cb"],
+      hasRestPassword: false,
+    });
+  });
+
+  it("when --secret and --rest-password are given, it never echoes them and warns that they are short", async ({
+    expect,
+  }) => {
+    const id = uniqueId("cli-");
+    const secret = "short-chosen-secret";
+    const restPassword = "short-rest-password";
+    const run = await svcAdmin(
+      "clients",
+      "create",
+      "--id",
+      id,
+      "--scopes",
+      "svc_api_user",
+      "--secret",
+      secret,
+      "--rest-password",
+      restPassword,
+    );
+    expect(run.code).toBe(0);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(secret);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(restPassword);
+    expect(run.stdout).toContain("client secret: set from --secret");
+    expect(run.stderr).toContain("warning: the client secret is shorter than 32 characters");
+    expect(run.stderr).toContain("warning: the REST password is shorter than 32 characters");
+    expect((await services().clients.getWithSecrets(id))?.secretHash).toBe(digestSecret(secret));
+    expect((await listedClients()).find((c) => c.clientId === id)?.hasRestPassword).toBe(true);
+  });
+
+  it("when the id is taken, it exits 1 and says so", async ({ expect }) => {
+    const id = uniqueId("cli-");
+    expect((await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user")).code).toBe(0);
+    const again = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`client ${id} already exists`);
+    expect(again.stdout).not.toContain("client secret");
+  });
+
+  it("when the definition is invalid, it exits 1 with the problems", async ({ expect }) => {
+    const run = await svcAdmin("clients", "create", "--id", uniqueId("cli-"), "--scopes", "no_such_permission");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("invalid client: unknown permissions: no_such_permission");
+  });
+
+  it("when a client is deleted, it leaves the list, and deleting it again exits 1", async ({ expect }) => {
+    const id = uniqueId("cli-");
+    expect((await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user")).code).toBe(0);
+    const table = await svcAdmin("clients", "list");
+    expect(table.stdout).toMatch(/^CLIENT ID/);
+    expect(table.stdout).toContain(id);
+    const deleted = await svcAdmin("clients", "delete", "--id", id);
+    expect(deleted).toMatchObject({ code: 0, stdout: `deleted client ${id}\n` });
+    expect((await listedClients()).map((c) => c.clientId)).not.toContain(id);
+    const again = await svcAdmin("clients", "delete", "--id", id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no client ${id}`);
+  });
+});
+
+describe.concurrent("svc-admin keys", () => {
+  it("when keys are rotated, JWKS publishes the new key and keeps the retired one", async ({ expect }) => {
+    const before = (await services().keyRing.jwks()).keys.map((k) => k.kid);
+    expect(before.length).toBeGreaterThan(0);
+    const run = await svcAdmin("keys", "rotate");
+    expect(run.code).toBe(0);
+    const kid = /new signing key: (\S+)/.exec(run.stdout)?.[1] ?? "";
+    const retired = (/retired: (.+)/.exec(run.stdout)?.[1] ?? "").split(" ");
+    expect(retired).toEqual(expect.arrayContaining(before));
+    services().keyRing.invalidate();
+    const after = (await services().keyRing.jwks()).keys.map((k) => k.kid);
+    expect(after).toEqual(expect.arrayContaining([kid, ...before]));
+    expect((await services().keyRing.signingKey()).kid).toBe(kid);
+  });
+});
+
+describe.concurrent("svc-admin users import", () => {
+  it("when a line is bad, it imports the others, lists each error by line and exits 1", async ({ expect }) => {
+    const sub = uniqueId("imp-");
+    const email = `${sub}@example.com`;
+    const file = join(workDir, "users.jsonl");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ sub, given_name: "Ada", email: { value: email, verified: true } }),
+        "{not json",
+        JSON.stringify({ given_name: "Copy", email }),
+        "",
+      ].join("\n"),
+    );
+    const run = await svcAdmin("users", "import", file);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("imported 1, failed 2\n");
+    expect(run.stderr).toContain("line 2: not valid JSON");
+    expect(run.stderr).toContain("line 3: email already used by another account");
+    expect(await services().accounts.get(sub)).toMatchObject({ given_name: "Ada", email: { value: email } });
+  });
+
+  it("when every line imports, it exits 0", async ({ expect }) => {
+    const file = join(workDir, "fine.jsonl");
+    writeFileSync(file, `${JSON.stringify({ sub: uniqueId("imp-"), family_name: "Lovelace" })}\n`);
+    const run = await svcAdmin("users", "import", file);
+    expect(run).toMatchObject({ code: 0, stdout: "imported 1, failed 0\n" });
+  });
+
+  it("when the file does not exist, it exits 1 without a stack trace", async ({ expect }) => {
+    const run = await svcAdmin("users", "import", join(workDir, "missing.jsonl"));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^svc-admin: cannot read .*missing\.jsonl: ENOENT\n$/);
+  });
+});
+
+describe.concurrent("svc-admin usage", () => {
+  it("when --help is given, it prints the usage and exits 0", async ({ expect }) => {
+    const run = await svcAdmin("--help");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^usage: svc-admin/);
+  });
+
+  it("when the command is unknown, it prints the usage and exits 2", async ({ expect }) => {
+    const run = await svcAdmin("clients", "frobnicate");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown command: clients frobnicate");
+    expect(run.stderr).toContain("usage: svc-admin");
+  });
+
+  it("when a mistyped option carries a secret, the secret is not echoed", async ({ expect }) => {
+    const run = await svcAdmin("clients", "create", "--id", "x", "--scopes", "svc_api_user", "--secrte=hunter22");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown option --secrte");
+    expect(run.stderr).not.toContain("hunter22");
+  });
+
+  it("when an option belongs to another command, it exits 2", async ({ expect }) => {
+    const run = await svcAdmin("keys", "rotate", "--id", "x");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("keys rotate does not take --id");
+  });
+});

@@ -1,0 +1,229 @@
+import { readFileSync } from "node:fs";
+import { App, type CfnElement } from "aws-cdk-lib";
+import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
+import type { IConstruct } from "constructs";
+import { describe, expect, it } from "vitest";
+import { FUNCTION_NEEDS, MESSAGING_FUNCTIONS } from "../../infra/function-needs";
+import { SvcIdentityStack, type SvcIdentityStackProps } from "../../infra/stack";
+import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
+import { routes } from "../../lib/routes";
+import { TABLE } from "../../lib/store/table-definition";
+
+const cdkJson = JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8"));
+
+function synthesize(props: SvcIdentityStackProps = {}) {
+  const app = new App({
+    // The feature flags `cdk synth` uses; no esbuild run per function (tests check the
+    // template, `npm run build` and `cdk synth` check the bundles).
+    context: { ...cdkJson.context, "aws:cdk:bundling-stacks": [] },
+    // CloudFormation's own template checks (several seconds of WASM) run in `cdk synth`.
+    builtinCloudFormationValidation: false,
+  });
+  const stack = new SvcIdentityStack(app, "SvcIdentity", { env: { region: "eu-west-1" }, ...props });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+const { app, stack, template } = synthesize();
+
+type Resource<P = Record<string, unknown>> = { Properties: P };
+
+function resources<P = Record<string, unknown>>(type: string, props: object = {}, from = template): Resource<P>[] {
+  return Object.values(from.findResources(type, props)) as Resource<P>[];
+}
+
+function logicalId(construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+function integrationTarget(fn: FunctionName): unknown {
+  const integrations = Object.keys(
+    template.findResources("AWS::ApiGatewayV2::Integration", {
+      Properties: { IntegrationUri: { "Fn::GetAtt": [logicalId(stack.functions[fn]), "Arn"] } },
+    }),
+  );
+  expect(integrations, `integrations of ${fn}`).toHaveLength(1);
+  return { "Fn::Join": ["", ["integrations/", { Ref: integrations[0] }]] };
+}
+
+function routesWithKey(key: string): Resource[] {
+  return resources("AWS::ApiGatewayV2::Route", { Properties: { RouteKey: key } });
+}
+
+function actionsOf(fn: FunctionName): string[] {
+  const role = logicalId(stack.functions[fn].role!);
+  const policies = resources<{ PolicyDocument: { Statement: { Action: string | string[] }[] } }>("AWS::IAM::Policy", {
+    Properties: { Roles: Match.arrayWith([{ Ref: role }]) },
+  });
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement.flatMap((s) => s.Action));
+}
+
+describe("HTTP API routes", () => {
+  it.each(routes.map((route) => [routeKey(route), route.fn] as const))(
+    "when the table has %s, it has exactly one API route for it, to the %s function",
+    (key, fn) => {
+      const found = routesWithKey(key);
+      expect(found).toHaveLength(1);
+      expect(found[0].Properties.Target).toEqual(integrationTarget(fn));
+    },
+  );
+
+  it("when a request matches no route, it goes to the meta function ($default)", () => {
+    const found = routesWithKey("$default");
+    expect(found).toHaveLength(1);
+    expect(found[0].Properties.Target).toEqual(integrationTarget("meta"));
+  });
+
+  it("when routes are counted, it has none beyond the table and $default", () => {
+    template.resourceCountIs("AWS::ApiGatewayV2::Route", routes.length + 1);
+  });
+});
+
+describe("Lambda functions", () => {
+  it("when counted, it has one per endpoint group and no CDK helper functions", () => {
+    template.resourceCountIs("AWS::Lambda::Function", FUNCTION_NAMES.length);
+  });
+
+  it.each(FUNCTION_NAMES)("when %s is configured, it runs nodejs22.x on arm64 with its settings", (fn) => {
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      Handler: "index.handler",
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      MemorySize: 1024,
+      Timeout: 10,
+      Role: { "Fn::GetAtt": [logicalId(stack.functions[fn].role!), "Arn"] },
+      LoggingConfig: { LogGroup: Match.anyValue() },
+      Environment: {
+        Variables: {
+          TABLE_NAME: { Ref: logicalId(stack.table) },
+          SVC_ISSUER: { "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] },
+          NODE_OPTIONS: "--enable-source-maps",
+          SVC_CONFIG_JSON: Match.absent(),
+        },
+      },
+    });
+  });
+
+  it("when the operator gives settings and an issuer, it passes them to every function", () => {
+    const settings = JSON.stringify({ codes: { length: 8 } });
+    const other = synthesize({ issuer: "https://id.example.org", settingsJson: settings }).template;
+    const variables = resources<{ Environment: { Variables: Record<string, unknown> } }>(
+      "AWS::Lambda::Function",
+      {},
+      other,
+    ).map((fn) => fn.Properties.Environment.Variables);
+    expect(variables).toHaveLength(FUNCTION_NAMES.length);
+    for (const v of variables) {
+      expect(v.SVC_CONFIG_JSON).toBe(settings);
+      expect(v.SVC_ISSUER).toBe("https://id.example.org");
+    }
+  });
+});
+
+describe("DynamoDB table", () => {
+  it("when its shape is read, it has the keys, GSI1, TTL and billing of lib/store/table-definition", () => {
+    template.resourceCountIs("AWS::DynamoDB::GlobalTable", 1);
+    template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: "HASH" },
+        { AttributeName: TABLE.sortKey, KeyType: "RANGE" },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TABLE.gsi1.name,
+          KeySchema: [
+            { AttributeName: TABLE.gsi1.partitionKey, KeyType: "HASH" },
+            { AttributeName: TABLE.gsi1.sortKey, KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "ALL" },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it("when the stack is deleted or the table replaced, it keeps the data (PITR, deletion protection, Retain)", () => {
+    template.hasResource("AWS::DynamoDB::GlobalTable", {
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+      Properties: {
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      },
+    });
+  });
+});
+
+describe("IAM grants", () => {
+  const writes = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"];
+
+  it.each(FUNCTION_NAMES)("when %s uses the table, it may write only if infra/function-needs says so", (fn) => {
+    const actions = actionsOf(fn);
+    expect(actions).toContain("dynamodb:GetItem");
+    if (FUNCTION_NEEDS[fn].table === "read-write") expect(actions).toEqual(expect.arrayContaining(writes));
+    else for (const write of writes) expect(actions).not.toContain(write);
+  });
+
+  it("when meta (health, OpenAPI, $default) is granted, it cannot write to the table", () => {
+    for (const write of writes) expect(actionsOf("meta")).not.toContain(write);
+  });
+
+  it.each(FUNCTION_NAMES)("when %s sends messages or not, it gets SNS and SES send rights accordingly", (fn) => {
+    const actions = actionsOf(fn);
+    const expected = MESSAGING_FUNCTIONS.has(fn);
+    expect(actions.includes("sns:Publish")).toBe(expected);
+    expect(actions.includes("ses:SendEmail")).toBe(expected);
+    expect(actions.includes("ses:SendRawEmail")).toBe(expected);
+  });
+
+  it("when roles are created, it attaches no managed policies (each writes only its own log group)", () => {
+    for (const role of resources("AWS::IAM::Role")) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe("API stage and outputs", () => {
+  it("when requests arrive, it throttles them and writes JSON access logs", () => {
+    template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      StageName: "$default",
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
+    });
+    const [stage] = resources<{ AccessLogSettings: { Format: string } }>("AWS::ApiGatewayV2::Stage");
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({
+      requestId: "$context.requestId",
+      ip: "$context.identity.sourceIp",
+      routeKey: "$context.routeKey",
+      status: "$context.status",
+    });
+  });
+
+  it("when deployed, it outputs the API URL and the table name", () => {
+    template.hasOutput("ApiUrl", {});
+    template.hasOutput("TableName", { Value: { Ref: logicalId(stack.table) } });
+  });
+});
+
+describe("cdk-nag AwsSolutions", () => {
+  it("when every rule has run, it reports no unacknowledged finding", () => {
+    const report = new AwsSolutionsChecks().validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath)}`);
+    expect(findings).toEqual([]);
+  });
+
+  // cdk-nag 3 reports through the validation plugin above, not annotations; this catches
+  // the warnings CDK itself attaches (deprecated props, unsupported settings) instead.
+  it("when synthesized, it carries no error or warning annotation", () => {
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError("*", Match.anyValue())).toEqual([]);
+    expect(annotations.findWarning("*", Match.anyValue())).toEqual([]);
+  });
+});
