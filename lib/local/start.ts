@@ -25,6 +25,12 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGHUP", () => void stop("SIGHUP"));
+  // A supervisor that dies without passing on its signal (npm killed hard, a closed
+  // terminal) must not leave DynamoDB Local running: being orphaned is a stop too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop("parent process exited");
+  }, 500).unref();
 
   dynamo = await startDynamoLocal({
     port: settings.dynamodbPort,

@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 /** `npm start` as a user runs it: a real process, real ports, real signals. */
 
 const repo = resolve(".");
-const tsx = join(repo, "node_modules/.bin/tsx");
 const startScript = join(repo, "lib/local/start.ts");
 const running: ChildProcess[] = [];
 
@@ -34,9 +34,13 @@ function javaOnPort(port: number): boolean {
   }
 }
 
-async function start(cwd: string, env: Record<string, string>) {
+/** The command of the `start` script, run in `cwd` (npm itself when `viaNpm`). */
+async function start(cwd: string, env: Record<string, string>, viaNpm = false) {
   const [port, dynamodbPort] = [await freePort(), await freePort()];
-  const child = spawn(tsx, [startScript], {
+  const [command, args] = viaNpm
+    ? ["npm", ["start", "--silent"]]
+    : [process.execPath, ["--import", pathToFileURL(join(repo, "node_modules/tsx/dist/loader.mjs")).href, startScript]];
+  const child = spawn(command, args, {
     cwd,
     env: {
       ...process.env,
@@ -127,6 +131,29 @@ describe("npm start", () => {
     expect(read.status).toBe(404);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
+  });
+
+  it("when npm itself gets SIGTERM, the service and DynamoDB Local stop with it", async () => {
+    const stack = await start(repo, { SVC_IN_MEMORY: "1" }, true);
+    expect(stack.ready, stack.output()).toBe(true);
+    stack.child.kill("SIGTERM");
+    await stack.exited;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(javaOnPort(stack.dynamodbPort)).toBe(false);
+    expect(
+      await fetch(`${stack.base}/svc/health`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
+  });
+
+  it("when the parent dies without passing on a signal, the service notices and stops DynamoDB Local", async () => {
+    const stack = await start(repo, { SVC_IN_MEMORY: "1" }, true);
+    expect(stack.ready, stack.output()).toBe(true);
+    stack.child.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(javaOnPort(stack.dynamodbPort)).toBe(false);
   });
 
   it("when Java is not on PATH, it stops at once with one line saying how to install it", async () => {
