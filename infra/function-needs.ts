@@ -18,6 +18,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   token: { table: "read-write" },
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
+  // Codes go out by SMS and e-mail; accounts are created.
+  registration: { table: "read-write", messaging: true },
   meta: { table: "read" },
 };
 

@@ -58,6 +58,11 @@ export interface Config {
   inMemory: boolean;
   bootstrapClient: { id?: string; secret?: string };
   outboxFile: string;
+  /**
+   * How SMS and e-mail leave: `outbox` appends to outboxFile (local stack, DESIGN 7),
+   * `aws` sends through SNS and SES (SVC_MESSAGES; default aws on Lambda).
+   */
+  messages: { transport: "outbox" | "aws"; mailFrom: string };
   /** The `iss` claim of every token we sign. */
   issuer: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -234,6 +239,12 @@ export function parseSettings(source: unknown): ServiceSettings {
   return settings;
 }
 
+function messageTransport(raw: string | undefined, onLambda: boolean): "outbox" | "aws" {
+  if (raw === undefined || raw === "") return onLambda ? "aws" : "outbox";
+  if (raw !== "outbox" && raw !== "aws") throw new ConfigError(`SVC_MESSAGES must be outbox or aws, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env): Config {
   const dynamodbPort = integerFrom(env, "DYNAMODB_PORT", 8000);
   // SVC_TARGET=aws: a local tool (svc-admin --table) working on a deployed stack.
@@ -255,6 +266,10 @@ export function loadConfig(env: Env): Config {
       secret: env.SVC_BOOTSTRAP_CLIENT_SECRET || undefined,
     },
     outboxFile: resolve(env.SVC_OUTBOX_FILE || ".local/outbox.jsonl"),
+    messages: {
+      transport: messageTransport(env.SVC_MESSAGES, Boolean(env.AWS_LAMBDA_FUNCTION_NAME)),
+      mailFrom: env.SVC_MAIL_FROM || "no-reply@svc-identity.local",
+    },
     issuer: env.SVC_ISSUER || "svc-identity",
     logLevel,
     settings: parseSettings(readSettingsSource(env)),

@@ -1,5 +1,12 @@
 import { type RouteDefinition, routeKey } from "./http/route";
 import { instanceIdInPath, oauthError, subjectIdParam, v3Error } from "./http/schemas/common";
+import {
+  confirmationRequest,
+  contextParam,
+  registrationError,
+  registrationRequest,
+  registrationResponse,
+} from "./http/schemas/registration";
 import { tokenRequest, tokenResponse } from "./http/schemas/token";
 import { accountChange, accountView } from "./http/schemas/users";
 
@@ -119,6 +126,48 @@ export const routes: readonly RouteDefinition[] = [
       400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
       401: { description: "bad_access_token", schema: v3Error },
       404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+  {
+    id: "registration.register",
+    method: "PUT",
+    path: "/svc/reg/api/v3/users",
+    fn: "registration",
+    version: "reg",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users_reg"] },
+    summary: "Register an account (SPEC 4.4)",
+    description:
+      "Creates the account at once when every contact is confirmed (verified: true) or absent; otherwise sends a code to each unconfirmed phone (SMS) and e-mail and answers a context with instructions (SPEC 3.3). With registration.createBeforeConfirm the account is created at once and its contacts confirmed later. Accept-Language: en sends English messages. Conflicts answer 409 listing every field already used; invalid values 400; a message that cannot be sent 502 (nothing is stored).",
+    tags: ["registration"],
+    request: { body: { contentType: "json", schema: registrationRequest, required: true } },
+    responses: {
+      200: { description: "Registered, or waiting for codes", schema: registrationResponse },
+      400: { description: "Invalid values, password policy, dynamic client", schema: registrationError },
+      401: { description: "bad_access_token", schema: registrationError },
+      409: { description: "Values already used by another account", schema: registrationError },
+      502: { description: "The code could not be sent; nothing was stored", schema: registrationError },
+    },
+  },
+  {
+    id: "registration.confirm",
+    method: "POST",
+    path: "/svc/reg/api/v3/users/{context}",
+    fn: "registration",
+    version: "reg",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users_reg"] },
+    summary: "Confirm a contact of a registration, or ask for a new code (SPEC 4.5)",
+    description:
+      "Exactly one of sms_code, email_code, sms_code_resend, email_code_resend. A wrong, expired or exhausted code answers 200 with the instructions of SPEC 3.3; once every contact is confirmed the account is created and the full response of SPEC 4.4 comes back. At most 5 codes are sent per contact (429 after that).",
+    tags: ["registration"],
+    request: { params: contextParam, body: { contentType: "json", schema: confirmationRequest, required: true } },
+    responses: {
+      200: { description: "Instructions, or the completed registration", schema: registrationResponse },
+      400: { description: "Invalid body, or no such contact waits", schema: registrationError },
+      404: { description: "Unknown, finished or expired context", schema: registrationError },
+      429: { description: "No more codes for this contact", schema: registrationError },
+      502: { description: "The new code could not be sent", schema: registrationError },
     },
   },
 ];

@@ -1,7 +1,12 @@
 import { config } from "./config";
+import type { RegistrationDeps } from "./domain/registration/register";
+import { courierFor } from "./notify/transport";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createDynamicClientStore } from "./store/dynamic-clients";
+import { createRegistrationStore } from "./store/registrations";
+import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createAccessTokens } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
@@ -17,6 +22,10 @@ function build() {
   return {
     accounts: createAccountStore(deps),
     clients: createClientStore(deps),
+    registrations: createRegistrationStore(deps),
+    dynamicClients: createDynamicClientStore(deps),
+    sessions: createSessionStore(deps),
+    courier: courierFor(config()),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -31,3 +40,9 @@ export function services(): ReturnType<typeof build> {
 }
 
 export type Services = ReturnType<typeof build>;
+
+/** What the registration flows need, from the container's services. */
+export function registrationDeps(): RegistrationDeps {
+  const { accounts, registrations, dynamicClients, sessions, courier } = services();
+  return { accounts, registrations, dynamicClients, sessions, courier, settings: config().settings };
+}

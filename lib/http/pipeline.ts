@@ -24,7 +24,7 @@ export interface ApiCall<Body = unknown> {
   headers: Record<string, string | undefined>;
   principal?: Principal;
   subject?: string;
-  /** Message language: Accept-Language en on v3 routes, otherwise the configured default. */
+  /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
   sourceIp?: string;
   userAgent?: string;
@@ -33,7 +33,8 @@ export interface ApiCall<Body = unknown> {
 export type RouteHandler = (call: ApiCall) => Promise<HttpResult>;
 
 function languageOf(route: RouteDefinition, acceptLanguage: string | undefined): "ru" | "en" {
-  if (route.version === "v3" && acceptLanguage && /^\s*en\b/i.test(acceptLanguage)) return "en";
+  if ((route.version === "v3" || route.version === "reg") && acceptLanguage && /^\s*en\b/i.test(acceptLanguage))
+    return "en";
   return config().settings.defaultLanguage;
 }
 

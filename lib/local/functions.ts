@@ -7,6 +7,7 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   token: () => import("../../functions/token"),
   users: () => import("../../functions/users"),
+  registration: () => import("../../functions/registration"),
   meta: () => import("../../functions/meta"),
 };
 

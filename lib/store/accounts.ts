@@ -1,7 +1,7 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  type TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Account, StoredContact } from "../domain/accounts/account";
@@ -34,6 +34,14 @@ export class AccountChangedError extends Error {
     super("account changed concurrently");
     this.name = "AccountChangedError";
   }
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+/** The writes of one account creation, with the unique field each guards (by index). */
+export interface AccountCreation {
+  items: TransactItem[];
+  fields: Array<UniqueField | undefined>;
 }
 
 export interface AccountChange {
@@ -104,7 +112,88 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
     };
   }
 
+  function creationItems(account: Account, passwordHash?: PasswordHash): AccountCreation {
+    const fields: Array<UniqueField | undefined> = ["sub"];
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.user, keys.userProfile(account.sub), account),
+          ConditionExpression: isNew,
+        },
+      },
+    ];
+    if (account.email) {
+      fields.push("email");
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.uniqueEmail, keys.uniqueEmail(account.email.value), { owner: account.sub }),
+          ConditionExpression: isNew,
+        },
+      });
+    }
+    if (account.phone_number) {
+      fields.push("phone_number");
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.uniquePhone, keys.uniquePhone(account.phone_number.value), { owner: account.sub }),
+          ConditionExpression: isNew,
+        },
+      });
+    }
+    if (passwordHash) {
+      fields.push(undefined);
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(account.sub), {
+            ...passwordHash,
+            changedAt: account.createdAt,
+          }),
+        },
+      });
+    }
+    return { items, fields };
+  }
+
+  async function runCreation(
+    creation: AccountCreation,
+    extra: TransactItem[] = [],
+    onExtraFailed?: (extraIndexes: number[]) => Error,
+  ): Promise<void> {
+    try {
+      await transactWrite(client, [...creation.items, ...extra]);
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (!failed || failed.length === 0) throw error;
+      const own = failed.filter((i) => i < creation.items.length);
+      if (own.length > 0) {
+        throw new AccountConflictError(
+          own.map((i) => creation.fields[i]).filter((f): f is UniqueField => f !== undefined),
+        );
+      }
+      throw onExtraFailed?.(failed.map((i) => i - creation.items.length)) ?? error;
+    }
+  }
+
   return {
+    /** Marks a contact verified, provided it still holds the value that was confirmed. */
+    verifyContactItem(sub: string, field: "email" | "phone_number", value: string): TransactItem {
+      return {
+        Update: {
+          TableName: tableName,
+          Key: keys.userProfile(sub),
+          UpdateExpression: "SET #f.verified = :yes",
+          // A contact changed since the code was sent must not become verified by it.
+          ConditionExpression: "#f.#v = :value",
+          ExpressionAttributeNames: { "#f": field, "#v": "value" },
+          ExpressionAttributeValues: { ":yes": true, ":value": value },
+        },
+      };
+    },
+
     /** One strongly consistent read of the profile item. */
     async get(sub: string): Promise<Account | undefined> {
       const { Item } = await client.send(
@@ -114,58 +203,28 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
     },
 
     /**
-     * The account, its uniqueness claims and its password credential in one
-     * transaction: either all exist afterwards or none does.
+     * The writes that create an account: profile, uniqueness claims and password
+     * credential, each guarded so a taken value fails the whole transaction. Other
+     * flows (registration) add their own items to the same transaction.
      */
+    creationItems,
+
+    /** The account, its claims and its credential in one transaction: all or none. */
     async create(account: Account, passwordHash?: PasswordHash): Promise<void> {
-      const fields: UniqueField[] = ["sub"];
-      const items: NonNullable<TransactWriteCommand["input"]["TransactItems"]> = [
-        {
-          Put: {
-            TableName: tableName,
-            Item: itemOf(ENTITY.user, keys.userProfile(account.sub), account),
-            ConditionExpression: isNew,
-          },
-        },
-      ];
-      if (account.email) {
-        fields.push("email");
-        items.push({
-          Put: {
-            TableName: tableName,
-            Item: itemOf(ENTITY.uniqueEmail, keys.uniqueEmail(account.email.value), { owner: account.sub }),
-            ConditionExpression: isNew,
-          },
-        });
-      }
-      if (account.phone_number) {
-        fields.push("phone_number");
-        items.push({
-          Put: {
-            TableName: tableName,
-            Item: itemOf(ENTITY.uniquePhone, keys.uniquePhone(account.phone_number.value), { owner: account.sub }),
-            ConditionExpression: isNew,
-          },
-        });
-      }
-      if (passwordHash) {
-        items.push({
-          Put: {
-            TableName: tableName,
-            Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(account.sub), {
-              ...passwordHash,
-              changedAt: account.createdAt,
-            }),
-          },
-        });
-      }
-      try {
-        await transactWrite(client, items);
-      } catch (error) {
-        const failed = failedConditions(error);
-        if (failed && failed.length > 0) throw new AccountConflictError(failed.map((i) => fields[i]));
-        throw error;
-      }
+      await runCreation(creationItems(account, passwordHash));
+    },
+
+    /**
+     * Runs a creation with extra items (after the account's own); a failed condition on
+     * an account item is an AccountConflictError, on an extra item `onExtraFailed`.
+     */
+    async createWith(
+      account: Account,
+      passwordHash: PasswordHash | undefined,
+      extra: TransactItem[],
+      onExtraFailed: (extraIndexes: number[]) => Error,
+    ): Promise<void> {
+      await runCreation(creationItems(account, passwordHash), extra, onExtraFailed);
     },
 
     /**
@@ -201,7 +260,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
 
       const set: Record<string, unknown> = { ...change.set, updatedAt: now };
       const remove: string[] = [...change.remove];
-      const claims: NonNullable<TransactWriteCommand["input"]["TransactItems"]> = [];
+      const claims: TransactItem[] = [];
       const claimFields: UniqueField[] = [];
       const guards: string[] = [exists];
       const guardValues: Record<string, unknown> = {};

@@ -10,6 +10,9 @@ export const ENTITY = {
   passwordCredential: "password-credential",
   client: "client",
   signingKey: "signing-key",
+  registration: "registration",
+  dynamicClient: "dynamic-client",
+  session: "session",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -34,6 +37,11 @@ export const keys = {
   signingKey: (kid: string): TableKey => ({ PK: "SIGNING_KEYS", SK: `KEY#${kid}` }),
   signingKeysPartition: "SIGNING_KEYS",
   health: (): TableKey => ({ PK: "HEALTH", SK: "HEALTH" }),
+  /** A registration waiting for its contacts to be confirmed (SPEC 4.5 `context`). */
+  registration: (context: string): TableKey => ({ PK: `REG#${context}`, SK: "REG" }),
+  /** A mobile application instance's client id, free or bound to an account. */
+  dynamicClient: (clientId: string): TableKey => ({ PK: `DYNCLIENT#${clientId}`, SK: "DYNCLIENT" }),
+  session: (sub: string, sid: string): TableKey => ({ PK: `USER#${sub}`, SK: `SESSION#${sid}` }),
 } as const;
 
 /** GSI1 keys: reverse lookups that may be eventually consistent. */
@@ -41,6 +49,8 @@ export const gsi1 = {
   indexName: "GSI1",
   allClients: "CLIENTS",
   clientSort: (clientId: string): string => `CLIENT#${clientId}`,
+  dynamicClientsOf: (app: string): string => `DYNCLIENTS#${app}`,
+  dynamicClientSort: (clientId: string): string => `DYNCLIENT#${clientId}`,
 } as const;
 
 /** Stamp every item with its entity name and schema version. */

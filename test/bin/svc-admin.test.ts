@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
-import { digestSecret } from "../../lib/domain/clients/client";
+import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { services } from "../../lib/services";
 import { uniqueId } from "../support/fixtures";
 

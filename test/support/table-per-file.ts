@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inject } from "vitest";
 
 /**
@@ -8,6 +10,9 @@ import { inject } from "vitest";
 process.env.DYNAMODB_PORT = String(inject("dynamodbPort"));
 process.env.TABLE_NAME = `test-${randomBytes(6).toString("hex")}`;
 process.env.LOG_LEVEL ??= "silent";
+// Each file's messages go to its own outbox, read by its tests (DESIGN 7 format).
+process.env.SVC_OUTBOX_FILE = join(tmpdir(), `${process.env.TABLE_NAME}-outbox.jsonl`);
+delete process.env.SVC_MESSAGES;
 delete process.env.SVC_CONFIG;
 
 const { prepareTable } = await import("../../lib/local/stack");

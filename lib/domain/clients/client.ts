@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { permissionKind } from "../permissions";
 
 /** An application allowed to call the service (SPEC 5.2, 5.4). */
@@ -17,26 +17,6 @@ export interface ClientRecord {
 export interface ClientSecrets {
   secretHash: string;
   restPasswordHash?: string;
-}
-
-/**
- * Client secrets are generated with 256 bits of entropy, so a single SHA-256 is as
- * strong as any password hash and costs microseconds (DESIGN 6).
- */
-export function generateSecret(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-export function digestSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("base64url");
-}
-
-/** Constant-time comparison of a presented secret with a stored digest. */
-export function secretMatches(presented: string, storedDigest: string | undefined): boolean {
-  if (!storedDigest) return false;
-  const a = Buffer.from(digestSecret(presented));
-  const b = Buffer.from(storedDigest);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Below this, an operator-chosen secret is guessable offline from its SHA-256 digest. */

@@ -1,6 +1,7 @@
 import type { ClientStore } from "../../store/clients";
 import { parseBasic } from "../clients/basic-credentials";
-import { type ClientRecord, secretMatches } from "../clients/client";
+import type { ClientRecord } from "../clients/client";
+import { secretMatches } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
 
 export interface PresentedClient {

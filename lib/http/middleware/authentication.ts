@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { parseBasic } from "../../domain/clients/basic-credentials";
-import { secretMatches } from "../../domain/clients/client";
+import { secretMatches } from "../../domain/credentials/secret-digest";
 import { problems } from "../../domain/errors";
 import { ALL_PERMISSIONS } from "../../domain/permissions";
 import { services } from "../../services";

@@ -1,0 +1,34 @@
+import type { Account } from "../accounts/account";
+import type { StoredCode } from "../codes/one-time-code";
+import type { PasswordHash } from "../credentials/password-hash";
+
+export type ContactField = "phone_number" | "email";
+
+/** A contact awaiting its code (SPEC 3.3). */
+export interface PendingContact extends StoredCode {
+  value: string;
+  confirmed: boolean;
+  /** Codes sent so far for this contact, to cap resends. */
+  sent: number;
+}
+
+/** A registration between PUT and the last confirmation (SPEC 4.4, 4.5). */
+export interface PendingRegistration {
+  context: string;
+  account: Account;
+  passwordHash?: PasswordHash;
+  contacts: Partial<Record<ContactField, PendingContact>>;
+  /** `bindDynClient` action: bound when the account is created. */
+  dynamicClientId?: string;
+  /** registration.createBeforeConfirm: the account exists already. */
+  accountCreated: boolean;
+  /** The application that registered, for the session. */
+  clientId: string;
+  createdAt: number;
+  /** The pending item disappears after this (TTL); reads check it too. */
+  expiresAt: number;
+}
+
+export function allConfirmed(pending: PendingRegistration): boolean {
+  return Object.values(pending.contacts).every((c) => c?.confirmed);
+}

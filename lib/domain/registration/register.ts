@@ -1,0 +1,238 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { ServiceSettings } from "../../config";
+import type { Courier } from "../../notify/courier";
+import { MessageNotSentError } from "../../notify/message";
+import { confirmationCode } from "../../notify/templates/confirmation-code";
+import { AccountConflictError, type AccountStore, type TransactItem } from "../../store/accounts";
+import type { DynamicClientStore } from "../../store/dynamic-clients";
+import type { RegistrationStore } from "../../store/registrations";
+import type { SessionStore } from "../../store/sessions";
+import type { Account } from "../accounts/account";
+import { instanceIdOf } from "../accounts/instance-id";
+import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";
+import { generateCode, storeCode } from "../codes/one-time-code";
+import { hashPassword } from "../credentials/password-hash";
+import type { FieldProblem } from "../errors";
+import { checkPassword, describeViolation } from "../passwords/policy";
+import { openSession } from "../sessions/open-session";
+import { registrationProblems } from "./errors";
+import { type Instruction, instructionsOf } from "./instructions";
+import type { ContactField, PendingContact, PendingRegistration } from "./pending";
+
+export interface RegistrationDeps {
+  accounts: AccountStore;
+  registrations: RegistrationStore;
+  dynamicClients: DynamicClientStore;
+  sessions: SessionStore;
+  courier: Courier;
+  settings: ServiceSettings;
+  now?: () => number;
+}
+
+/** Who registers: the application, and the user's browser as seen through it. */
+export interface RegistrationCaller {
+  clientId: string;
+  language: "ru" | "en";
+  ip?: string;
+  userAgent?: string;
+}
+
+interface ContactInput {
+  value: string;
+  verified?: boolean;
+}
+
+export interface RegistrationBody {
+  user: {
+    attrs: {
+      sub?: string;
+      family_name?: string;
+      given_name?: string;
+      middle_name?: string;
+      /** The registration field list's names for family_name and given_name (SPEC 2.1). */
+      first_name?: string;
+      name?: string;
+      phone_number?: ContactInput;
+      email?: ContactInput;
+    };
+    credentials?: { password?: string };
+  };
+  actions?: Array<{ type: "bindDynClient"; client_id: string }>;
+}
+
+/** The SPEC 4.4 answer: complete (account created) or waiting for codes. */
+export interface RegistrationResponse {
+  instanceId?: string;
+  subject?: string;
+  context: string;
+  cookies?: Array<{ name: string; value: string }>;
+  instructions: Instruction[];
+}
+
+/** Pending registrations live a day past their codes, so resends stay possible. */
+const PENDING_SECONDS = 86_400;
+/** Codes sent per contact, first one included (resends are capped to stop SMS pumping). */
+export const MAX_CODES_PER_CONTACT = 5;
+
+const CHANNEL: Record<ContactField, "sms" | "email"> = { phone_number: "sms", email: "email" };
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A guard on a flow item (the pending registration) refused the account's creation. */
+export class FlowRefusedError extends Error {
+  constructor() {
+    super("the registration changed while this request ran");
+    this.name = "FlowRefusedError";
+  }
+}
+
+function newContext(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+async function validate(body: RegistrationBody, deps: RegistrationDeps, now: number) {
+  const attrs = body.user.attrs;
+  const input: NewAccountInput = {
+    sub: attrs.sub,
+    family_name: attrs.family_name ?? attrs.first_name,
+    given_name: attrs.given_name ?? attrs.name,
+    middle_name: attrs.middle_name,
+    phone_number: attrs.phone_number,
+    email: attrs.email,
+  };
+  const prepared = prepareNewAccount(input, now, randomUUID);
+  const problems: FieldProblem[] = "problems" in prepared ? prepared.problems : [];
+  const password = body.user.credentials?.password;
+  if (password !== undefined) {
+    // Checked even when other fields are wrong, so one answer lists every problem.
+    const account = "account" in prepared ? prepared.account : undefined;
+    const violations = await checkPassword(password, deps.settings.passwordPolicy, {
+      identity: { sub: attrs.sub, email: account?.email?.value, phone: account?.phone_number?.value },
+    });
+    problems.push(
+      ...violations.map((v) => ({ error: "password_policy_violated", pos: "password", desc: describeViolation(v) })),
+    );
+  }
+  const binds = (body.actions ?? []).filter((a) => a.type === "bindDynClient");
+  if (binds.length > 1)
+    problems.push({ error: "wrong_value", pos: "actions", desc: "at most one bindDynClient action" });
+  if (problems.length > 0 || !("account" in prepared)) throw registrationProblems.invalid(problems);
+  return { account: prepared.account, password, dynamicClientId: binds[0]?.client_id };
+}
+
+/** SPEC 4.4: register an account, at once or after its contacts are confirmed. */
+export async function register(
+  body: RegistrationBody,
+  caller: RegistrationCaller,
+  deps: RegistrationDeps,
+): Promise<RegistrationResponse> {
+  const now = (deps.now ?? nowSeconds)();
+  const { account, password, dynamicClientId } = await validate(body, deps, now);
+  const unconfirmed = (["phone_number", "email"] as const).filter((f) => account[f] && !account[f]?.verified);
+  const context = newContext();
+
+  if (unconfirmed.length > 0) {
+    // Collisions are reported before any code leaves, so nobody is sent a useless code.
+    const check = await deps.registrations.check(
+      account.sub,
+      account.email?.value,
+      account.phone_number?.value,
+      dynamicClientId,
+    );
+    if (check.used.length > 0) throw registrationProblems.alreadyUsed(check.used);
+    if (check.dynamicClient && check.dynamicClient !== "free")
+      throw registrationProblems.dynamicClient(check.dynamicClient);
+  }
+
+  // Codes go out before anything is stored: a failed send leaves nothing behind.
+  const contacts: PendingRegistration["contacts"] = {};
+  for (const field of unconfirmed) {
+    contacts[field] = await sendCode(field, account[field]?.value as string, caller.language, deps, now);
+  }
+  const passwordHash = password === undefined ? undefined : await hashPassword(password);
+  const pending: PendingRegistration = {
+    context,
+    account,
+    passwordHash,
+    contacts,
+    dynamicClientId,
+    accountCreated: unconfirmed.length === 0 || deps.settings.registration.createBeforeConfirm,
+    clientId: caller.clientId,
+    createdAt: now,
+    expiresAt: now + PENDING_SECONDS,
+  };
+
+  if (!pending.accountCreated) {
+    await deps.registrations.save(pending);
+    return { context, instructions: instructionsOf(pending, deps.settings.codes.attempts, now) };
+  }
+  const extra = unconfirmed.length > 0 ? [deps.registrations.putItem(pending)] : [];
+  const cookies = await createAccount(pending, account, caller, deps, now, extra);
+  return {
+    instanceId: instanceIdOf(account.sub),
+    subject: account.sub,
+    context,
+    cookies,
+    instructions: instructionsOf(pending, deps.settings.codes.attempts, now),
+  };
+}
+
+export async function sendCode(
+  field: ContactField,
+  value: string,
+  language: "ru" | "en",
+  deps: RegistrationDeps,
+  now: number,
+  sentBefore = 0,
+): Promise<PendingContact> {
+  const { length, ttlSeconds, attempts } = deps.settings.codes;
+  const code = generateCode(length);
+  try {
+    await deps.courier.send(
+      CHANNEL[field],
+      value,
+      confirmationCode,
+      { code, minutes: Math.ceil(ttlSeconds / 60), purpose: "registration" },
+      language,
+    );
+  } catch (error) {
+    if (error instanceof MessageNotSentError) throw registrationProblems.notSent(field, CHANNEL[field]);
+    throw error;
+  }
+  return { value, confirmed: false, sent: sentBefore + 1, ...storeCode(code, ttlSeconds, attempts, now) };
+}
+
+/**
+ * Creates the account with everything that comes with it (session, dynamic client,
+ * and any flow items such as the pending registration's put or delete) in one
+ * transaction; returns the session cookie.
+ */
+export async function createAccount(
+  pending: PendingRegistration,
+  account: Account,
+  caller: { clientId: string; ip?: string; userAgent?: string },
+  deps: RegistrationDeps,
+  now: number,
+  flowItems: TransactItem[],
+) {
+  const session = openSession({
+    sub: account.sub,
+    clientId: caller.clientId,
+    ip: caller.ip,
+    userAgent: caller.userAgent,
+    now,
+    ttlSeconds: deps.settings.tokens.refreshTtlSeconds,
+  });
+  const extra: TransactItem[] = [...flowItems, deps.sessions.putItem(session.record)];
+  const bindIndex = pending.dynamicClientId ? extra.length : -1;
+  if (pending.dynamicClientId) extra.push(deps.dynamicClients.bindItem(pending.dynamicClientId, account.sub, now));
+  try {
+    await deps.accounts.createWith(account, pending.passwordHash, extra, (failed) =>
+      failed.includes(bindIndex) ? registrationProblems.dynamicClient("unavailable") : new FlowRefusedError(),
+    );
+  } catch (error) {
+    if (error instanceof AccountConflictError) throw registrationProblems.alreadyUsed(error.fields);
+    throw error;
+  }
+  return [session.cookie];
+}

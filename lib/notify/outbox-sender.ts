@@ -1,0 +1,27 @@
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { MessageSender, OutgoingMessage } from "./message";
+
+/**
+ * The local stack's courier (DESIGN 7, contract): one JSON line per message appended to
+ * the outbox file, and echoed to the console so a developer sees codes arrive.
+ */
+export function createOutboxSender(file: string, echo: (line: string) => void = (l) => console.log(l)): MessageSender {
+  let ready: Promise<unknown> | undefined;
+  return {
+    async send(message: OutgoingMessage): Promise<void> {
+      ready ??= mkdir(dirname(file), { recursive: true });
+      await ready;
+      const line = JSON.stringify({
+        channel: message.channel,
+        to: message.to,
+        ...(message.channel === "email" && { subject: message.subject }),
+        text: message.text,
+        lang: message.lang,
+        at: Math.floor(Date.now() / 1000),
+      });
+      await appendFile(file, `${line}\n`, "utf8");
+      echo(`outbox ${message.channel} to ${message.to}: ${message.text}`);
+    },
+  };
+}
