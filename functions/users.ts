@@ -1,8 +1,23 @@
 import { changeAccount, readAccount } from "../lib/domain/accounts/attributes";
 import type { AccountChangeBody } from "../lib/domain/accounts/change-plan";
+import { confirmContactChange } from "../lib/domain/accounts/contact-confirmation";
 import { jsonResult } from "../lib/http/error-body";
-import { createApiFunction } from "../lib/http/pipeline";
-import { services } from "../lib/services";
+import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
+import { attributeDeps, services } from "../lib/services";
+
+function confirmation(field: "phone_number" | "email") {
+  return async (call: ApiCall) => {
+    const { value } = call.body as { value: string };
+    const answer = await confirmContactChange(
+      services().accounts,
+      call.subject as string,
+      field,
+      call.params.state,
+      value,
+    );
+    return jsonResult(answer.status, answer.body);
+  };
+}
 
 export const handler = createApiFunction("users", {
   "users.get": async (call) => jsonResult(200, await readAccount(services().accounts, call.subject as string)),
@@ -10,11 +25,12 @@ export const handler = createApiFunction("users", {
   "users.change": async (call) =>
     jsonResult(
       200,
-      await changeAccount(
-        services().accounts,
-        call.subject as string,
-        call.body as AccountChangeBody,
-        call.principal?.mode ?? "system",
-      ),
+      await changeAccount(attributeDeps(), call.subject as string, call.body as AccountChangeBody, {
+        mode: call.principal?.mode ?? "system",
+        language: call.language,
+      }),
     ),
+
+  "users.validate_mobile": confirmation("phone_number"),
+  "users.validate_email": confirmation("email"),
 });

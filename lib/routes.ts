@@ -1,5 +1,6 @@
 import { type RouteDefinition, routeKey } from "./http/route";
 import { instanceIdInPath, oauthError, subjectIdParam, v3Error } from "./http/schemas/common";
+import { contactCodeRefusal, contactCodeRequest, stateParam } from "./http/schemas/contact-confirmation";
 import {
   confirmationRequest,
   contextParam,
@@ -113,9 +114,10 @@ export const routes: readonly RouteDefinition[] = [
     auth: "bearer",
     permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
     subject: { param: "subjectId", kind: "instanceId" },
+    userHeaders: true,
     summary: "Change attributes of an account (SPEC 4.6); the path carries meta.instanceId",
     description:
-      "The path segment is the account's meta.instanceId (SPEC 4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contact values with vrf=true are system mode only.",
+      "The path segment is the account's meta.instanceId (SPEC 4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
     tags: ["users"],
     request: {
       params: instanceIdInPath,
@@ -126,8 +128,35 @@ export const routes: readonly RouteDefinition[] = [
       400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
       401: { description: "bad_access_token", schema: v3Error },
       404: { description: "unknown_user", schema: v3Error },
+      502: { description: "The confirmation code could not be sent", schema: v3Error },
     },
   },
+  ...(["mobile", "email"] as const).map(
+    (kind): RouteDefinition => ({
+      id: `users.validate_${kind}`,
+      method: "POST",
+      path: `/svc/api/v3/users/notes/validate_${kind}/{state}`,
+      fn: "users",
+      version: "v3",
+      auth: "bearer",
+      permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+      subject: { param: "state", kind: "contactState" },
+      userHeaders: true,
+      summary: `Confirm a ${kind === "mobile" ? "phone number" : "e-mail"} change with its code (SPEC 4.6, 3.2)`,
+      description:
+        "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
+      tags: ["users"],
+      request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
+      responses: {
+        200: { description: "The contact changed and is confirmed", schema: accountView },
+        400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
+        401: { description: "bad_access_token", schema: v3Error },
+        404: { description: "unknown_state", schema: v3Error },
+        410: { description: "code_expired", schema: contactCodeRefusal },
+        429: { description: "no_attempts_left", schema: contactCodeRefusal },
+      },
+    }),
+  ),
   {
     id: "registration.register",
     method: "PUT",

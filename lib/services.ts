@@ -1,4 +1,5 @@
 import { config } from "./config";
+import type { AttributeDeps } from "./domain/accounts/attributes";
 import type { RegistrationDeps } from "./domain/registration/register";
 import { courierFor } from "./notify/transport";
 import { createAccountStore } from "./store/accounts";
@@ -45,4 +46,10 @@ export type Services = ReturnType<typeof build>;
 export function registrationDeps(): RegistrationDeps {
   const { accounts, registrations, dynamicClients, sessions, courier } = services();
   return { accounts, registrations, dynamicClients, sessions, courier, settings: config().settings };
+}
+
+/** What the attribute calls need. */
+export function attributeDeps(): AttributeDeps {
+  const { accounts, courier } = services();
+  return { accounts, courier, settings: config().settings };
 }

@@ -36,7 +36,9 @@ export interface RouteDefinition {
   /** Permissions that open the route, by token mode (SPEC 5.3). */
   permissions?: { user?: string[]; system?: string[] };
   /** Where the account the call acts on is named: user tokens may only act on their own. */
-  subject?: { param: string; kind: "subjectId" | "instanceId" };
+  subject?: { param: string; kind: "subjectId" | "instanceId" | "contactState" };
+  /** User mode must send the user's X-Forwarded-For and User-Agent (SPEC 5.1); they go into security events. */
+  userHeaders?: boolean;
   summary: string;
   description?: string;
   tags: string[];

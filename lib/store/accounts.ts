@@ -4,7 +4,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Account, StoredContact } from "../domain/accounts/account";
+import { type Account, PENDING_FIELD, type StoredContact } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
@@ -45,7 +45,9 @@ export interface AccountCreation {
 }
 
 export interface AccountChange {
-  set: Partial<Pick<Account, "family_name" | "given_name" | "middle_name" | "locked">>;
+  set: Partial<
+    Pick<Account, "family_name" | "given_name" | "middle_name" | "locked" | "pending_phone_number" | "pending_email">
+  >;
   remove: Array<"family_name" | "given_name" | "middle_name">;
   /** New contact values; `null` removes the contact. Needs the current account. */
   contacts?: { phone_number?: StoredContact | null; email?: StoredContact | null };
@@ -69,6 +71,8 @@ const PROFILE_FIELDS = [
   "locked",
   "phone_number",
   "email",
+  "pending_phone_number",
+  "pending_email",
   "createdAt",
   "updatedAt",
 ] as const;
@@ -192,6 +196,100 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           ExpressionAttributeValues: { ":yes": true, ":value": value },
         },
       };
+    },
+
+    /** Which account holds a contact value, from its uniqueness claim. */
+    async claimOwner(field: "email" | "phone_number", value: string): Promise<string | undefined> {
+      const key = field === "email" ? keys.uniqueEmail(value) : keys.uniquePhone(value);
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      return Item?.owner as string | undefined;
+    },
+
+    /** Counts one wrong contact-change code; the attempts left, or undefined when none were. */
+    async recordWrongContactCode(
+      sub: string,
+      field: "email" | "phone_number",
+      state: string,
+    ): Promise<number | undefined> {
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.userProfile(sub),
+            UpdateExpression: "SET #p.attemptsLeft = #p.attemptsLeft - :one",
+            // Only the change this state names, and never below zero.
+            ConditionExpression: "#p.#state = :state AND #p.attemptsLeft > :zero",
+            ExpressionAttributeNames: { "#p": PENDING_FIELD[field], "#state": "state" },
+            ExpressionAttributeValues: { ":one": 1, ":zero": 0, ":state": state },
+            ReturnValues: "UPDATED_NEW",
+          }),
+        );
+        return (Attributes?.[PENDING_FIELD[field]] as { attemptsLeft: number } | undefined)?.attemptsLeft;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /**
+     * Applies a confirmed contact change: the contact takes the new value, verified, the
+     * pending change goes, and the uniqueness claims move, all in one transaction
+     * guarded by the very code that was checked and by the contact we read.
+     */
+    async applyContactChange(account: Account, field: "email" | "phone_number", now: number): Promise<Account> {
+      const pending = account[PENDING_FIELD[field]];
+      if (!pending) throw new AccountChangedError();
+      const before = account[field];
+      const next: StoredContact = { value: pending.value, verified: true };
+      const names = { "#f": field, "#p": PENDING_FIELD[field], "#state": "state", "#v": "value" };
+      const values: Record<string, unknown> = {
+        ":next": next,
+        ":now": now,
+        ":state": pending.state,
+        ":digest": pending.digest,
+        ":zero": 0,
+      };
+      const guards = [
+        // The code checked is still the stored one, with attempts left, not expired.
+        "#p.#state = :state",
+        "#p.digest = :digest",
+        "#p.attemptsLeft > :zero",
+        "#p.exp >= :now",
+      ];
+      if (before) {
+        // The contact we release is still the one we read.
+        guards.push("#f.#v = :before");
+        values[":before"] = before.value;
+      } else {
+        guards.push("attribute_not_exists(#f)");
+      }
+      const items: TransactItem[] = [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.userProfile(account.sub),
+            UpdateExpression: "SET #f = :next, updatedAt = :now REMOVE #p",
+            ConditionExpression: guards.join(" AND "),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ];
+      if (before?.value !== next.value) {
+        items.push(claimItem(field, next.value, account.sub));
+        if (before) items.push(releaseItem(field, before.value, account.sub));
+      }
+      try {
+        await transactWrite(client, items);
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed?.includes(0)) throw new AccountChangedError();
+        if (failed && failed.length > 0) throw new AccountConflictError([field]);
+        throw error;
+      }
+      const changed: Account = { ...account, [field]: next, updatedAt: now };
+      delete changed[PENDING_FIELD[field]];
+      return changed;
     },
 
     /** One strongly consistent read of the profile item. */

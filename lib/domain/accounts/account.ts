@@ -6,6 +6,24 @@ export interface StoredContact {
   verified: boolean;
 }
 
+/**
+ * A contact change waiting for its code (SPEC 2.6, 3.2). Kept on the profile item, so
+ * reading the account shows it at no extra cost and confirming it is one transaction.
+ */
+export interface PendingContactChange {
+  /** Identifier in the confirmation URL: the account's instanceId and a random part. */
+  state: string;
+  value: string;
+  salt: string;
+  digest: string;
+  /** Unix time after which the code is refused. */
+  exp: number;
+  attemptsLeft: number;
+  created: number;
+}
+
+export const PENDING_FIELD = { phone_number: "pending_phone_number", email: "pending_email" } as const;
+
 /** The account as the store keeps it (profile item, without keys). */
 export interface Account {
   sub: string;
@@ -15,6 +33,8 @@ export interface Account {
   locked: boolean;
   phone_number?: StoredContact;
   email?: StoredContact;
+  pending_phone_number?: PendingContactChange;
+  pending_email?: PendingContactChange;
   createdAt: number;
   updatedAt: number;
 }
@@ -28,8 +48,30 @@ export const UNMODIFIABLE = ["sub"] as const;
 /** A user may not unlock their own account. */
 export const SYSTEM_ONLY_ATTRIBUTES = ["locked"] as const;
 
+/** SPEC 2.6 `notes.actions` for the changes still waiting; expired ones are not shown. */
+function notesOf(account: Account, now: number) {
+  const actions = (["phone_number", "email"] as const).flatMap((attr) => {
+    const pending = account[PENDING_FIELD[attr]];
+    if (!pending || pending.exp < now) return [];
+    return [
+      {
+        state: pending.state,
+        exp: pending.exp - pending.created,
+        status: "code_waiting",
+        from: account[attr]?.value ?? "",
+        attr,
+        attempts_left: pending.attemptsLeft,
+        value: pending.value,
+        action: attr === "phone_number" ? "validate_mobile" : "validate_mail",
+        created: pending.created,
+      },
+    ];
+  });
+  return actions.length > 0 ? { notes: { actions } } : {};
+}
+
 /** The attribute JSON of SPEC 2.1 as v3 reads return it. */
-export function accountView(account: Account) {
+export function accountView(account: Account, now = Math.floor(Date.now() / 1000)) {
   return {
     sub: account.sub,
     ...(account.family_name !== undefined && { family_name: account.family_name }),
@@ -43,6 +85,7 @@ export function accountView(account: Account) {
       email: { value: account.email.value, vrf: account.email.verified },
     }),
     meta: { instanceId: instanceIdOf(account.sub), unmodifiable: [...UNMODIFIABLE] },
+    ...notesOf(account, now),
   };
 }
 

@@ -1,12 +1,25 @@
+import { randomBytes } from "node:crypto";
+import type { ServiceSettings } from "../../config";
+import type { Courier } from "../../notify/courier";
+import { MessageNotSentError } from "../../notify/message";
+import { confirmationCode } from "../../notify/templates/confirmation-code";
 import {
   AccountChangedError,
   AccountConflictError,
   AccountNotFoundError,
   type AccountStore,
 } from "../../store/accounts";
-import { problems } from "../errors";
-import { type AccountView, accountView } from "./account";
+import { generateCode, storeCode } from "../codes/one-time-code";
+import { ApiError, problems } from "../errors";
+import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
+import { contactStateOf } from "./instance-id";
+
+export interface AttributeDeps {
+  accounts: AccountStore;
+  courier: Courier;
+  settings: ServiceSettings;
+}
 
 /** SPEC 4.6 read: one strongly consistent GetItem. */
 export async function readAccount(accounts: AccountStore, sub: string): Promise<AccountView> {
@@ -15,28 +28,71 @@ export async function readAccount(accounts: AccountStore, sub: string): Promise<
   return accountView(account);
 }
 
+const CHANNEL = { phone_number: "sms", email: "email" } as const;
+
+/**
+ * A code for a contact change (vrf false): sent to the new value before anything is
+ * stored, so a failed send changes nothing.
+ */
+async function startConfirmation(
+  deps: AttributeDeps,
+  sub: string,
+  field: "phone_number" | "email",
+  value: string,
+  language: "ru" | "en",
+  now: number,
+): Promise<PendingContactChange> {
+  const owner = await deps.accounts.claimOwner(field, value);
+  if (owner !== undefined && owner !== sub) {
+    throw problems.contactUseViolation(CONTACT_POS[field], "the value is already used by another account");
+  }
+  const { length, ttlSeconds, attempts } = deps.settings.codes;
+  const code = generateCode(length);
+  try {
+    await deps.courier.send(
+      CHANNEL[field],
+      value,
+      confirmationCode,
+      { code, minutes: Math.ceil(ttlSeconds / 60), purpose: "contact-change" },
+      language,
+    );
+  } catch (error) {
+    if (error instanceof MessageNotSentError) {
+      throw new ApiError(502, "process_error", "message_not_sent", `${error.message}; nothing was changed`, {
+        pos: CONTACT_POS[field],
+      });
+    }
+    throw error;
+  }
+  const stored = storeCode(code, ttlSeconds, attempts, now);
+  return { state: contactStateOf(sub, randomBytes(18).toString("base64url")), value, created: now, ...stored };
+}
+
 /**
  * SPEC 4.6 change. Names and the lock cost one conditional UpdateItem; a contact change
- * reads the account to release its old uniqueness claim in the same transaction.
+ * with vrf true reads the account to release its old uniqueness claim in the same
+ * transaction; vrf false sends a code and records the waiting change on the account.
  */
 export async function changeAccount(
-  accounts: AccountStore,
+  deps: AttributeDeps,
   sub: string,
   body: AccountChangeBody,
-  mode: "user" | "system",
+  caller: { mode: "user" | "system"; language: "ru" | "en" },
 ): Promise<AccountView> {
-  const plan = planAccountChange(sub, body, mode);
-  if (isEmptyPlan(plan)) return readAccount(accounts, sub);
+  const plan = planAccountChange(sub, body, caller.mode);
+  if (isEmptyPlan(plan)) return readAccount(deps.accounts, sub);
+  const now = Math.floor(Date.now() / 1000);
   const touchesContacts = Object.keys(plan.contacts).length > 0;
   try {
-    const current = touchesContacts ? await accounts.get(sub) : undefined;
+    const set: Partial<Account> = { ...plan.set };
+    for (const field of ["phone_number", "email"] as const) {
+      const value = plan.confirmations[field];
+      if (value) set[PENDING_FIELD[field]] = await startConfirmation(deps, sub, field, value, caller.language, now);
+    }
+    const current = touchesContacts ? await deps.accounts.get(sub) : undefined;
     if (touchesContacts && !current) throw problems.unknownUser(sub);
-    const changed = await accounts.update(
-      sub,
-      { set: plan.set, remove: plan.remove, contacts: plan.contacts },
-      current,
-    );
-    return accountView(changed);
+    const changed = await deps.accounts.update(sub, { set, remove: plan.remove, contacts: plan.contacts }, current);
+    return accountView(changed, now);
   } catch (error) {
     if (error instanceof AccountNotFoundError) throw problems.unknownUser(sub);
     if (error instanceof AccountConflictError) {

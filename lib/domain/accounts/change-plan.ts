@@ -18,7 +18,10 @@ export interface AccountChangeBody {
 export interface AccountChangePlan {
   set: Partial<Record<NameAttribute, string>> & { locked?: boolean };
   remove: NameAttribute[];
+  /** vrf true: changed at once (applications only). */
   contacts: { phone_number?: StoredContact; email?: StoredContact };
+  /** vrf false: a code goes to the new value, which waits for it (SPEC 3.2). */
+  confirmations: { phone_number?: string; email?: string };
 }
 
 /** SPEC 7.2 names the phone field `mobile` in contact errors. */
@@ -38,7 +41,7 @@ export function planAccountChange(
   mode: "user" | "system",
 ): AccountChangePlan {
   const found: FieldProblem[] = [];
-  const plan: AccountChangePlan = { set: {}, remove: [], contacts: {} };
+  const plan: AccountChangePlan = { set: {}, remove: [], contacts: {}, confirmations: {} };
   if (body.sub !== undefined && body.sub !== subject) {
     found.push({ error: "unmodifiable", pos: "sub", desc: "sub cannot be changed" });
   }
@@ -55,7 +58,7 @@ export function planAccountChange(
   for (const field of ["phone_number", "email"] as const) {
     const change = body[field];
     if (!change) continue;
-    if (mode === "user") {
+    if (mode === "user" && change.vrf) {
       found.push(contactProblem(field, "a user confirms a new contact with a code; vrf=true is for applications"));
       continue;
     }
@@ -69,7 +72,8 @@ export function planAccountChange(
       );
       continue;
     }
-    plan.contacts[field] = { value, verified: true };
+    if (change.vrf) plan.contacts[field] = { value, verified: true };
+    else plan.confirmations[field] = value;
   }
   // A single contact problem is answered unwrapped, as SPEC 7.2 shows it.
   if (found.length === 1 && found[0].error === "contact_use_violation") {
@@ -80,5 +84,10 @@ export function planAccountChange(
 }
 
 export function isEmptyPlan(plan: AccountChangePlan): boolean {
-  return Object.keys(plan.set).length === 0 && plan.remove.length === 0 && Object.keys(plan.contacts).length === 0;
+  return (
+    Object.keys(plan.set).length === 0 &&
+    plan.remove.length === 0 &&
+    Object.keys(plan.contacts).length === 0 &&
+    Object.keys(plan.confirmations).length === 0
+  );
 }

@@ -21,3 +21,17 @@ export function subjectOfInstanceId(instanceId: string): string | undefined {
 }
 
 export const INSTANCE_ID_PATTERN = "^u1\\.[A-Za-z0-9_-]{1,200}$";
+
+/** A contact-change state (SPEC 2.6): the account's instanceId, a dot, a random part. */
+export function contactStateOf(sub: string, random: string): string {
+  return `${instanceIdOf(sub)}.${random}`;
+}
+
+/** The subject a contact-change state belongs to, or undefined when it is not one of ours. */
+export function subjectOfContactState(state: string): string | undefined {
+  const cut = state.lastIndexOf(".");
+  if (cut <= 0 || !/^[A-Za-z0-9_-]{16,64}$/.test(state.slice(cut + 1))) return undefined;
+  return subjectOfInstanceId(state.slice(0, cut));
+}
+
+export const CONTACT_STATE_PATTERN = "^u1\\.[A-Za-z0-9_-]{1,200}\\.[A-Za-z0-9_-]{16,64}$";

@@ -1,8 +1,14 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { subjectOfInstanceId } from "../../domain/accounts/instance-id";
+import { subjectOfContactState, subjectOfInstanceId } from "../../domain/accounts/instance-id";
 import { problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
+
+const SUBJECT_OF = {
+  subjectId: (raw: string) => raw,
+  instanceId: subjectOfInstanceId,
+  contactState: subjectOfContactState,
+} as const;
 
 /**
  * Route permission against token scope, and in user mode the rule that a user token
@@ -16,8 +22,9 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       if (!route) return;
       if (route.subject) {
         const raw = state.params[route.subject.param];
-        const subject = route.subject.kind === "instanceId" ? subjectOfInstanceId(raw) : raw;
-        if (subject === undefined) throw problems.wrongValue("instanceId", "not an instanceId of this service");
+        const subject = SUBJECT_OF[route.subject.kind](raw);
+        if (subject === undefined)
+          throw problems.wrongValue(route.subject.kind, `not a ${route.subject.kind} of this service`);
         state.subject = subject;
       }
       const principal = state.principal;
@@ -30,6 +37,19 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       }
       if (principal.mode === "user" && route.subject && state.subject !== principal.sub) {
         throw problems.badAccessToken("wrong_subject");
+      }
+      if (principal.mode === "user" && route.userHeaders) {
+        const headers = request.event.headers ?? {};
+        const missing = ["x-forwarded-for", "user-agent"].filter((name) => !headers[name]?.trim());
+        if (missing.length > 0) {
+          throw problems.wrongValues(
+            missing.map((name) => ({
+              error: "required",
+              pos: name,
+              desc: `user mode calls must send the user's ${name} header`,
+            })),
+          );
+        }
       }
     },
   };

@@ -19,6 +19,30 @@ export const accountView: JsonSchema = {
     locked: { type: "boolean" },
     phone_number: contactView,
     email: contactView,
+    notes: {
+      type: "object",
+      description: "present only while a contact change waits for its code (SPEC 2.6)",
+      properties: {
+        actions: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["state", "exp", "status", "from", "attr", "attempts_left", "value", "action", "created"],
+            properties: {
+              state: { type: "string" },
+              exp: { type: "integer", description: "lifetime of the code in seconds" },
+              status: { const: "code_waiting" },
+              from: { type: "string" },
+              attr: { enum: ["phone_number", "email"] },
+              attempts_left: { type: "integer" },
+              value: { type: "string" },
+              action: { enum: ["validate_mobile", "validate_mail"] },
+              created: { type: "integer" },
+            },
+          },
+        },
+      },
+    },
     meta: {
       type: "object",
       required: ["instanceId", "unmodifiable"],
@@ -38,8 +62,9 @@ const contactChange = (description: string): JsonSchema => ({
   properties: {
     value: { type: "string", minLength: 1, maxLength: 254 },
     vrf: {
-      const: true,
-      description: "true: the value is already confirmed and changes at once (system mode only)",
+      type: "boolean",
+      description:
+        "true: the value is confirmed already and changes at once (system mode only); false: a code is sent to the new value and the change waits in notes.actions",
     },
   },
 });
