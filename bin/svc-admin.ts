@@ -24,6 +24,8 @@ commands:
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
+  clients release-dynamic --app APP [--count N]
+      release free dynamic client ids (dyn~APP~...) for registration's bindDynClient
   keys rotate                     add a signing key; the previous ones verify until their tokens expire
   users import FILE [--concurrency N]
       create accounts from a JSON-lines file (one account per line, optional "password")
@@ -49,6 +51,8 @@ const OPTIONS = {
   "rest-password": { type: "string" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
+  app: { type: "string" },
+  count: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -59,6 +63,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "clients create": { options: ["id", "secret", "scopes", "redirect-uris", "rest-password"], positionals: [] },
   "clients list": { options: ["json"], positionals: [] },
   "clients delete": { options: ["id"], positionals: [] },
+  "clients release-dynamic": { options: ["app", "count"], positionals: [] },
   "keys rotate": { options: [], positionals: [] },
   "users import": { options: ["concurrency"], positionals: ["FILE"] },
 };
@@ -173,6 +178,18 @@ async function clientsDelete(values: Values): Promise<number> {
   if (!(await services().clients.delete(clientId))) throw new CommandError(`no client ${clientId}`);
   out(`deleted client ${clientId}`);
   return 0;
+}
+
+async function clientsReleaseDynamic(app: string, count: number): Promise<number> {
+  for (const id of await services().dynamicClients.release(app, count)) out(id);
+  return 0;
+}
+
+function parseCount(values: Values): number {
+  const raw = stringOption(values, "count") ?? "1";
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 1000) throw new UsageError("--count must be 1 to 1000");
+  return value;
 }
 
 async function keysRotate(): Promise<number> {
@@ -308,6 +325,13 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
     case "clients delete":
       requireOption(values, "id");
       return { table, run: () => clientsDelete(values) };
+    case "clients release-dynamic": {
+      const app = requireOption(values, "app");
+      // The app name becomes part of dyn~<app>~<id>; registration accepts 1-64 characters without ~.
+      if (!/^[^~\s]{1,64}$/.test(app)) throw new UsageError("--app must be 1 to 64 characters without ~ or spaces");
+      const count = parseCount(values);
+      return { table, run: () => clientsReleaseDynamic(app, count) };
+    }
     case "keys rotate":
       return { table, run: () => keysRotate() };
     default: {

@@ -8,7 +8,8 @@ import { SvcIdentityStack } from "./stack";
  * The CDK app (cdk.json). Synth-time environment:
  * - SVC_CONFIG: the operator's settings file (DESIGN 7), checked now and inlined into
  *   the functions as SVC_CONFIG_JSON, since Lambda has no file of ours to read;
- * - SVC_ISSUER: the `iss` of issued tokens (default: the API's URL).
+ * - SVC_ISSUER: the `iss` of issued tokens (default: the API's URL);
+ * - SVC_MAIL_FROM: the SES-verified sender of e-mails.
  */
 
 // Lambda refuses more than 4 KB of environment in total; say so at synth, not at deploy.
@@ -40,6 +41,7 @@ new SvcIdentityStack(app, "SvcIdentity", {
   // token; the region fallback serves runs outside the CLI.
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION ?? "eu-west-1" },
   issuer: process.env.SVC_ISSUER || undefined,
+  mailFrom: process.env.SVC_MAIL_FROM || undefined,
   settingsJson: settingsJson(process.env.SVC_CONFIG),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

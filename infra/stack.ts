@@ -38,6 +38,8 @@ export interface SvcIdentityStackProps extends StackProps {
   issuer?: string;
   /** The operator's settings (SVC_CONFIG), already validated, as JSON. */
   settingsJson?: string;
+  /** Sender address of e-mails (SES-verified identity). */
+  mailFrom?: string;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -107,7 +109,7 @@ export class SvcIdentityStack extends Stack {
 
     const issuer = props.issuer ?? this.api.apiEndpoint;
     this.functions = Object.fromEntries(
-      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson)]),
+      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson, props.mailFrom)]),
     ) as Record<FunctionName, NodejsFunction>;
 
     // One integration per function, shared by all of its routes. One invoke permission
@@ -148,7 +150,12 @@ export class SvcIdentityStack extends Stack {
     new CfnOutput(this, "TableName", { value: this.table.tableName });
   }
 
-  private endpointGroup(name: FunctionName, issuer: string, settingsJson: string | undefined): NodejsFunction {
+  private endpointGroup(
+    name: FunctionName,
+    issuer: string,
+    settingsJson: string | undefined,
+    mailFrom: string | undefined,
+  ): NodejsFunction {
     const id = `${pascal(name)}Function`;
     const needs = FUNCTION_NEEDS[name];
     // An explicit role and log group instead of AWSLambdaBasicExecutionRole: it may write
@@ -174,6 +181,7 @@ export class SvcIdentityStack extends Stack {
         SVC_ISSUER: issuer,
         NODE_OPTIONS: "--enable-source-maps",
         ...(settingsJson === undefined ? {} : { SVC_CONFIG_JSON: settingsJson }),
+        ...(needs.messaging && mailFrom ? { SVC_MAIL_FROM: mailFrom } : {}),
       },
     });
     Validations.of(fn).acknowledge({

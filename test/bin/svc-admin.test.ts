@@ -142,6 +142,24 @@ describe.concurrent("svc-admin clients", () => {
   });
 });
 
+describe.concurrent("svc-admin clients release-dynamic", () => {
+  it("when dynamic ids are released, they print one per line and registration can bind one", async ({ expect }) => {
+    const run = await svcAdmin("clients", "release-dynamic", "--app", "mobile", "--count", "3");
+    expect(run.code).toBe(0);
+    const ids = run.stdout.trim().split("\n");
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect(id).toMatch(/^dyn~mobile~[A-Za-z0-9_-]{16}$/);
+    const check = await services().registrations.check("nobody-here", undefined, undefined, ids[0]);
+    expect(check.dynamicClient).toBe("free");
+  });
+
+  it("when --app is missing or --count is out of range, it exits 2", async ({ expect }) => {
+    expect((await svcAdmin("clients", "release-dynamic")).code).toBe(2);
+    expect((await svcAdmin("clients", "release-dynamic", "--app", "m", "--count", "0")).code).toBe(2);
+    expect((await svcAdmin("clients", "release-dynamic", "--app", "a~b")).code).toBe(2);
+  });
+});
+
 describe.concurrent("svc-admin keys", () => {
   it("when keys are rotated, JWKS publishes the new key and keeps the retired one", async ({ expect }) => {
     const before = (await services().keyRing.jwks()).keys.map((k) => k.kid);
