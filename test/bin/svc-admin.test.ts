@@ -2,10 +2,14 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, it } from "vitest";
+import { afterAll, describe, it, vi } from "vitest";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { services } from "../../lib/services";
 import { uniqueId } from "../support/fixtures";
+
+// Each case starts the real CLI several times (about a second each on an idle machine);
+// a busy shared machine must not turn that into a failure.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The real CLI as an operator runs it (`node bin/svc-admin.mjs`), on this file's table:
