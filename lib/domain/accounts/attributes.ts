@@ -2,14 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
 import type { Courier } from "../../notify/courier";
 import { MessageNotSentError } from "../../notify/message";
-import { confirmationCode } from "../../notify/templates/confirmation-code";
 import {
   AccountChangedError,
   AccountConflictError,
   AccountNotFoundError,
   type AccountStore,
 } from "../../store/accounts";
-import { generateCode, storeCode } from "../codes/one-time-code";
+import type { StoredCode } from "../codes/one-time-code";
+import { sendConfirmationCode } from "../codes/send-code";
 import { ApiError, problems } from "../errors";
 import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
@@ -28,8 +28,6 @@ export async function readAccount(accounts: AccountStore, sub: string): Promise<
   return accountView(account);
 }
 
-const CHANNEL = { phone_number: "sms", email: "email" } as const;
-
 /**
  * A code for a contact change (vrf false): sent to the new value before anything is
  * stored, so a failed send changes nothing.
@@ -46,15 +44,15 @@ async function startConfirmation(
   if (owner !== undefined && owner !== sub) {
     throw problems.contactUseViolation(CONTACT_POS[field], "the value is already used by another account");
   }
-  const { length, ttlSeconds, attempts } = deps.settings.codes;
-  const code = generateCode(length);
+  let stored: StoredCode;
   try {
-    await deps.courier.send(
-      CHANNEL[field],
-      value,
-      confirmationCode,
-      { code, minutes: Math.ceil(ttlSeconds / 60), purpose: "contact-change" },
+    stored = await sendConfirmationCode(
+      deps.courier,
+      deps.settings.codes,
+      { field, value },
+      "contact-change",
       language,
+      now,
     );
   } catch (error) {
     if (error instanceof MessageNotSentError) {
@@ -64,7 +62,6 @@ async function startConfirmation(
     }
     throw error;
   }
-  const stored = storeCode(code, ttlSeconds, attempts, now);
   return { state: contactStateOf(sub, randomBytes(18).toString("base64url")), value, created: now, ...stored };
 }
 

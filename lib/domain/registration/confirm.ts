@@ -75,11 +75,11 @@ async function resend(
   now: number,
 ): Promise<RegistrationResponse> {
   const contact = pending.contacts[field];
-  if (!contact || contact.sent >= MAX_CODES_PER_CONTACT)
-    throw registrationProblems.tooManyCodes(`${field === "email" ? "email" : "sms"}_code_resend`);
+  const tooMany = registrationProblems.tooManyCodes(field === "email" ? "email_code_resend" : "sms_code_resend");
+  // Checked before sending, and again by the write, which concurrent resends race for.
+  if (!contact || contact.sent >= MAX_CODES_PER_CONTACT) throw tooMany;
   const fresh = await sendCode(field, contact.value, caller.language, deps, now, contact.sent);
-  const replaced = await deps.registrations.replaceCode(pending.context, field, fresh, MAX_CODES_PER_CONTACT);
-  if (!replaced) throw registrationProblems.tooManyCodes(`${field === "email" ? "email" : "sms"}_code_resend`);
+  if (!(await deps.registrations.replaceCode(pending.context, field, fresh, MAX_CODES_PER_CONTACT))) throw tooMany;
   return answer({ ...pending, contacts: { ...pending.contacts, [field]: fresh } }, deps, now);
 }
 

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ServiceSettings } from "../../config";
 import type { Courier } from "../../notify/courier";
 import { MessageNotSentError } from "../../notify/message";
-import { confirmationCode } from "../../notify/templates/confirmation-code";
 import { AccountConflictError, type AccountStore, type TransactItem } from "../../store/accounts";
 import type { DynamicClientStore } from "../../store/dynamic-clients";
 import type { RegistrationStore } from "../../store/registrations";
@@ -10,7 +9,7 @@ import type { SessionStore } from "../../store/sessions";
 import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
 import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";
-import { generateCode, storeCode } from "../codes/one-time-code";
+import { sendConfirmationCode } from "../codes/send-code";
 import { hashPassword } from "../credentials/password-hash";
 import type { FieldProblem } from "../errors";
 import { checkPassword, describeViolation } from "../passwords/policy";
@@ -185,21 +184,20 @@ export async function sendCode(
   now: number,
   sentBefore = 0,
 ): Promise<PendingContact> {
-  const { length, ttlSeconds, attempts } = deps.settings.codes;
-  const code = generateCode(length);
   try {
-    await deps.courier.send(
-      CHANNEL[field],
-      value,
-      confirmationCode,
-      { code, minutes: Math.ceil(ttlSeconds / 60), purpose: "registration" },
+    const stored = await sendConfirmationCode(
+      deps.courier,
+      deps.settings.codes,
+      { field, value },
+      "registration",
       language,
+      now,
     );
+    return { value, confirmed: false, sent: sentBefore + 1, ...stored };
   } catch (error) {
     if (error instanceof MessageNotSentError) throw registrationProblems.notSent(field, CHANNEL[field]);
     throw error;
   }
-  return { value, confirmed: false, sent: sentBefore + 1, ...storeCode(code, ttlSeconds, attempts, now) };
 }
 
 /**
