@@ -44,6 +44,8 @@ export interface ServiceSettings {
   defaultLanguage: "ru" | "en";
   search: { indexedAttributes: string[] };
   federation: { providers: FederationProviderConfig[] };
+  /** Security events (SPEC 6) are kept this long (TTL). */
+  audit: { retentionDays: number };
 }
 
 export interface Config {
@@ -137,6 +139,11 @@ const settingsSchema = {
       additionalProperties: false,
       properties: { indexedAttributes: { type: "array", items: { type: "string" } } },
     },
+    audit: {
+      type: "object",
+      additionalProperties: false,
+      properties: { retentionDays: { type: "integer", minimum: 1, maximum: 3650 } },
+    },
     federation: {
       type: "object",
       additionalProperties: false,
@@ -185,6 +192,7 @@ export const defaultSettings: ServiceSettings = {
     indexedAttributes: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"],
   },
   federation: { providers: [] },
+  audit: { retentionDays: 180 },
 };
 
 export class ConfigError extends Error {}
@@ -232,6 +240,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     defaultLanguage: (given.defaultLanguage as ServiceSettings["defaultLanguage"]) ?? "ru",
     search: { ...defaultSettings.search, ...given.search },
     federation: { ...defaultSettings.federation, ...given.federation },
+    audit: { ...defaultSettings.audit, ...given.audit },
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");

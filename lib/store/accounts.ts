@@ -73,11 +73,16 @@ const PROFILE_FIELDS = [
   "email",
   "pending_phone_number",
   "pending_email",
+  "requiredFactor",
+  "needPasswordChange",
+  "methodsLocked",
+  "state",
+  "lastLoginAt",
   "createdAt",
   "updatedAt",
 ] as const;
 
-function toAccount(item: Record<string, unknown>): Account {
+export function toAccount(item: Record<string, unknown>): Account {
   const account: Record<string, unknown> = {};
   for (const field of PROFILE_FIELDS) if (item[field] !== undefined) account[field] = item[field];
   return account as unknown as Account;

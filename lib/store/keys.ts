@@ -13,6 +13,10 @@ export const ENTITY = {
   registration: "registration",
   dynamicClient: "dynamic-client",
   session: "session",
+  device: "device",
+  loginFailures: "login-failures",
+  ipFailures: "ip-failures",
+  securityEvent: "security-event",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -42,6 +46,23 @@ export const keys = {
   /** A mobile application instance's client id, free or bound to an account. */
   dynamicClient: (clientId: string): TableKey => ({ PK: `DYNCLIENT#${clientId}`, SK: "DYNCLIENT" }),
   session: (sub: string, sid: string): TableKey => ({ PK: `USER#${sub}`, SK: `SESSION#${sid}` }),
+  sessionPrefix: "SESSION#",
+  /** A remembered device (SPEC 2.7), named by its ua_id. */
+  device: (sub: string, uaId: string): TableKey => ({ PK: `USER#${sub}`, SK: `DEVICE#${uaId}` }),
+  devicePrefix: "DEVICE#",
+  userPartition: (sub: string): string => `USER#${sub}`,
+  /** Consecutive failed logins of one account and the wait they impose. */
+  loginFailures: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "LOGIN_FAILURES" }),
+  /** Failed logins of one account within one hour (the ASVS cap). */
+  loginFailuresHour: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `LOGIN_FAILURES#${hour}` }),
+  /** Failed logins from one address within one hour. */
+  ipFailures: (ip: string, hour: number): TableKey => ({ PK: `IPFAIL#${ip}`, SK: `HOUR#${hour}` }),
+  /** A security event (SPEC 6): sorted by time so a period is one range query. */
+  securityEvent: (sub: string, tsMs: number, id: string): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
+  }),
+  eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
 } as const;
 
 /** GSI1 keys: reverse lookups that may be eventually consistent. */
@@ -51,6 +72,13 @@ export const gsi1 = {
   clientSort: (clientId: string): string => `CLIENT#${clientId}`,
   dynamicClientsOf: (app: string): string => `DYNCLIENTS#${app}`,
   dynamicClientSort: (clientId: string): string => `DYNCLIENT#${clientId}`,
+  /**
+   * Accounts that may be locked for inactivity, spread over shards so logins do not all
+   * write one index partition; sorted by the time they became lockable candidates.
+   */
+  inactivityShard: (shard: number): string => `INACTIVITY#${shard}`,
+  inactivitySort: (activeAt: number, sub: string): string => `${String(activeAt).padStart(12, "0")}#${sub}`,
+  inactivityShards: 8,
 } as const;
 
 /** Stamp every item with its entity name and schema version. */

@@ -1,13 +1,25 @@
-import type { StoreDeps, TransactItem } from "./accounts";
+import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Account } from "../domain/accounts/account";
+import type { DeviceRecord } from "../domain/devices/device";
+import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
+import { batchGetAll, batchWriteAll } from "./batch";
+import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
+import { queryAll } from "./paging";
 
-/** A sign-in session of an account (registration opens the first one). */
+/** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
   sid: string;
   sub: string;
   clientId: string;
+  /** The device the session belongs to (ua_id). */
+  uaId?: string;
   /** Digest of the secret half of the session cookie. */
   secretHash: string;
+  /** Digest of the current refresh token's secret, and how many times it rotated. */
+  refreshHash?: string;
+  refreshGeneration?: number;
+  scopes?: string[];
   ip?: string;
   userAgent?: string;
   createdAt: number;
@@ -16,7 +28,12 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
-export function createSessionStore({ tableName }: StoreDeps) {
+export function createSessionStore({ client, tableName }: StoreDeps) {
+  async function batchGet(requested: Array<{ PK: string; SK: string }>) {
+    const found = await batchGetAll(client, tableName, requested);
+    return (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
+  }
+
   return {
     /** The put of a new session, for the transaction that opens it. */
     putItem(session: SessionRecord): TransactItem {
@@ -28,6 +45,105 @@ export function createSessionStore({ tableName }: StoreDeps) {
           ConditionExpression: "attribute_not_exists(PK)",
         },
       };
+    },
+
+    /** The put of a device record (new or seen again), for the login transaction. */
+    deviceItem(device: DeviceRecord): TransactItem {
+      return {
+        Put: { TableName: tableName, Item: itemOf(ENTITY.device, keys.device(device.subjectId, device.id), device) },
+      };
+    },
+
+    /**
+     * A user token's session and its account in one BatchGetItem: the session check of
+     * every user-mode call, whose account read the route can reuse.
+     */
+    async sessionAndAccount(sub: string, sid: string): Promise<{ session?: SessionRecord; account?: Account }> {
+      const find = await batchGet([keys.session(sub, sid), keys.userProfile(sub)]);
+      const session = find(keys.session(sub, sid)) as SessionRecord | undefined;
+      const profile = find(keys.userProfile(sub));
+      return { session, account: profile ? toAccount(profile) : undefined };
+    },
+
+    /** A stored device, to recognise a returning one at login. */
+    async device(sub: string, uaId: string): Promise<DeviceRecord | undefined> {
+      const find = await batchGet([keys.device(sub, uaId)]);
+      return find(keys.device(sub, uaId)) as DeviceRecord | undefined;
+    },
+
+    /**
+     * Rotates a session's refresh token: only when the presented one is the current one,
+     * so each refresh token works once. Returns the session, or why it did not rotate.
+     */
+    async rotateRefresh(
+      sub: string,
+      sid: string,
+      presentedHash: string,
+      nextHash: string,
+      now: number,
+    ): Promise<{ rotated: SessionRecord } | { refused: "unknown" | "reused" }> {
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.session(sub, sid),
+            UpdateExpression:
+              "SET refreshHash = :next, refreshGeneration = refreshGeneration + :one, lastUsedAt = :now",
+            // Only the current refresh token rotates, and only on a live session.
+            ConditionExpression: "refreshHash = :presented AND expiresAt > :now",
+            ExpressionAttributeValues: { ":next": nextHash, ":presented": presentedHash, ":one": 1, ":now": now },
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        return { rotated: Attributes as SessionRecord };
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        const { session } = await this.sessionAndAccount(sub, sid);
+        return { refused: session ? "reused" : "unknown" };
+      }
+    },
+
+    async listDevices(sub: string): Promise<DeviceRecord[]> {
+      return (await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":prefix": keys.devicePrefix },
+        ConsistentRead: true,
+      })) as unknown as DeviceRecord[];
+    },
+
+    async listSessions(sub: string): Promise<SessionRecord[]> {
+      return (await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":prefix": keys.sessionPrefix },
+        ProjectionExpression: "sid, #sub, uaId, clientId, expiresAt",
+        ExpressionAttributeNames: { "#sub": "sub" },
+        ConsistentRead: true,
+      })) as unknown as SessionRecord[];
+    },
+
+    async endSession(sub: string, sid: string): Promise<void> {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: keys.session(sub, sid) }));
+    },
+
+    /**
+     * Ends sessions and forgets devices. Deletes are idempotent, so a retry after a
+     * partial failure finishes the job; a token of an ended session fails its session
+     * check at once.
+     */
+    async endSessionsAndDevices(
+      sub: string,
+      choose: { session: (s: SessionRecord) => boolean; device: (d: DeviceRecord) => boolean },
+    ): Promise<{ sessions: number; devices: number }> {
+      const [sessions, devices] = await Promise.all([this.listSessions(sub), this.listDevices(sub)]);
+      const endedSessions = sessions.filter(choose.session);
+      const forgottenDevices = devices.filter(choose.device);
+      await batchWriteAll(client, tableName, [
+        ...endedSessions.map((s) => ({ DeleteRequest: { Key: keys.session(sub, s.sid) } })),
+        ...forgottenDevices.map((d) => ({ DeleteRequest: { Key: keys.device(sub, d.id) } })),
+      ]);
+      return { sessions: endedSessions.length, devices: forgottenDevices.length };
     },
   };
 }

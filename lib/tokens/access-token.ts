@@ -89,3 +89,23 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string) {
 }
 
 export type AccessTokens = ReturnType<typeof createAccessTokens>;
+
+/**
+ * The identification token of the password grant (DESIGN 6): who signed in, on which
+ * device. Its `ua_id` is what the application sends back as SVC-CI-UA-ID.
+ */
+export async function issueIdToken(
+  keyRing: KeyRing,
+  issuer: string,
+  input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number; ttlSeconds: number },
+): Promise<string> {
+  const { kid, key } = await keyRing.signingKey();
+  return new SignJWT({ sid: input.sid, ua_id: input.uaId, auth_time: input.authTime })
+    .setProtectedHeader({ alg: SIGNING_ALG, typ: "JWT", kid })
+    .setIssuer(issuer)
+    .setSubject(input.sub)
+    .setAudience(input.clientId)
+    .setIssuedAt(input.authTime)
+    .setExpirationTime(input.authTime + input.ttlSeconds)
+    .sign(key);
+}

@@ -24,6 +24,13 @@ export interface PendingContactChange {
 
 export const PENDING_FIELD = { phone_number: "pending_phone_number", email: "pending_email" } as const;
 
+/** SPEC 3.1 account state. */
+export type AccountState =
+  | { name: "initial" }
+  | { name: "active"; checkedOn: number }
+  | { name: "inactivityLock"; on: number }
+  | { name: "untouchable"; till?: number };
+
 /** The account as the store keeps it (profile item, without keys). */
 export interface Account {
   sub: string;
@@ -35,6 +42,16 @@ export interface Account {
   email?: StoredContact;
   pending_phone_number?: PendingContactChange;
   pending_email?: PendingContactChange;
+  /** SPEC 4.12: 2 = second factor required. */
+  requiredFactor?: number;
+  /** SPEC 4.12: a password change is forced at the next login. */
+  needPasswordChange?: boolean;
+  /** SPEC 4.12: login methods refused for this account. */
+  methodsLocked?: string[];
+  /** SPEC 3.1. */
+  state?: AccountState;
+  /** Unix time of the last successful login. */
+  lastLoginAt?: number;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,0 +1,20 @@
+/**
+ * A security event (SPEC 6): every user-mode call and every login records one, with
+ * the user's address and User-Agent. Field names follow the original product's audit
+ * format. Never holds a secret: `prms` carries only what was done.
+ */
+export interface SecurityEvent {
+  /** The account. */
+  sbj: string;
+  /** Milliseconds since the epoch. */
+  ts: number;
+  type: string;
+  /** The application. */
+  cId: string;
+  ip?: string;
+  ua?: string;
+  sid?: string;
+  /** `ok`, or the error code that refused the call. */
+  result: string;
+  prms?: Record<string, string | number | boolean | string[]>;
+}

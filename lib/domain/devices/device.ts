@@ -1,0 +1,60 @@
+import UAParser from "ua-parser-js";
+
+/** A remembered device (SPEC 2.7), as stored in the account's item collection. */
+export interface DeviceRecord {
+  /** ua_id: the value apps send back as SVC-CI-UA-ID. */
+  id: string;
+  subjectId: string;
+  /** A readable name: browser or app, and OS. */
+  name: string;
+  /** Browser name (tp: type of client software). */
+  tp: string;
+  os: string;
+  deviceType: string;
+  /** Vendor and model, when the User-Agent says. */
+  device: string;
+  userAgent: string;
+  latestIp: string;
+  createdAt: number;
+  lastUsed: number;
+  /** Until the device is used a second time. */
+  newlyCreated: boolean;
+  trusted: boolean;
+}
+
+/** What SPEC 2.7 lists for a device. */
+export function deviceView(device: DeviceRecord) {
+  return {
+    id: device.id,
+    deviceId: device.id,
+    subjectId: device.subjectId,
+    name: device.name,
+    tp: device.tp,
+    os: device.os,
+    deviceType: device.deviceType,
+    device: device.device,
+    latestIp: device.latestIp,
+    lastUsed: device.lastUsed,
+    newlyCreated: device.newlyCreated,
+    trusted: device.trusted,
+    // cls: whether the device's sessions are closed. Listed devices have a live session.
+    cls: false,
+  };
+}
+
+export type DeviceView = ReturnType<typeof deviceView>;
+
+/** Browser, OS and device fields from a User-Agent string (ua-parser-js). */
+export function describeUserAgent(userAgent: string) {
+  const parsed = new UAParser(userAgent).getResult();
+  const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(" ");
+  const os = [parsed.os.name, parsed.os.version].filter(Boolean).join(" ");
+  const device = [parsed.device.vendor, parsed.device.model].filter(Boolean).join(" ");
+  return {
+    tp: browser || "unknown",
+    os: os || "unknown",
+    deviceType: parsed.device.type ?? "desktop",
+    device,
+    name: `${browser || userAgent.slice(0, 40) || "unknown client"}${os ? ` on ${os}` : ""}`,
+  };
+}

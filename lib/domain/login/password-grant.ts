@@ -1,0 +1,284 @@
+import { randomBytes } from "node:crypto";
+import type { ServiceSettings } from "../../config";
+import { gsi1 } from "../../store/keys";
+import type { LoginStore } from "../../store/logins";
+import type { SecurityEventStore } from "../../store/security-events";
+import type { SessionStore } from "../../store/sessions";
+import type { AccessTokens } from "../../tokens/access-token";
+import type { Account } from "../accounts/account";
+import { normalizeEmail, normalizePhone } from "../accounts/contacts";
+import { SUB_PATTERN } from "../accounts/new-account";
+import type { ClientRecord } from "../clients/client";
+import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, verifyPassword } from "../credentials/password-hash";
+import { type DeviceRecord, describeUserAgent } from "../devices/device";
+import { OAuthError } from "../errors";
+import { checkPassword, describeViolation } from "../passwords/policy";
+import { parseScope, permissionKind } from "../permissions";
+import { openSession } from "../sessions/open-session";
+import { newRefreshToken } from "../sessions/refresh-token";
+import { hourOf, refusalBeforeCheck, waitAfter } from "./brute-force";
+
+export interface LoginDeps {
+  logins: LoginStore;
+  sessions: SessionStore;
+  events: SecurityEventStore;
+  accessTokens: AccessTokens;
+  idToken: (input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number }) => Promise<string>;
+  settings: ServiceSettings;
+  /** Checks a second-factor code (TOTP); absent while no method exists. */
+  secondFactor?: (sub: string, otp: string) => Promise<boolean>;
+  now?: () => number;
+}
+
+export interface PasswordGrantInput {
+  username: unknown;
+  password: unknown;
+  scope: unknown;
+  otp?: unknown;
+  newPassword?: unknown;
+  /** SVC-CI-UA-ID: the device the application already knows. */
+  uaId?: string;
+  ip: string;
+  userAgent: string;
+}
+
+export interface UserTokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+  refresh_token: string;
+  id_token: string;
+}
+
+// A real hash of nothing, so an unknown user costs what a wrong password costs.
+let dummyHash: Promise<PasswordHash> | undefined;
+function dummy(): Promise<PasswordHash> {
+  dummyHash ??= hashPassword(randomBytes(16).toString("hex"), DEFAULT_SCRYPT);
+  return dummyHash;
+}
+
+const WRONG = "invalid username or password";
+const SUB = new RegExp(SUB_PATTERN);
+
+/** The user permissions asked for, all granted to the client (user tokens carry only those). */
+export function userScopes(client: ClientRecord, scope: unknown): string[] {
+  if (typeof scope !== "string" || parseScope(scope).length === 0) {
+    throw new OAuthError("invalid_scope", "scope is required: one or more space-separated user permissions");
+  }
+  const requested = parseScope(scope);
+  const notUser = requested.filter((s) => permissionKind(s) !== "user");
+  if (notUser.length > 0) throw new OAuthError("invalid_scope", `not user permissions: ${notUser.join(" ")}`);
+  const notGranted = requested.filter((s) => !client.scopes.includes(s));
+  if (notGranted.length > 0)
+    throw new OAuthError("invalid_scope", `not granted to this client: ${notGranted.join(" ")}`);
+  return requested;
+}
+
+function inactivityIndex(sub: string, at: number) {
+  let hash = 0;
+  for (const char of sub) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return { pk: gsi1.inactivityShard(hash % gsi1.inactivityShards), sk: gsi1.inactivitySort(at, sub) };
+}
+
+export { inactivityIndex };
+
+/**
+ * grant_type=password (DESIGN 6). Refusals are invalid_grant with a description that
+ * says what to do, except that an unknown user and a wrong password read the same.
+ */
+export async function passwordGrant(
+  client: ClientRecord,
+  input: PasswordGrantInput,
+  deps: LoginDeps,
+): Promise<UserTokenResponse> {
+  const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
+  if (typeof input.username !== "string" || input.username === "" || typeof input.password !== "string") {
+    throw new OAuthError("invalid_request", "username and password are required");
+  }
+  const scopes = userScopes(client, input.scope);
+  const username = input.username.trim();
+  const hour = hourOf(now);
+  const candidate = {
+    sub: SUB.test(username) ? username : undefined,
+    email: username.includes("@") ? normalizeEmail(username) : undefined,
+    phone: normalizePhone(username),
+  };
+  let snapshot = await deps.logins.snapshot(candidate, input.ip, hour);
+  if (!snapshot.account) {
+    // Not a sub: follow the e-mail or phone claim to the account.
+    const owner = snapshot.ownerByEmail ?? snapshot.ownerByPhone;
+    if (owner) {
+      const ipHourly = snapshot.counters.ipHourly;
+      snapshot = await deps.logins.snapshot({ sub: owner }, input.ip, hour);
+      snapshot.counters.ipHourly = Math.max(snapshot.counters.ipHourly, ipHourly);
+    }
+  }
+  const account = snapshot.account;
+  const refusal = refusalBeforeCheck(snapshot.counters, now);
+  if (refusal) throw new OAuthError("invalid_grant", refusal);
+
+  const passwordOk = await verifyPassword(input.password, snapshot.credential ?? (await dummy()));
+  if (!account || !snapshot.credential || !passwordOk) {
+    await deps.logins.recordFailure(account?.sub, input.ip, now, waitAfter);
+    if (account) await recordEvent(deps, account.sub, client, input, now, "login", "invalid_credential");
+    throw new OAuthError("invalid_grant", WRONG);
+  }
+
+  // Past the password, refusals may say why: the caller proved to know it.
+  const refuse = async (why: string, code: string): Promise<OAuthError> => {
+    await recordEvent(deps, account.sub, client, input, now, "login", code);
+    return new OAuthError("invalid_grant", why);
+  };
+  if (account.locked) throw await refuse("the account is locked", "account_locked");
+  if (account.state?.name === "inactivityLock")
+    throw await refuse("the account is locked for inactivity", "inactivity_lock");
+  if (account.methodsLocked?.includes("password"))
+    throw await refuse("password login is locked for this account", "method_locked");
+  if (account.requiredFactor === 2) {
+    if (typeof input.otp !== "string" || input.otp === "")
+      throw await refuse("a second factor is required: send otp", "otp_required");
+    const valid = deps.secondFactor ? await deps.secondFactor(account.sub, input.otp) : false;
+    if (!valid) throw await refuse("the otp is not valid", "otp_invalid");
+  }
+  let newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined;
+  if (account.needPasswordChange) {
+    if (typeof input.newPassword !== "string" || input.newPassword === "") {
+      throw await refuse("a password change is required: send new_password", "password_change_required");
+    }
+    newCredential = await changedCredential(account, input.password, input.newPassword as string, snapshot, deps);
+  }
+  return signIn(account, client, scopes, input, deps, now, newCredential);
+}
+
+async function changedCredential(
+  account: Account,
+  current: string,
+  next: string,
+  snapshot: Awaited<ReturnType<LoginStore["snapshot"]>>,
+  deps: LoginDeps,
+) {
+  const policy = deps.settings.passwordPolicy;
+  const history = snapshot.credential?.history ?? [];
+  const violations = await checkPassword(next, policy, {
+    identity: { sub: account.sub, email: account.email?.value, phone: account.phone_number?.value },
+    currentPassword: current,
+    history,
+  });
+  if (violations.length > 0) {
+    throw new OAuthError("invalid_grant", `new_password: ${violations.map(describeViolation).join("; ")}`);
+  }
+  const {
+    history: _old,
+    changedAt: _at,
+    ...currentHash
+  } = snapshot.credential as NonNullable<typeof snapshot.credential>;
+  return {
+    hash: await hashPassword(next),
+    history: [currentHash as PasswordHash, ...history].slice(0, Math.max(policy.historyDepth, 0)),
+  };
+}
+
+async function recordEvent(
+  deps: LoginDeps,
+  sub: string,
+  client: ClientRecord,
+  input: PasswordGrantInput,
+  now: number,
+  type: string,
+  result: string,
+): Promise<void> {
+  await deps.events.record({
+    sbj: sub,
+    ts: now * 1000,
+    type,
+    cId: client.clientId,
+    ip: input.ip,
+    ua: input.userAgent,
+    result,
+    prms: { method: "password" },
+  });
+}
+
+/** One transaction: session, device, profile state, counters, event (and a new password). */
+async function signIn(
+  account: Account,
+  client: ClientRecord,
+  scopes: string[],
+  input: PasswordGrantInput,
+  deps: LoginDeps,
+  now: number,
+  newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
+): Promise<UserTokenResponse> {
+  const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
+  const uaId = known?.id ?? randomBytes(12).toString("base64url");
+  const device: DeviceRecord = {
+    ...describeUserAgent(input.userAgent),
+    id: uaId,
+    subjectId: account.sub,
+    userAgent: input.userAgent,
+    latestIp: input.ip,
+    createdAt: known?.createdAt ?? now,
+    lastUsed: now,
+    newlyCreated: !known,
+    trusted: known?.trusted ?? false,
+  };
+  const { refreshTtlSeconds, accessTtlSeconds } = deps.settings.tokens;
+  const opened = openSession({
+    sub: account.sub,
+    clientId: client.clientId,
+    ip: input.ip,
+    userAgent: input.userAgent,
+    now,
+    ttlSeconds: refreshTtlSeconds,
+  });
+  const refresh = newRefreshToken(account.sub, opened.record.sid);
+  const session = { ...opened.record, uaId, scopes, refreshHash: refresh.hash, refreshGeneration: 0 };
+  const untouchable = account.state?.name === "untouchable";
+  const items = [
+    untouchable
+      ? deps.logins.touchItem(account.sub, now, Boolean(newCredential))
+      : deps.logins.loginRecordedItem(account.sub, now, inactivityIndex(account.sub, now), Boolean(newCredential)),
+    deps.sessions.putItem(session),
+    deps.sessions.deviceItem(device),
+    deps.logins.clearFailuresItem(account.sub),
+    deps.events.putItem({
+      sbj: account.sub,
+      ts: now * 1000,
+      type: "login",
+      cId: client.clientId,
+      ip: input.ip,
+      ua: input.userAgent,
+      sid: session.sid,
+      result: "ok",
+      prms: { method: "password", scopes, ...(newCredential && { passwordChanged: true }) },
+    }),
+  ];
+  if (newCredential)
+    items.push(deps.logins.credentialItem(account.sub, newCredential.hash, now, newCredential.history));
+  // Refused only if the account vanished or changed state in this very moment.
+  if (!(await deps.logins.commit(items)))
+    throw new OAuthError("invalid_grant", "the account changed during login; try again");
+  const { token } = await deps.accessTokens.issue({
+    sub: account.sub,
+    clientId: client.clientId,
+    scopes,
+    ttlSeconds: accessTtlSeconds,
+    sid: session.sid,
+    uaId,
+  });
+  return {
+    access_token: token,
+    token_type: "Bearer",
+    expires_in: accessTtlSeconds,
+    scope: scopes.join(" "),
+    refresh_token: refresh.token,
+    id_token: await deps.idToken({
+      sub: account.sub,
+      clientId: client.clientId,
+      sid: session.sid,
+      uaId,
+      authTime: now,
+    }),
+  };
+}

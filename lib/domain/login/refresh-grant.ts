@@ -1,0 +1,65 @@
+import type { ClientRecord } from "../clients/client";
+import { OAuthError } from "../errors";
+import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
+import type { LoginDeps } from "./password-grant";
+
+export interface RefreshResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+  refresh_token: string;
+}
+
+/**
+ * grant_type=refresh_token with rotation: every refresh token works once. Presenting
+ * one that was already exchanged means it leaked, so the whole session ends (RFC 9700
+ * 4.14.2); the legitimate holder signs in again.
+ */
+export async function refreshGrant(client: ClientRecord, token: unknown, deps: LoginDeps): Promise<RefreshResponse> {
+  const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
+  if (typeof token !== "string" || token === "") throw new OAuthError("invalid_request", "refresh_token is required");
+  const parsed = parseRefreshToken(token);
+  if (!parsed) throw new OAuthError("invalid_grant", "the refresh token is not valid");
+  const { session, account } = await deps.sessions.sessionAndAccount(parsed.sub, parsed.sid);
+  if (!session || session.expiresAt <= now || !account) throw new OAuthError("invalid_grant", "the session has ended");
+  if (session.clientId !== client.clientId)
+    throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
+  if (account.locked || account.state?.name === "inactivityLock")
+    throw new OAuthError("invalid_grant", "the account is locked");
+
+  const next = newRefreshToken(parsed.sub, parsed.sid);
+  const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
+  if ("refused" in outcome) {
+    if (outcome.refused === "reused") {
+      await deps.sessions.endSession(parsed.sub, parsed.sid);
+      await deps.events.record({
+        sbj: parsed.sub,
+        ts: now * 1000,
+        type: "session_revoked",
+        cId: client.clientId,
+        sid: parsed.sid,
+        result: "refresh_token_reuse",
+      });
+      throw new OAuthError("invalid_grant", "the refresh token was already used; the session has been ended");
+    }
+    throw new OAuthError("invalid_grant", "the session has ended");
+  }
+  const scopes = outcome.rotated.scopes ?? [];
+  const ttl = deps.settings.tokens.accessTtlSeconds;
+  const { token: access } = await deps.accessTokens.issue({
+    sub: parsed.sub,
+    clientId: client.clientId,
+    scopes,
+    ttlSeconds: ttl,
+    sid: parsed.sid,
+    uaId: outcome.rotated.uaId,
+  });
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: ttl,
+    scope: scopes.join(" "),
+    refresh_token: next.token,
+  };
+}

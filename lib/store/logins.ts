@@ -1,0 +1,180 @@
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Account } from "../domain/accounts/account";
+import type { PasswordHash } from "../domain/credentials/password-hash";
+import type { FailureCounters } from "../domain/login/brute-force";
+import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
+import { batchGetAll } from "./batch";
+import { failedConditions } from "./errors";
+import { ENTITY, itemOf, keys } from "./keys";
+import { transactWrite } from "./transact";
+
+/** Everything a password login needs to decide, read in one BatchGetItem. */
+export interface LoginSnapshot {
+  account?: Account;
+  credential?: PasswordHash & { changedAt?: number; history?: PasswordHash[] };
+  counters: FailureCounters;
+  /** Owners of the e-mail or phone claims, when the username named one. */
+  ownerByEmail?: string;
+  ownerByPhone?: string;
+}
+
+const HOUR_SECONDS = 3600;
+
+export function createLoginStore({ client, tableName }: StoreDeps) {
+  return {
+    /**
+     * One round trip: the account the username names directly (as sub), its credential
+     * and counters, the claims for an e-mail or phone username, the address's counter.
+     */
+    async snapshot(
+      candidate: { sub?: string; email?: string; phone?: string },
+      ip: string,
+      hour: number,
+    ): Promise<LoginSnapshot> {
+      const wanted = [
+        ...(candidate.sub
+          ? [
+              keys.userProfile(candidate.sub),
+              keys.passwordCredential(candidate.sub),
+              keys.loginFailures(candidate.sub),
+              keys.loginFailuresHour(candidate.sub, hour),
+            ]
+          : []),
+        ...(candidate.email ? [keys.uniqueEmail(candidate.email)] : []),
+        ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
+        keys.ipFailures(ip, hour),
+      ];
+      const found = await batchGetAll(client, tableName, wanted);
+      const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
+      const sub = candidate.sub;
+      const profile = sub ? find(keys.userProfile(sub)) : undefined;
+      return {
+        account: profile ? toAccount(profile) : undefined,
+        credential: sub ? (find(keys.passwordCredential(sub)) as LoginSnapshot["credential"]) : undefined,
+        counters: {
+          consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
+          waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
+          hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
+          ipHourly: (find(keys.ipFailures(ip, hour))?.count as number) ?? 0,
+        },
+        ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
+        ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
+      };
+    },
+
+    /**
+     * Counts one failure for the address and, when known, the account, with atomic
+     * counters; sets the account's wait from the new consecutive count.
+     */
+    async recordFailure(
+      sub: string | undefined,
+      ip: string,
+      now: number,
+      waitFor: (consecutive: number) => number,
+    ): Promise<void> {
+      const hour = Math.floor(now / HOUR_SECONDS);
+      const bump = (key: { PK: string; SK: string }, entity: string, expiresAt: number) =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp",
+            ExpressionAttributeNames: { "#count": "count" },
+            ExpressionAttributeValues: { ":one": 1, ":entity": entity, ":v": 1, ":exp": expiresAt },
+            ReturnValues: "UPDATED_NEW",
+          }),
+        );
+      const nextHour = (hour + 1) * HOUR_SECONDS;
+      const updates: Promise<unknown>[] = [bump(keys.ipFailures(ip, hour), ENTITY.ipFailures, nextHour)];
+      if (sub) {
+        updates.push(bump(keys.loginFailuresHour(sub, hour), ENTITY.loginFailures, nextHour));
+        updates.push(
+          (async () => {
+            // Consecutive failures are forgotten a day after the last one.
+            const { Attributes } = await bump(keys.loginFailures(sub), ENTITY.loginFailures, now + 86_400);
+            const wait = waitFor(Attributes?.count as number);
+            if (wait > 0) {
+              await client.send(
+                new UpdateCommand({
+                  TableName: tableName,
+                  Key: keys.loginFailures(sub),
+                  UpdateExpression: "SET waitUntil = :until",
+                  ExpressionAttributeValues: { ":until": now + wait },
+                }),
+              );
+            }
+          })(),
+        );
+      }
+      await Promise.all(updates);
+    },
+
+    /** A successful login forgets the consecutive failures (in the login transaction). */
+    clearFailuresItem(sub: string): TransactItem {
+      return { Delete: { TableName: tableName, Key: keys.loginFailures(sub) } };
+    },
+
+    /** Records a successful login on the profile: state active, last login time. */
+    loginRecordedItem(
+      sub: string,
+      now: number,
+      inactivityIndex: { pk: string; sk: string },
+      clearForcedChange: boolean,
+    ): TransactItem {
+      return {
+        Update: {
+          TableName: tableName,
+          Key: keys.userProfile(sub),
+          UpdateExpression: `SET #state = :active, lastLoginAt = :now, GSI1PK = :gpk, GSI1SK = :gsk${clearForcedChange ? " REMOVE needPasswordChange" : ""}`,
+          // An untouchable account stays untouchable; every other state becomes active.
+          ConditionExpression:
+            "attribute_exists(PK) AND (attribute_not_exists(#state) OR #state.#name <> :untouchable)",
+          ExpressionAttributeNames: { "#state": "state", "#name": "name" },
+          ExpressionAttributeValues: {
+            ":active": { name: "active", checkedOn: now },
+            ":now": now,
+            ":untouchable": "untouchable",
+            ":gpk": inactivityIndex.pk,
+            ":gsk": inactivityIndex.sk,
+          },
+        },
+      };
+    },
+
+    /** Records the login time of an untouchable account without touching its state. */
+    touchItem(sub: string, now: number, clearForcedChange: boolean): TransactItem {
+      return {
+        Update: {
+          TableName: tableName,
+          Key: keys.userProfile(sub),
+          UpdateExpression: `SET lastLoginAt = :now${clearForcedChange ? " REMOVE needPasswordChange" : ""}`,
+          ConditionExpression: "attribute_exists(PK)",
+          ExpressionAttributeValues: { ":now": now },
+        },
+      };
+    },
+
+    /** Runs a login's writes in one transaction; false when a guard refused them. */
+    async commit(items: TransactItem[]): Promise<boolean> {
+      try {
+        await transactWrite(client, items);
+        return true;
+      } catch (error) {
+        if (failedConditions(error)?.length) return false;
+        throw error;
+      }
+    },
+
+    /** The put of a new password (with its history), for the transaction that sets it. */
+    credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): TransactItem {
+      return {
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(sub), { ...hash, changedAt, history }),
+        },
+      };
+    },
+  };
+}
+
+export type LoginStore = ReturnType<typeof createLoginStore>;
