@@ -11,6 +11,8 @@ export interface FunctionNeeds {
   messaging?: true;
   /** EventBridge schedule expression; the function then runs on it. */
   schedule?: string;
+  /** Reads the data key secret (encrypts stored external tokens, signs bind states). */
+  dataKey?: true;
 }
 
 export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
@@ -19,6 +21,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   meta: { table: "read" },
+  // Links, their claims, bind states and stored external tokens; calls external providers.
+  federation: { table: "read-write", dataKey: true },
 };
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(

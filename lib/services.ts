@@ -1,7 +1,10 @@
 import { config } from "./config";
+import { createDataKeys } from "./crypto/data-key";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createCredentialStore } from "./store/credentials";
+import { createFederationStore } from "./store/federation";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createAccessTokens } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
@@ -17,6 +20,9 @@ function build() {
   return {
     accounts: createAccountStore(deps),
     clients: createClientStore(deps),
+    credentials: createCredentialStore(deps),
+    federation: createFederationStore(deps),
+    dataKeys: createDataKeys(config().dataKey, config().region),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -8,6 +8,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   token: () => import("../../functions/token"),
   users: () => import("../../functions/users"),
   meta: () => import("../../functions/meta"),
+  federation: () => import("../../functions/federation"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -50,6 +50,14 @@ export function createClientStore({ client, tableName }: StoreDeps) {
       }
     },
 
+    /** The public record (scopes, redirect URIs), without secret hashes. */
+    async get(clientId: string): Promise<ClientRecord | undefined> {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true }),
+      );
+      return Item ? toRecord(Item) : undefined;
+    },
+
     /** For client authentication only: the record with its secret hashes. */
     async getWithSecrets(clientId: string): Promise<(ClientRecord & ClientSecrets) | undefined> {
       const { Item } = await client.send(

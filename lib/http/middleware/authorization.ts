@@ -4,6 +4,11 @@ import { subjectOfInstanceId } from "../../domain/accounts/instance-id";
 import { problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
 
+/** The route's permission names with `{param}` filled from the path (fed_tkn_<type>_<name>). */
+export function acceptedPermissions(names: readonly string[], params: Record<string, string>): string[] {
+  return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => params[param] ?? ""));
+}
+
 /**
  * Route permission against token scope, and in user mode the rule that a user token
  * acts only on its own account (DESIGN 4). SPEC 7.2 answers both with bad_access_token.
@@ -24,7 +29,8 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       if (!principal || !route.permissions) return;
       // An application authenticated by its REST password has every v1/v2 service.
       if (principal.via === "basic") return;
-      const accepted = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
+      const named = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
+      const accepted = acceptedPermissions(named, state.params);
       if (!accepted.some((permission) => principal.scopes.has(permission))) {
         throw problems.badAccessToken("insufficient_scope");
       }
