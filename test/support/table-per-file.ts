@@ -8,6 +8,8 @@ import { inject } from "vitest";
 process.env.DYNAMODB_PORT = String(inject("dynamodbPort"));
 process.env.TABLE_NAME = `test-${randomBytes(6).toString("hex")}`;
 process.env.LOG_LEVEL ??= "silent";
+// The data key that seals stored external tokens and signs bind states (lib/crypto/data-key.ts).
+process.env.SVC_DATA_KEY = randomBytes(32).toString("base64");
 delete process.env.SVC_CONFIG;
 
 const { prepareTable } = await import("../../lib/local/stack");
