@@ -26,10 +26,11 @@ const v2Route: RouteDefinition = {
   responses: {},
 };
 
-async function authenticate(authorizationHeader: string | undefined) {
-  const state: RequestState = { requestId: "r", route: v2Route, params: {}, query: {} };
+/** Runs authentication and authorization for `route`, as the pipeline does. */
+async function authenticateAs(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
+  const state: RequestState = { requestId: "r", route, params, query: {} };
   const request = {
-    event: { headers: authorizationHeader ? { authorization: authorizationHeader } : {} } as APIGatewayProxyEventV2,
+    event: { headers: header ? { authorization: header } : {} } as APIGatewayProxyEventV2,
     context: { svc: state },
   };
   await authentication().before?.(request as never);
@@ -37,14 +38,17 @@ async function authenticate(authorizationHeader: string | undefined) {
   return state;
 }
 
-async function failure(header: string | undefined) {
+async function refusalOf(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
   try {
-    await authenticate(header);
+    await authenticateAs(route, header, params);
   } catch (error) {
-    return errorResult(error, "v2", "r");
+    return errorResult(error, route.version, "r");
   }
   throw new Error("expected a refusal");
 }
+
+const authenticate = (header: string | undefined) => authenticateAs(v2Route, header);
+const failure = (header: string | undefined) => refusalOf(v2Route, header);
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 
@@ -101,23 +105,6 @@ const currentUserRoute: RouteDefinition = {
   auth: "user-bearer-or-user-basic",
   permissions: { user: ["svc_api_ufa_chg"] },
 };
-
-async function authenticateAs(route: RouteDefinition, header: string, params: Record<string, string> = {}) {
-  const state: RequestState = { requestId: "r", route, params, query: {} };
-  const request = { event: { headers: { authorization: header } } as APIGatewayProxyEventV2, context: { svc: state } };
-  await authentication().before?.(request as never);
-  await authorization().before?.(request as never);
-  return state;
-}
-
-async function refusalOf(route: RouteDefinition, header: string, params: Record<string, string> = {}) {
-  try {
-    await authenticateAs(route, header, params);
-  } catch (error) {
-    return errorResult(error, route.version, "r");
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("authentication of calls on the current user", () => {
   const PASSWORD = "user password for basic 01";
