@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "../lib/config";
+import { dataKeys } from "../lib/crypto/data-key";
 import { problems } from "../lib/domain/errors";
 import { completeBind, type ProviderAnswer, startBind } from "../lib/domain/federation/bind";
 import { currentTokens } from "../lib/domain/federation/fed-tokens";
@@ -39,13 +40,13 @@ function callbackUrl(call: ApiCall): string {
 }
 
 function bindDeps() {
-  const { clients, federation, dataKeys } = services();
+  const { clients, federation } = services();
   return {
     providers: providers(),
     clients,
     federation,
-    stateKey: () => dataKeys.key("federation-state"),
-    tokenKey: () => dataKeys.key("federated-tokens"),
+    stateKey: () => dataKeys().key("federation-state"),
+    tokenKey: () => dataKeys().key("federated-tokens"),
     log: facts,
   };
 }
@@ -127,13 +128,13 @@ export const handler = createApiFunction("federation", {
     const provider = findProvider(providers(), fedPointType, fedPointName);
     if (!provider) throw problems.badAccessToken("unknown_provider");
     if (!provider.rememberTokens) throw problems.badAccessToken("provider_does_not_remember_tokens");
-    const { clients, federation, dataKeys } = services();
+    const { clients, federation } = services();
     const accepted = acceptedPermissions(call.route.permissions?.system ?? [], call.params);
     // Both reads at once: the tokens are only used once the grant is confirmed.
     const [client, stored, tokenKey] = await Promise.all([
       clients.get(principal.clientId),
       federation.tokens(call.subject as string, provider.type, provider.name),
-      dataKeys.key("federated-tokens"),
+      dataKeys().key("federated-tokens"),
     ]);
     // SPEC 4.9: the application itself must still hold what its token carries.
     const granted = accepted.some((p) => principal.scopes.has(p) && client?.scopes.includes(p));

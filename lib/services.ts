@@ -1,5 +1,4 @@
 import { config } from "./config";
-import { createDataKeys } from "./crypto/data-key";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
@@ -22,7 +21,6 @@ function build() {
     clients: createClientStore(deps),
     credentials: createCredentialStore(deps),
     federation: createFederationStore(deps),
-    dataKeys: createDataKeys(config().dataKey, config().region),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import type { DataKeySource } from "../config";
+import { config, type DataKeySource } from "../config";
 import { ApiError } from "../domain/errors";
 import { log } from "../http/logger";
 
@@ -61,3 +61,14 @@ export function createDataKeys(source: DataKeySource | undefined, region: string
 }
 
 export type DataKeys = ReturnType<typeof createDataKeys>;
+
+let shared: DataKeys | undefined;
+
+/**
+ * The container's data keys. Kept out of `services()` on purpose: only functions that
+ * import this module bundle the Secrets Manager client.
+ */
+export function dataKeys(): DataKeys {
+  shared ??= createDataKeys(config().dataKey, config().region);
+  return shared;
+}

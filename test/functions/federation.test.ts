@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { services } from "../../lib/services";
@@ -251,7 +252,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
 
   it("when the link exists, v3 removes it, its claim and its stored tokens; a second call answers 404", async () => {
     const account = await seedAccount();
-    const key = await services().dataKeys.key("federated-tokens");
+    const key = await dataKeys().key("federated-tokens");
     const owner = { sub: account.sub, fpType: "oidc", fpName: "mock", sid: "ext-del" };
     const now = Math.floor(Date.now() / 1000);
     await services().federation.link(
@@ -347,7 +348,7 @@ describe("GET /svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointNam
     sid: string,
     tokens: { accessToken: string; refreshToken?: string; expiresIn: number },
   ) {
-    const key = await services().dataKeys.key("federated-tokens");
+    const key = await dataKeys().key("federated-tokens");
     const owner = { sub, fpType: "oidc", fpName: "mock", sid };
     const now = Math.floor(Date.now() / 1000);
     await services().federation.link({ ...owner, tokens: sealProviderTokens(key, owner, tokens, now) }, now);
@@ -911,7 +912,7 @@ describe("sample events", () => {
     expect(await run("bind-user-basic")).toBe(200);
     expect(await run("callback-forged-state")).toBe(400);
     expect(await run("fed-token-system")).toBe(404);
-    const key = await services().dataKeys.key("federated-tokens");
+    const key = await dataKeys().key("federated-tokens");
     const owner = { sub: "sample-user", fpType: "oidc", fpName: "mock", sid: "johndoe" };
     await services().federation.link(
       { ...owner, tokens: sealProviderTokens(key, owner, { accessToken: "at", expiresIn: 3600 }, 1_900_000_000) },
