@@ -3,7 +3,6 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -11,6 +10,7 @@ import type { BindState, FederatedLink, SealedTokens, StoredTokens } from "../do
 import { AccountNotFoundError, type StoreDeps } from "./accounts";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
+import { queryAll } from "./paging";
 import { transactWrite } from "./transact";
 
 /** The external account is already linked to another local account. */
@@ -73,28 +73,19 @@ export function createFederationStore({ client, tableName }: StoreDeps) {
   const tokenKey = (t: Pick<StoredTokens, "sub" | "fpType" | "fpName" | "sid">) =>
     keys.federatedToken(t.sub, t.fpType, t.fpName, t.sid);
 
-  async function queryAll(pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  /** The items of one partition whose sort key starts with a prefix (strongly consistent). */
+  function itemsWithPrefix(pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+    return queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+      ConsistentRead: true,
+    });
   }
 
   return {
     async listLinks(sub: string): Promise<FederatedLink[]> {
-      return (await queryAll(keys.userProfile(sub).PK, keys.federatedLinksPrefix)).map(toLink);
+      return (await itemsWithPrefix(keys.userProfile(sub).PK, keys.federatedLinksPrefix)).map(toLink);
     },
 
     /**
@@ -210,7 +201,9 @@ export function createFederationStore({ client, tableName }: StoreDeps) {
 
     /** Every stored token record of the account at one provider (strongly consistent). */
     async tokens(sub: string, fpType: string, fpName: string): Promise<StoredTokens[]> {
-      return (await queryAll(keys.userProfile(sub).PK, keys.federatedTokensPrefix(fpType, fpName))).map(toTokens);
+      return (await itemsWithPrefix(keys.userProfile(sub).PK, keys.federatedTokensPrefix(fpType, fpName))).map(
+        toTokens,
+      );
     },
 
     async tokensOf(record: Pick<StoredTokens, "sub" | "fpType" | "fpName" | "sid">): Promise<StoredTokens | undefined> {

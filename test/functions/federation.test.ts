@@ -50,6 +50,11 @@ async function federationCall(sample: string, change: Change = {}) {
   return invoke("federation", event);
 }
 
+/** A v2 error body (SPEC 7.1) with one error. */
+const v2Error = (code: string, desc: string, field?: string) => ({
+  errors: [{ code, desc, params: field === undefined ? {} : { field } }],
+});
+
 const bearer = async (scope: string, clientId?: string) => `Bearer ${await systemToken([scope], clientId)}`;
 const userBasic = (login: string, password: string) =>
   `Basic ${Buffer.from(`${login}:${password}`).toString("base64")}`;
@@ -294,9 +299,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
     expect(await services().federation.listLinks(account.sub)).toEqual([]);
     const again = await call();
     expect(again.statusCode).toBe(404);
-    expect(again.json).toEqual({
-      errors: [{ code: "unknown_link", desc: "the account has no link to this external account", params: {} }],
-    });
+    expect(again.json).toEqual(v2Error("unknown_link", "the account has no link to this external account"));
   });
 
   it("when v2 gets a bad path or a wrong password, it answers in the v2 shape", async () => {
@@ -305,21 +308,15 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
       authorization: await bearer("svc_api_sys_ufa_chg"),
     });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json).toEqual({
-      errors: [
-        {
-          code: "validation_error",
-          desc: 'fpType: fpType must match pattern "^[A-Za-z0-9-]{1,64}$"',
-          params: { field: "fpType" },
-        },
-      ],
-    });
+    expect(bad.json).toEqual(
+      v2Error("validation_error", 'fpType: fpType must match pattern "^[A-Za-z0-9-]{1,64}$"', "fpType"),
+    );
     const refused = await federationCall("unlink-v2-rest-password", {
       params: linkParams("someone", "ext"),
       authorization: userBasic("no-such-app", "x"),
     });
     expect(refused.statusCode).toBe(401);
-    expect(refused.json).toEqual({ errors: [{ code: "access_denied", desc: "invalid_rest_password", params: {} }] });
+    expect(refused.json).toEqual(v2Error("access_denied", "invalid_rest_password"));
   });
 
   it("when a user token unlinks another account's link, it answers 401 and the link stays", async () => {
@@ -607,15 +604,9 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const other = await createClient(["svc_api_sys_ufa"], { redirectUris: [CALLBACK] });
     const mismatch = await bind({ fp: "oidc:mock", callback: CALLBACK, clientId: other.clientId }, token);
     expect(mismatch.statusCode).toBe(400);
-    expect(mismatch.json).toEqual({
-      errors: [
-        {
-          code: "validation_error",
-          desc: "clientId must be the application of the access token",
-          params: { field: "clientId" },
-        },
-      ],
-    });
+    expect(mismatch.json).toEqual(
+      v2Error("validation_error", "clientId must be the application of the access token", "clientId"),
+    );
   });
 
   it.each([
@@ -629,7 +620,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
       userBasic(login, password),
     );
     expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual({ errors: [{ code: "access_denied", desc: "wrong login or password", params: {} }] });
+    expect(response.json).toEqual(v2Error("access_denied", "wrong login or password"));
     expect(response.headers["www-authenticate"]).toContain("Basic");
   });
 
@@ -640,13 +631,13 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
       userBasic(account.sub, PASSWORD),
     );
     expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual({ errors: [{ code: "access_denied", desc: "wrong login or password", params: {} }] });
+    expect(response.json).toEqual(v2Error("access_denied", "wrong login or password"));
   });
 
   it("when a system token calls, it answers 401: `current` needs a user", async () => {
     const response = await bind({ fp: "oidc:mock", callback: CALLBACK }, await bearer("svc_api_sys_ufa_chg"));
     expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual({ errors: [{ code: "access_denied", desc: "user_token_required", params: {} }] });
+    expect(response.json).toEqual(v2Error("access_denied", "user_token_required"));
   });
 
   it("when the user token lacks svc_api_ufa_chg, it answers 401 insufficient_scope", async () => {
@@ -654,7 +645,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const token = `Bearer ${await userToken(account.sub, ["svc_api_ufa"], web.clientId)}`;
     const response = await bind({ fp: "oidc:mock", callback: CALLBACK }, token);
     expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual({ errors: [{ code: "access_denied", desc: "insufficient_scope", params: {} }] });
+    expect(response.json).toEqual(v2Error("access_denied", "insufficient_scope"));
   });
 
   it("when the callback is not registered for the application, it refuses the open redirect", async () => {
@@ -665,15 +656,9 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
         userBasic(account.sub, PASSWORD),
       );
       expect(response.statusCode).toBe(400);
-      expect(response.json).toEqual({
-        errors: [
-          {
-            code: "validation_error",
-            desc: "callback is not a redirect URI registered for the application",
-            params: { field: "callback" },
-          },
-        ],
-      });
+      expect(response.json).toEqual(
+        v2Error("validation_error", "callback is not a redirect URI registered for the application", "callback"),
+      );
     }
   });
 
@@ -692,20 +677,12 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
       ],
     });
     const client400 = await bind({ fp: "oidc:mock", callback: CALLBACK, clientId: "no-such-app" }, auth);
-    expect(client400.json).toEqual({
-      errors: [{ code: "validation_error", desc: "no application has this client id", params: { field: "clientId" } }],
-    });
+    expect(client400.json).toEqual(v2Error("validation_error", "no application has this client id", "clientId"));
     const missing = await bind({ fp: "oidc:mock", callback: CALLBACK }, auth);
     expect(missing.statusCode).toBe(400);
-    expect(missing.json).toEqual({
-      errors: [
-        {
-          code: "validation_error",
-          desc: "clientId: clientId is required with HTTP Basic",
-          params: { field: "clientId" },
-        },
-      ],
-    });
+    expect(missing.json).toEqual(
+      v2Error("validation_error", "clientId: clientId is required with HTTP Basic", "clientId"),
+    );
   });
 
   it.each([
@@ -775,24 +752,16 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
     expect((await callback(answer)).statusCode).toBe(302);
     const replay = await callback(answer);
     expect(replay.statusCode).toBe(400);
-    expect(replay.json).toEqual({
-      errors: [
-        {
-          code: "invalid_state",
-          desc: "the state has expired or was already used; start the bind again",
-          params: {},
-        },
-      ],
-    });
+    expect(replay.json).toEqual(
+      v2Error("invalid_state", "the state has expired or was already used; start the bind again"),
+    );
   });
 
   it("when the state is missing or forged, it answers 400 JSON and calls no provider", async () => {
     const before = provider.tokenRequests.length;
     const forged = await invoke("federation", await sampleEvent("events/federation/callback-forged-state.json"));
     expect(forged.statusCode).toBe(400);
-    expect(forged.json).toEqual({
-      errors: [{ code: "invalid_state", desc: "the state is missing or was not issued by this service", params: {} }],
-    });
+    expect(forged.json).toEqual(v2Error("invalid_state", "the state is missing or was not issued by this service"));
     expect((await callback({ code: "x" })).statusCode).toBe(400);
     expect(provider.tokenRequests.length).toBe(before);
   });
