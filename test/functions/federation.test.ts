@@ -441,6 +441,25 @@ describe("GET /svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointNam
     expect([...tokens]).toEqual([provider.issued.at(-1)?.access_token]);
   });
 
+  it.each([
+    ["refuses it (invalid_grant)", 400, { error: "invalid_grant" }, 404],
+    ["cannot answer (503)", 503, { error: "temporarily_unavailable" }, 502],
+  ])(
+    "when many calls find the token expiring and the provider %s, it is asked once and every call answers %s",
+    async (_, status, body, expected) => {
+      const account = await seedAccount();
+      await remember(account.sub, uniqueId("ext-race-fail-"), { accessToken: "old", refreshToken: "r", expiresIn: 5 });
+      provider.nextTokenAnswer((answer) => {
+        answer.statusCode = status;
+        answer.body = body;
+      });
+      const before = provider.refreshRequests();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => fedToken(account.sub)));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(expected));
+      expect(provider.refreshRequests() - before).toBe(1);
+    },
+  );
+
   it("when the provider refuses the refresh (invalid_grant), the stored tokens are dropped and it answers 404", async () => {
     const account = await seedAccount();
     await remember(account.sub, "ext-revoked", { accessToken: "old", refreshToken: "revoked", expiresIn: 5 });

@@ -31,7 +31,10 @@ export interface FedTokenDeps {
 
 /** Longer than a provider call may take (PROVIDER_TIMEOUT_MS), so a live lease is never taken over. */
 export const REFRESH_LEASE_SECONDS = 10;
-/** How long a caller waits for another's refresh, in steps: about 6 seconds in all. */
+/**
+ * How long a caller waits for another's refresh, in steps: about 6 seconds in all, a
+ * little more than one provider call may take, and within the function's 10 seconds.
+ */
 const WAIT_STEPS_MS = [20, 40, 80, 160, 300, 500, 800, 1000, 1000, 1000, 1000];
 
 /** `stored`: the account's token records at the provider (FederationStore.tokens). */
@@ -112,8 +115,11 @@ async function resultOfOtherRefresh(deps: FedTokenDeps, seen: StoredTokens): Pro
     if (!latest) return undefined;
     // A freshly refreshed token is returned even if the provider made it short-lived.
     if (latest.revision !== seen.revision) return latest.expiresOn > deps.now() ? view(deps, latest) : undefined;
-    // The holder gave up (provider unreachable) or died: one attempt of our own.
-    if (latest.leaseUntil === undefined || latest.leaseUntil < deps.now()) return refreshed(deps, latest, false);
+    // The holder gave the lease back: the provider could not be reached just now, and
+    // asking it again at once would only double the wait.
+    if (latest.leaseUntil === undefined) throw new ProviderError("unavailable", "refresh_failed_elsewhere");
+    // The holder died with the lease: one attempt of our own.
+    if (latest.leaseUntil < deps.now()) return refreshed(deps, latest, false);
   }
   throw new ProviderError("unavailable", "refresh_in_progress");
 }
