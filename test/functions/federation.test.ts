@@ -6,7 +6,7 @@ import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { services } from "../../lib/services";
-import { documentClient } from "../../lib/store/client";
+import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
 import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
@@ -871,6 +871,46 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
     );
     expect(new URL(response.headers.location).searchParams.get("error")).toBe("provider_error");
     expect(await services().federation.listLinks(account.sub)).toEqual([]);
+  });
+});
+
+describe("round trips", () => {
+  it("when links are listed, made and removed and a valid token is read, each costs the fewest DynamoDB calls", async () => {
+    const account = await seedAccount();
+    const caller = await createClient(["fed_tkn_any"]);
+    const tokens = {
+      list: await bearer("svc_api_sys_ufa"),
+      change: await bearer("svc_api_sys_ufa_chg"),
+      fed: await bearer("fed_tkn_any", caller.clientId),
+    };
+    await listLinks(account.sub, tokens.list); // warm: signing keys are read once per container
+    const cost = async (run: () => Promise<{ statusCode: number }>) => {
+      const before = roundTripCount();
+      const { statusCode } = await run();
+      return { statusCode, roundTrips: roundTripCount() - before };
+    };
+    expect(await cost(() => link(account.sub, "ext-cost", "", tokens.change))).toEqual({
+      statusCode: 204,
+      roundTrips: 1,
+    });
+    expect(await cost(() => listLinks(account.sub, tokens.list))).toEqual({ statusCode: 200, roundTrips: 1 });
+    const key = await dataKeys().key("federated-tokens");
+    const owner = { sub: account.sub, fpType: "oidc", fpName: "mock", sid: "ext-cost" };
+    const now = Math.floor(Date.now() / 1000);
+    await services().federation.link(
+      { ...owner, tokens: sealProviderTokens(key, owner, { accessToken: "a", expiresIn: 600 }, now) },
+      now,
+    );
+    const fed = () =>
+      federationCall("fed-token-system", {
+        params: { subjectId: account.sub, fedPointType: "oidc", fedPointName: "mock" },
+        authorization: tokens.fed,
+      });
+    // The application's grant and the tokens, read at once.
+    expect(await cost(fed)).toEqual({ statusCode: 200, roundTrips: 2 });
+    const unlink = () =>
+      federationCall("unlink-system", { params: linkParams(account.sub, "ext-cost"), authorization: tokens.change });
+    expect(await cost(unlink)).toEqual({ statusCode: 204, roundTrips: 1 });
   });
 });
 
