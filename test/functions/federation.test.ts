@@ -87,6 +87,18 @@ async function claimOwner(sid: string, fpType = "oidc", fpName = "mock") {
   return Item?.owner;
 }
 
+/** A link to oidc:mock with the provider's tokens stored, as a bind with rememberTokens leaves it. */
+async function remember(
+  sub: string,
+  sid: string,
+  tokens: { accessToken: string; refreshToken?: string; expiresIn: number },
+) {
+  const key = await dataKeys().key("federated-tokens");
+  const owner = { sub, fpType: "oidc", fpName: "mock", sid };
+  const now = Math.floor(Date.now() / 1000);
+  await services().federation.link({ ...owner, tokens: sealProviderTokens(key, owner, tokens, now) }, now);
+}
+
 async function storedTokenItem(sub: string, sid: string) {
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: config().tableName, Key: keys.federatedToken(sub, "oidc", "mock", sid) }),
@@ -257,13 +269,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
 
   it("when the link exists, v3 removes it, its claim and its stored tokens; a second call answers 404", async () => {
     const account = await seedAccount();
-    const key = await dataKeys().key("federated-tokens");
-    const owner = { sub: account.sub, fpType: "oidc", fpName: "mock", sid: "ext-del" };
-    const now = Math.floor(Date.now() / 1000);
-    await services().federation.link(
-      { ...owner, tokens: sealProviderTokens(key, owner, { accessToken: "at", expiresIn: 600 }, now) },
-      now,
-    );
+    await remember(account.sub, "ext-del", { accessToken: "at", expiresIn: 600 });
     const response = await unlinkV3(account.sub, "ext-del");
     expect(response.statusCode).toBe(204);
     expect(await services().federation.listLinks(account.sub)).toEqual([]);
@@ -339,17 +345,6 @@ describe("GET /svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointNam
   beforeAll(async () => {
     caller = await createClient(["fed_tkn_any", "fed_tkn_oidc_mock", "fed_tkn_oauth_plain", "fed_tkn_oidc_other"]);
   });
-
-  async function remember(
-    sub: string,
-    sid: string,
-    tokens: { accessToken: string; refreshToken?: string; expiresIn: number },
-  ) {
-    const key = await dataKeys().key("federated-tokens");
-    const owner = { sub, fpType: "oidc", fpName: "mock", sid };
-    const now = Math.floor(Date.now() / 1000);
-    await services().federation.link({ ...owner, tokens: sealProviderTokens(key, owner, tokens, now) }, now);
-  }
 
   async function fedToken(
     sub: string,
@@ -894,13 +889,7 @@ describe("round trips", () => {
       roundTrips: 1,
     });
     expect(await cost(() => listLinks(account.sub, tokens.list))).toEqual({ statusCode: 200, roundTrips: 1 });
-    const key = await dataKeys().key("federated-tokens");
-    const owner = { sub: account.sub, fpType: "oidc", fpName: "mock", sid: "ext-cost" };
-    const now = Math.floor(Date.now() / 1000);
-    await services().federation.link(
-      { ...owner, tokens: sealProviderTokens(key, owner, { accessToken: "a", expiresIn: 600 }, now) },
-      now,
-    );
+    await remember(account.sub, "ext-cost", { accessToken: "a", expiresIn: 600 });
     const fed = () =>
       federationCall("fed-token-system", {
         params: { subjectId: account.sub, fedPointType: "oidc", fedPointName: "mock" },
@@ -940,12 +929,7 @@ describe("sample events", () => {
     expect(await run("bind-user-basic")).toBe(200);
     expect(await run("callback-forged-state")).toBe(400);
     expect(await run("fed-token-system")).toBe(404);
-    const key = await dataKeys().key("federated-tokens");
-    const owner = { sub: "sample-user", fpType: "oidc", fpName: "mock", sid: "johndoe" };
-    await services().federation.link(
-      { ...owner, tokens: sealProviderTokens(key, owner, { accessToken: "at", expiresIn: 3600 }, 1_900_000_000) },
-      1,
-    );
+    await remember("sample-user", "johndoe", { accessToken: "at", expiresIn: 3600 });
     expect(await run("fed-token-system")).toBe(200);
   });
 
