@@ -11,6 +11,8 @@ export interface FunctionNeeds {
   messaging?: true;
   /** EventBridge schedule expression; the function then runs on it. */
   schedule?: string;
+  /** Reads the data key secret (encrypts stored external tokens, signs bind states). */
+  dataKey?: true;
 }
 
 export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
@@ -21,6 +23,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Codes go out by SMS and e-mail; accounts are created.
   registration: { table: "read-write", messaging: true },
   meta: { table: "read" },
+  // Links, their claims, bind states and stored external tokens; calls external providers.
+  federation: { table: "read-write", dataKey: true },
 };
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(

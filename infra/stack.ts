@@ -26,6 +26,7 @@ import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
@@ -57,6 +58,8 @@ const FALLBACK_FUNCTION: FunctionName = "meta";
 export class SvcIdentityStack extends Stack {
   readonly api: HttpApi;
   readonly table: TableV2;
+  /** The data key (lib/crypto/data-key.ts): never in the table, read only by functions that need it. */
+  readonly dataKey: Secret;
   readonly functions: Record<FunctionName, NodejsFunction>;
 
   constructor(scope: Construct, id: string, props: SvcIdentityStackProps = {}) {
@@ -105,6 +108,20 @@ export class SvcIdentityStack extends Stack {
           }),
         ),
       },
+    });
+
+    this.dataKey = new Secret(this, "DataKey", {
+      description:
+        "svc-identity data key: encrypts stored external tokens and signs bind states (subkeys by HKDF-SHA256). Replacing it makes stored external tokens unreadable.",
+      // 64 letters and digits: about 380 bits for HKDF to derive from.
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      // Losing it loses every stored external token: it outlives the stack, like the table.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.dataKey).acknowledge({
+      id: "AwsSolutions-SMG4",
+      reason:
+        "A data key, not a credential: rotating it needs re-encryption of the stored external tokens, which the sealed format (v1 prefix) leaves room for but which does not exist yet. The secret is readable only by the functions whose needs say dataKey.",
     });
 
     const issuer = props.issuer ?? this.api.apiEndpoint;
@@ -182,6 +199,7 @@ export class SvcIdentityStack extends Stack {
         NODE_OPTIONS: "--enable-source-maps",
         ...(settingsJson === undefined ? {} : { SVC_CONFIG_JSON: settingsJson }),
         ...(needs.messaging && mailFrom ? { SVC_MAIL_FROM: mailFrom } : {}),
+        ...(needs.dataKey && { SVC_DATA_KEY_SECRET_ID: this.dataKey.secretArn }),
       },
     });
     Validations.of(fn).acknowledge({
@@ -193,6 +211,7 @@ export class SvcIdentityStack extends Stack {
     else this.table.grantReadData(role);
     this.acknowledgeIndexWildcard(role);
     if (needs.messaging) this.allowMessaging(role);
+    if (needs.dataKey) this.dataKey.grantRead(role);
     if (needs.schedule) {
       new Rule(this, `${id}Schedule`, {
         schedule: Schedule.expression(needs.schedule),

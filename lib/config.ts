@@ -15,14 +15,19 @@ export interface PasswordGroupRule {
 }
 
 export interface FederationProviderConfig {
+  /** Letters, digits and "-": the two make the permission fed_tkn_<type>_<name> (SPEC 4.9). */
   type: string;
   name: string;
   authorizeUrl: string;
   tokenUrl: string;
+  /** Where the external account id (`sub`) is read; without it, from the id_token. */
   userinfoUrl?: string;
   clientId: string;
   clientSecret: string;
-  rememberTokens?: boolean;
+  /** Keep the provider's access and refresh tokens for GET .../fedToken (SPEC 4.9). */
+  rememberTokens: boolean;
+  /** OAuth scope asked of the provider. */
+  scope: string;
 }
 
 export interface ServiceSettings {
@@ -43,10 +48,23 @@ export interface ServiceSettings {
   inactivity: { lockAfterDays: number };
   defaultLanguage: "ru" | "en";
   search: { indexedAttributes: string[] };
-  federation: { providers: FederationProviderConfig[] };
+  federation: {
+    providers: FederationProviderConfig[];
+    /** Our callback as the providers know it; unset: derived from the bind request's host. */
+    callbackUrl?: string;
+    /** How long a started bind may wait for the provider's answer. */
+    stateTtlSeconds: number;
+  };
   /** Security events (SPEC 6) are kept this long (TTL). */
   audit: { retentionDays: number };
 }
+
+/**
+ * The key that encrypts data at rest outside the table (stored external tokens) and
+ * signs bind states: inline from SVC_DATA_KEY (local), or a Secrets Manager secret
+ * named by SVC_DATA_KEY_SECRET_ID (the CDK stack sets it).
+ */
+export type DataKeySource = { kind: "inline"; material: Buffer } | { kind: "secret"; secretId: string };
 
 export interface Config {
   /** DynamoDB table (DESIGN 5, contract: TABLE_NAME). */
@@ -68,8 +86,13 @@ export interface Config {
   /** The `iss` claim of every token we sign. */
   issuer: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Unset when neither variable is given: features that need it answer 503 and log why. */
+  dataKey?: DataKeySource;
   settings: ServiceSettings;
 }
+
+/** A provider's type or name: letters, digits and "-" (no "_": it separates them in fed_tkn_<type>_<name>). */
+export const PROVIDER_PART_PATTERN = "^[A-Za-z0-9-]{1,64}$";
 
 const settingsSchema = {
   type: "object",
@@ -155,17 +178,20 @@ const settingsSchema = {
             additionalProperties: false,
             required: ["type", "name", "authorizeUrl", "tokenUrl", "clientId", "clientSecret"],
             properties: {
-              type: { type: "string", minLength: 1 },
-              name: { type: "string", minLength: 1 },
+              type: { type: "string", pattern: PROVIDER_PART_PATTERN },
+              name: { type: "string", pattern: PROVIDER_PART_PATTERN },
               authorizeUrl: { type: "string" },
               tokenUrl: { type: "string" },
               userinfoUrl: { type: "string" },
-              clientId: { type: "string" },
-              clientSecret: { type: "string" },
+              clientId: { type: "string", minLength: 1 },
+              clientSecret: { type: "string", minLength: 1 },
               rememberTokens: { type: "boolean" },
+              scope: { type: "string", minLength: 1 },
             },
           },
         },
+        callbackUrl: { type: "string" },
+        stateTtlSeconds: { type: "integer", minimum: 60, maximum: 3600 },
       },
     },
   },
@@ -191,9 +217,12 @@ export const defaultSettings: ServiceSettings = {
   search: {
     indexedAttributes: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"],
   },
-  federation: { providers: [] },
+  federation: { providers: [], stateTtlSeconds: 600 },
   audit: { retentionDays: 180 },
 };
+
+/** The scope asked of a provider when its entry names none. */
+export const DEFAULT_PROVIDER_SCOPE = "openid";
 
 export class ConfigError extends Error {}
 
@@ -239,7 +268,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     inactivity: { ...defaultSettings.inactivity, ...given.inactivity },
     defaultLanguage: (given.defaultLanguage as ServiceSettings["defaultLanguage"]) ?? "ru",
     search: { ...defaultSettings.search, ...given.search },
-    federation: { ...defaultSettings.federation, ...given.federation },
+    federation: federationSettings(given.federation),
     audit: { ...defaultSettings.audit, ...given.audit },
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
@@ -252,6 +281,53 @@ function messageTransport(raw: string | undefined, onLambda: boolean): "outbox" 
   if (raw === undefined || raw === "") return onLambda ? "aws" : "outbox";
   if (raw !== "outbox" && raw !== "aws") throw new ConfigError(`SVC_MESSAGES must be outbox or aws, got "${raw}"`);
   return raw;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Client secrets and tokens cross these URLs: https, or plain http to this machine only. */
+function urlProblem(where: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw)) return `${where} is not an absolute URL`;
+  const url = new URL(raw);
+  if (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
+  return `${where} must use https (plain http only to localhost)`;
+}
+
+function federationSettings(given: Partial<ServiceSettings["federation"]> | undefined): ServiceSettings["federation"] {
+  const providers = (given?.providers ?? []).map((p) => ({
+    ...p,
+    rememberTokens: p.rememberTokens ?? false,
+    scope: p.scope ?? DEFAULT_PROVIDER_SCOPE,
+  }));
+  const found: string[] = [];
+  const seen = new Set<string>();
+  providers.forEach((p, i) => {
+    const id = `${p.type}:${p.name}`.toLowerCase();
+    if (seen.has(id)) found.push(`federation.providers[${i}] repeats ${p.type}:${p.name}`);
+    seen.add(id);
+    for (const field of ["authorizeUrl", "tokenUrl", "userinfoUrl"] as const) {
+      const problem = urlProblem(`federation.providers[${i}].${field}`, p[field]);
+      if (problem) found.push(problem);
+    }
+  });
+  const callbackProblem = urlProblem("federation.callbackUrl", given?.callbackUrl);
+  if (callbackProblem) found.push(callbackProblem);
+  if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
+  return { ...defaultSettings.federation, ...given, providers };
+}
+
+/** SVC_DATA_KEY: base64 of exactly 32 random bytes (`openssl rand -base64 32`). */
+function dataKeyFrom(env: Env): DataKeySource | undefined {
+  if (env.SVC_DATA_KEY) {
+    const material = Buffer.from(env.SVC_DATA_KEY, "base64");
+    if (material.length !== 32 || material.toString("base64") !== env.SVC_DATA_KEY.trim()) {
+      throw new ConfigError("SVC_DATA_KEY must be the base64 of 32 random bytes (openssl rand -base64 32)");
+    }
+    return { kind: "inline", material };
+  }
+  if (env.SVC_DATA_KEY_SECRET_ID) return { kind: "secret", secretId: env.SVC_DATA_KEY_SECRET_ID };
+  return undefined;
 }
 
 export function loadConfig(env: Env): Config {
@@ -281,6 +357,7 @@ export function loadConfig(env: Env): Config {
     },
     issuer: env.SVC_ISSUER || "svc-identity",
     logLevel,
+    dataKey: dataKeyFrom(env),
     settings: parseSettings(readSettingsSource(env)),
   };
 }

@@ -5,7 +5,9 @@ import { courierFor } from "./notify/transport";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createCredentialStore } from "./store/credentials";
 import { createDynamicClientStore } from "./store/dynamic-clients";
+import { createFederationStore } from "./store/federation";
 import { createRegistrationStore } from "./store/registrations";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
@@ -27,6 +29,8 @@ function build() {
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),
     courier: courierFor(config()),
+    credentials: createCredentialStore(deps),
+    federation: createFederationStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -98,6 +98,23 @@ export const problems = {
   contactUseViolation: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "contact_use_violation", desc, { pos, v2Code: "validation_error" }),
 
+  unknownProvider: (fpType: string, fpName: string) =>
+    new ApiError(400, "process_error", "unknown_provider", "no external provider of this type and name is configured", {
+      params: { fpType, fpName },
+    }),
+
+  federatedAccountTaken: () =>
+    new ApiError(409, "process_error", "already_linked", "this external account is linked to another account"),
+
+  unknownLink: () =>
+    new ApiError(404, "process_error", "unknown_link", "the account has no link to this external account"),
+
+  unknownFederatedToken: () =>
+    new ApiError(404, "process_error", "no_token", "no valid stored token of this provider for the account"),
+
+  providerUnavailable: (desc: string) =>
+    new ApiError(502, "process_error", "provider_unavailable", desc, { v2Code: "provider_unavailable" }),
+
   serviceUnavailable: () =>
     new ApiError(503, "process_error", "service_unavailable", "storage is not answering, try again", {
       v2Code: "service_unavailable",

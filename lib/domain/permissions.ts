@@ -35,6 +35,10 @@ export const SYSTEM_PERMISSIONS = [
 /** fed_tkn_<type>_<name>: one permission per external provider (SPEC 4.9). */
 const FEDERATED_TOKEN_PERMISSION = /^fed_tkn_[a-z0-9-]+_[a-z0-9-]+$/i;
 
+export function federatedTokenPermission(fpType: string, fpName: string): string {
+  return `fed_tkn_${fpType}_${fpName}`;
+}
+
 export type PermissionKind = "user" | "system";
 
 export function permissionKind(name: string): PermissionKind | undefined {

@@ -129,3 +129,8 @@ export function jsonResult(statusCode: number, body: unknown, headers: Record<st
     body: body === undefined ? "" : JSON.stringify(body),
   };
 }
+
+/** 302 for the browser; never cached, since each answer is single-use. */
+export function redirectResult(location: string): HttpResult {
+  return { statusCode: 302, headers: { location, "cache-control": "no-store" }, body: "" };
+}

@@ -30,6 +30,8 @@ function securityOf(route: RouteDefinition) {
       return [{ bearerToken: scopes }];
     case "bearer-or-basic":
       return [{ bearerToken: scopes }, { restPassword: [] }];
+    case "user-bearer-or-user-basic":
+      return [{ bearerToken: scopes }, { userPassword: [] }];
     case "client":
       return [{ clientBasic: [] }, {}];
     default:
@@ -105,6 +107,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: "http",
           scheme: "basic",
           description: "v1/v2 only: the application's id and REST password (SPEC 5.4).",
+        },
+        userPassword: {
+          type: "http",
+          scheme: "basic",
+          description: "Calls on the current user: the user's own login (sub, e-mail or phone) and password.",
         },
         clientBasic: {
           type: "http",

@@ -1,4 +1,9 @@
 /** Who is calling (SPEC 5.1): an application in system mode, or a user through an application. */
 export type Principal =
   | { mode: "system"; clientId: string; scopes: Set<string>; via: "bearer" | "basic" }
-  | { mode: "user"; clientId: string; sub: string; sid: string; uaId?: string; scopes: Set<string>; via: "bearer" };
+  | { mode: "user"; clientId: string; sub: string; sid: string; uaId?: string; scopes: Set<string>; via: "bearer" }
+  /**
+   * The user in person, by their own login and password (HTTP Basic): every user
+   * permission on their own account, and no application named by the credentials.
+   */
+  | { mode: "user"; clientId?: undefined; sub: string; scopes: Set<string>; via: "user-basic" };

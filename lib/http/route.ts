@@ -7,13 +7,14 @@ export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
 
 /**
  * bearer: an access token; bearer-or-basic: v1/v2 routes, which also accept the
- * application's REST password (SPEC 5.4); client: OAuth client authentication (token
- * endpoint); none: public.
+ * application's REST password (SPEC 5.4); user-bearer-or-user-basic: calls on the
+ * `current` user, by a user access token or the user's own login and password (HTTP
+ * Basic); client: OAuth client authentication (token endpoint); none: public.
  */
-export type AuthKind = "bearer" | "bearer-or-basic" | "client" | "none";
+export type AuthKind = "bearer" | "bearer-or-basic" | "user-bearer-or-user-basic" | "client" | "none";
 
 /** Endpoint groups: one Lambda function each (DESIGN 2). */
-export const FUNCTION_NAMES = ["token", "users", "registration", "meta"] as const;
+export const FUNCTION_NAMES = ["token", "users", "registration", "meta", "federation"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export type JsonSchema = Record<string, unknown>;
@@ -33,7 +34,10 @@ export interface RouteDefinition {
   fn: FunctionName;
   version: ApiVersion;
   auth: AuthKind;
-  /** Permissions that open the route, by token mode (SPEC 5.3). */
+  /**
+   * Permissions that open the route, by token mode (SPEC 5.3). `{param}` in a name is
+   * replaced by that path parameter: `fed_tkn_{fedPointType}_{fedPointName}`.
+   */
   permissions?: { user?: string[]; system?: string[] };
   /** Where the account the call acts on is named: user tokens may only act on their own. */
   subject?: { param: string; kind: "subjectId" | "instanceId" | "contactState" };

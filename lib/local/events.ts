@@ -7,17 +7,18 @@ import { services } from "../services";
  * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
  * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
  * `Bearer {{userToken:<sub>:<scopes>}}`, and any `{{name}}` is taken from `values`.
+ * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
+ * client's), so calls that check the application's own grants (fedToken) work too.
  * Each prepared event also gets a fresh request id and time.
  */
 
 const PLACEHOLDER = /\{\{([^}]+)\}\}/g;
 
-async function tokenFor(expression: string): Promise<string | undefined> {
+async function tokenFor(expression: string, clientId: string): Promise<string | undefined> {
   const [kind, ...rest] = expression.split(":");
   const ttlSeconds = config().settings.tokens.accessTtlSeconds;
   if (kind === "systemToken") {
     const scopes = rest.join(":").split(" ").filter(Boolean);
-    const clientId = "sample-events";
     return (await services().accessTokens.issue({ sub: clientId, clientId, scopes, ttlSeconds })).token;
   }
   if (kind === "userToken") {
@@ -26,7 +27,7 @@ async function tokenFor(expression: string): Promise<string | undefined> {
     return (
       await services().accessTokens.issue({
         sub,
-        clientId: "sample-events",
+        clientId,
         scopes,
         ttlSeconds,
         sid: `sample-${randomUUID()}`,
@@ -40,7 +41,7 @@ async function tokenFor(expression: string): Promise<string | undefined> {
 async function fill(text: string, values: Record<string, string>): Promise<string> {
   let out = text;
   for (const [whole, expression] of text.matchAll(PLACEHOLDER)) {
-    const value = values[expression] ?? (await tokenFor(expression));
+    const value = values[expression] ?? (await tokenFor(expression, values.clientId ?? "sample-events"));
     if (value === undefined) throw new Error(`sample event placeholder ${whole} has no value`);
     out = out.replace(whole, value);
   }

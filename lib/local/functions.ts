@@ -9,6 +9,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   users: () => import("../../functions/users"),
   registration: () => import("../../functions/registration"),
   meta: () => import("../../functions/meta"),
+  federation: () => import("../../functions/federation"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

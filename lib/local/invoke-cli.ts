@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
+import { config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
+import { FUNCTION_NAMES } from "../http/route";
+import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { prepareEvent } from "./events";
 import { isFunctionName, loadFunction } from "./functions";
 import { lambdaContext } from "./gateway";
@@ -9,9 +11,11 @@ import { attachLocalStorage, bootstrapCredentialValues } from "./stack";
 /** `npm run invoke -- <function> <event.json> [name=value ...]`: one handler, one event, the local table. */
 async function main(): Promise<number> {
   setEnvDefaults(LOCAL_TOOL_ENV);
+  // The key of `npm start`, so tokens it stored open here too.
+  ensureLocalDataKey(config().inMemory ? undefined : DATA_KEY_FILE);
   const [fn, eventPath, ...assignments] = process.argv.slice(2);
   if (!fn || !eventPath || !isFunctionName(fn)) {
-    console.error("usage: npm run invoke -- <token|users|meta> <event.json> [name=value ...]");
+    console.error(`usage: npm run invoke -- <${FUNCTION_NAMES.join("|")}> <event.json> [name=value ...]`);
     return 2;
   }
   const values: Record<string, string> = {

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { ConfigError, config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
 import { weakSecretWarnings } from "../domain/clients/client";
 import { ensureBootstrapClient } from "./bootstrap";
+import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
 import { createGateway } from "./gateway";
 import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
@@ -9,6 +10,7 @@ import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 /** `npm start` (DESIGN 7): DynamoDB Local, table, signing key, bootstrap client, gateway. */
 async function main(): Promise<void> {
   setEnvDefaults(LOCAL_TOOL_ENV);
+  const dataKeySource = ensureLocalDataKey(config().inMemory ? undefined : DATA_KEY_FILE);
   const settings = config();
   let dynamo: RunningDynamo | undefined;
   const gateway = createGateway();
@@ -46,6 +48,11 @@ async function main(): Promise<void> {
   }
   console.log(`bootstrap client (${client.source}): id ${client.clientId}`);
   if (client.source !== "environment") console.log(`bootstrap client secret: ${client.secret}`);
+  console.log(
+    `data key (${dataKeySource}${dataKeySource === "environment" ? ": SVC_DATA_KEY" : settings.inMemory ? ", in memory" : `, in ${DATA_KEY_FILE}`})`,
+  );
+  const providers = settings.settings.federation.providers.map((p) => `${p.type}:${p.name}`);
+  if (providers.length > 0) console.log(`external providers: ${providers.join(", ")}`);
 
   await new Promise<void>((done, fail) => {
     gateway.once("error", fail);

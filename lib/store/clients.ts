@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { ClientRecord, ClientSecrets } from "../domain/clients/client";
 import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
+import { queryAll } from "./paging";
 
 export class ClientExistsError extends Error {
   constructor(readonly clientId: string) {
@@ -50,6 +51,14 @@ export function createClientStore({ client, tableName }: StoreDeps) {
       }
     },
 
+    /** The public record (scopes, redirect URIs), without secret hashes. */
+    async get(clientId: string): Promise<ClientRecord | undefined> {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true }),
+      );
+      return Item ? toRecord(Item) : undefined;
+    },
+
     /** For client authentication only: the record with its secret hashes. */
     async getWithSecrets(clientId: string): Promise<(ClientRecord & ClientSecrets) | undefined> {
       const { Item } = await client.send(
@@ -64,23 +73,14 @@ export function createClientStore({ client, tableName }: StoreDeps) {
     },
 
     async list(): Promise<ClientRecord[]> {
-      const records: ClientRecord[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: gsi1.indexName,
-            KeyConditionExpression: "GSI1PK = :all",
-            ExpressionAttributeValues: { ":all": gsi1.allClients },
-            ProjectionExpression: PUBLIC_FIELDS.join(", "),
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        records.push(...(page.Items ?? []).map(toRecord));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return records;
+      const items = await queryAll(client, {
+        TableName: tableName,
+        IndexName: gsi1.indexName,
+        KeyConditionExpression: "GSI1PK = :all",
+        ExpressionAttributeValues: { ":all": gsi1.allClients },
+        ProjectionExpression: PUBLIC_FIELDS.join(", "),
+      });
+      return items.map(toRecord);
     },
 
     /** Returns false when there was no such client. */

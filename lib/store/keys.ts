@@ -17,6 +17,10 @@ export const ENTITY = {
   loginFailures: "login-failures",
   ipFailures: "ip-failures",
   securityEvent: "security-event",
+  federatedLink: "federated-link",
+  uniqueFederatedAccount: "unique-federated-account",
+  federatedToken: "federated-token",
+  federationState: "federation-state",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -37,6 +41,25 @@ export const keys = {
     SK: "UNIQUE",
   }),
   uniquePhone: (digits: string): TableKey => ({ PK: `UNIQUE#phone#${digits}`, SK: "UNIQUE" }),
+  /** A link of the account to an external account (SPEC 2.5); type and name hold no "#". */
+  federatedLink: (sub: string, fpType: string, fpName: string, sid: string): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `FA#${fpType}#${fpName}#${sid}`,
+  }),
+  federatedLinksPrefix: "FA#",
+  /** One external account links to at most one account: the claim names its owner. */
+  uniqueFederatedAccount: (fpType: string, fpName: string, sid: string): TableKey => ({
+    PK: `UNIQUE#fa#${fpType}#${fpName}#${sid}`,
+    SK: "UNIQUE",
+  }),
+  /** The provider's tokens for one linked external account, sealed (lib/crypto/sealed-box). */
+  federatedToken: (sub: string, fpType: string, fpName: string, sid: string): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `FEDTOKEN#${fpType}#${fpName}#${sid}`,
+  }),
+  federatedTokensPrefix: (fpType: string, fpName: string): string => `FEDTOKEN#${fpType}#${fpName}#`,
+  /** A started bind, waiting for the provider's answer; expires (TTL) and is taken once. */
+  federationState: (id: string): TableKey => ({ PK: `FASTATE#${id}`, SK: "FASTATE" }),
   client: (clientId: string): TableKey => ({ PK: `CLIENT#${clientId}`, SK: "CLIENT" }),
   signingKey: (kid: string): TableKey => ({ PK: "SIGNING_KEYS", SK: `KEY#${kid}` }),
   signingKeysPartition: "SIGNING_KEYS",

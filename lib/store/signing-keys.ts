@@ -1,7 +1,8 @@
-import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { JWK } from "jose";
 import type { StoreDeps } from "./accounts";
 import { ENTITY, itemOf, keys } from "./keys";
+import { queryAll } from "./paging";
 
 export interface SigningKeyRecord {
   kid: string;
@@ -17,24 +18,14 @@ export interface SigningKeyWithSecret extends SigningKeyRecord {
 
 /** Signing keys. The private half is read only by `listWithSecrets`. */
 export function createSigningKeyStore({ client, tableName }: StoreDeps) {
-  async function query(withSecrets: boolean): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "PK = :pk",
-          ExpressionAttributeValues: { ":pk": keys.signingKeysPartition },
-          ProjectionExpression: withSecrets ? undefined : "kid, publicJwk, createdAt, retireAt",
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  function query(withSecrets: boolean): Promise<Record<string, unknown>[]> {
+    return queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: "PK = :pk",
+      ExpressionAttributeValues: { ":pk": keys.signingKeysPartition },
+      ProjectionExpression: withSecrets ? undefined : "kid, publicJwk, createdAt, retireAt",
+      ConsistentRead: true,
+    });
   }
 
   return {

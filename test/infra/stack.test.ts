@@ -188,6 +188,42 @@ describe("IAM grants", () => {
   });
 });
 
+describe("the data key secret", () => {
+  const secretRef = () => ({ Ref: logicalId(stack.dataKey) });
+
+  it("when created, it is a generated secret that outlives the stack, like the table", () => {
+    template.resourceCountIs("AWS::SecretsManager::Secret", 1);
+    template.hasResource("AWS::SecretsManager::Secret", {
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+      Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false } },
+    });
+  });
+
+  it.each(FUNCTION_NAMES)(
+    "when %s needs the data key or not, it gets the secret's ARN and read right accordingly",
+    (fn) => {
+      const needed = FUNCTION_NEEDS[fn].dataKey === true;
+      const variables = resources<{ Environment: { Variables: Record<string, unknown> } }>("AWS::Lambda::Function", {
+        Properties: { Role: { "Fn::GetAtt": [logicalId(stack.functions[fn].role!), "Arn"] } },
+      })[0].Properties.Environment.Variables;
+      expect(variables.SVC_DATA_KEY_SECRET_ID).toEqual(needed ? secretRef() : undefined);
+      expect(actionsOf(fn).includes("secretsmanager:GetSecretValue")).toBe(needed);
+    },
+  );
+
+  it("when federation reads it, the grant names this one secret only", () => {
+    const role = logicalId(stack.functions.federation.role!);
+    const statements = resources<{ PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }>(
+      "AWS::IAM::Policy",
+      { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } },
+    ).flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const read = statements.filter((s) => [s.Action].flat().includes("secretsmanager:GetSecretValue"));
+    expect(read).toHaveLength(1);
+    expect(read[0].Resource).toEqual(secretRef());
+  });
+});
+
 describe("API stage and outputs", () => {
   it("when requests arrive, it throttles them and writes JSON access logs", () => {
     template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {

@@ -35,4 +35,68 @@ describe("configuration", () => {
   it("when a port is not a number, it says which variable is wrong", () => {
     expect(() => loadConfig({ PORT: "abc" })).toThrow(/PORT must be a port number/);
   });
+
+  describe("federation providers", () => {
+    const provider = {
+      type: "oidc",
+      name: "corp",
+      authorizeUrl: "https://id.example.com/authorize",
+      tokenUrl: "https://id.example.com/token",
+      clientId: "svc",
+      clientSecret: "s",
+    };
+
+    it("when a provider leaves out the optional keys, it gets rememberTokens false and scope openid", () => {
+      const settings = parseSettings({ federation: { providers: [provider] } });
+      expect(settings.federation).toEqual({
+        providers: [{ ...provider, rememberTokens: false, scope: "openid" }],
+        stateTtlSeconds: 600,
+      });
+    });
+
+    it.each([
+      [{ ...provider, type: "oidc_x" }, /type must match pattern/],
+      [{ ...provider, tokenUrl: "http://id.example.com/token" }, /tokenUrl must use https/],
+      [{ ...provider, userinfoUrl: "not a url" }, /userinfoUrl is not an absolute URL/],
+      [{ ...provider, clientSecret: "" }, /clientSecret must NOT have fewer than 1 characters/],
+    ])("when a provider is %j, it stops with a clear message", (entry, message) => {
+      expect(() => parseSettings({ federation: { providers: [entry] } })).toThrow(message);
+    });
+
+    it("when two providers share a type and name, or the callback is not https, it stops", () => {
+      expect(() => parseSettings({ federation: { providers: [provider, provider] } })).toThrow(
+        /federation.providers\[1\] repeats oidc:corp/,
+      );
+      expect(() => parseSettings({ federation: { callbackUrl: "http://api.example.com/cb" } })).toThrow(
+        /callbackUrl must use https/,
+      );
+    });
+
+    it("when a URL is plain http to this machine, it is accepted (local providers)", () => {
+      const local = {
+        ...provider,
+        authorizeUrl: "http://127.0.0.1:8081/authorize",
+        tokenUrl: "http://localhost:8081/t",
+      };
+      expect(parseSettings({ federation: { providers: [local] } }).federation.providers[0].tokenUrl).toBe(
+        "http://localhost:8081/t",
+      );
+    });
+  });
+
+  describe("the data key", () => {
+    it("when SVC_DATA_KEY is 32 bytes of base64, it is the inline key; a secret id names the AWS secret", () => {
+      const key = Buffer.alloc(32, 7).toString("base64");
+      expect(loadConfig({ SVC_DATA_KEY: key }).dataKey).toEqual({ kind: "inline", material: Buffer.alloc(32, 7) });
+      expect(loadConfig({ SVC_DATA_KEY_SECRET_ID: "arn:x" }).dataKey).toEqual({ kind: "secret", secretId: "arn:x" });
+      expect(loadConfig({}).dataKey).toBeUndefined();
+    });
+
+    it.each([
+      ["too short", Buffer.alloc(16).toString("base64")],
+      ["not base64", "%%%"],
+    ])("when SVC_DATA_KEY is %s, it stops saying how to make one", (_, value) => {
+      expect(() => loadConfig({ SVC_DATA_KEY: value })).toThrow(/openssl rand -base64 32/);
+    });
+  });
 });

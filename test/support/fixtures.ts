@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "../../lib/config";
 import type { Account } from "../../lib/domain/accounts/account";
 import { registerClient } from "../../lib/domain/clients/admin";
+import { hashPassword } from "../../lib/domain/credentials/password-hash";
 import { ALL_PERMISSIONS } from "../../lib/domain/permissions";
 import type { HttpResult } from "../../lib/http/error-body";
 import type { FunctionName } from "../../lib/http/route";
@@ -16,7 +17,10 @@ export function uniqueId(prefix = "u"): string {
   return `${prefix}${randomBytes(5).toString("hex")}`;
 }
 
-export async function createClient(scopes: string[] = [...ALL_PERMISSIONS], extra: { restPassword?: string } = {}) {
+export async function createClient(
+  scopes: string[] = [...ALL_PERMISSIONS],
+  extra: { restPassword?: string; redirectUris?: string[] } = {},
+) {
   const clientId = uniqueId("client-");
   return registerClient(services().clients, { clientId, scopes, ...extra });
 }
@@ -45,7 +49,10 @@ export async function userToken(sub: string, scopes: string[], clientId = "test-
   return token;
 }
 
-export async function seedAccount(overrides: Partial<Account> = {}): Promise<Account> {
+/** Small scrypt parameters (stored with each hash), so test logins cost milliseconds. */
+export const FAST_SCRYPT = { N: 2 ** 10, r: 8, p: 1, keyLength: 32 };
+
+export async function seedAccount(overrides: Partial<Account> = {}, password?: string): Promise<Account> {
   const now = Math.floor(Date.now() / 1000);
   const account: Account = {
     sub: uniqueId("user-"),
@@ -59,7 +66,10 @@ export async function seedAccount(overrides: Partial<Account> = {}): Promise<Acc
     updatedAt: now,
     ...overrides,
   };
-  await services().accounts.create(account);
+  await services().accounts.create(
+    account,
+    password === undefined ? undefined : await hashPassword(password, FAST_SCRYPT),
+  );
   return account;
 }
 

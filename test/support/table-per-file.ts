@@ -13,6 +13,8 @@ process.env.LOG_LEVEL ??= "silent";
 // Each file's messages go to its own outbox, read by its tests (DESIGN 7 format).
 process.env.SVC_OUTBOX_FILE = join(tmpdir(), `${process.env.TABLE_NAME}-outbox.jsonl`);
 delete process.env.SVC_MESSAGES;
+// The data key that seals stored external tokens and signs bind states (lib/crypto/data-key.ts).
+process.env.SVC_DATA_KEY = randomBytes(32).toString("base64");
 delete process.env.SVC_CONFIG;
 
 const { prepareTable } = await import("../../lib/local/stack");

@@ -1,12 +1,15 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { parseBasic } from "../../domain/clients/basic-credentials";
+import { parseBasic, parseUserBasic } from "../../domain/clients/basic-credentials";
 import { secretMatches } from "../../domain/credentials/secret-digest";
+import { authenticateUserPassword } from "../../domain/credentials/user-password";
 import { problems } from "../../domain/errors";
-import { ALL_PERMISSIONS } from "../../domain/permissions";
+import { ALL_PERMISSIONS, USER_PERMISSIONS } from "../../domain/permissions";
 import { services } from "../../services";
+import { log } from "../logger";
 import type { Principal } from "../principal";
 import type { SvcContext } from "../request-state";
+import type { AuthKind } from "../route";
 
 async function bearerPrincipal(token: string): Promise<Principal> {
   const claims = await services().accessTokens.verify(token);
@@ -36,23 +39,52 @@ async function restPasswordPrincipal(header: string): Promise<Principal> {
   return { mode: "system", clientId: client.clientId, scopes: new Set(ALL_PERMISSIONS), via: "basic" };
 }
 
+/** HTTP Basic with the user's own login and password: the user, on their own account. */
+async function userPasswordPrincipal(header: string): Promise<Principal> {
+  const credentials = parseUserBasic(header);
+  if (!credentials) throw problems.invalidCredential("malformed_basic_credentials");
+  const check = await authenticateUserPassword(services().credentials, credentials.login, credentials.password);
+  if (!check.ok) {
+    log.info("user password refused", { reason: check.reason });
+    throw problems.invalidCredential("wrong login or password");
+  }
+  return { mode: "user", sub: check.sub, scopes: new Set(USER_PERMISSIONS), via: "user-basic" };
+}
+
+const AUTHENTICATED: ReadonlySet<AuthKind | undefined> = new Set([
+  "bearer",
+  "bearer-or-basic",
+  "user-bearer-or-user-basic",
+]);
+
 /** Establishes who calls, by the route's auth kind (DESIGN 4). */
 export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
       const state = request.context.svc;
       const auth = state.route?.auth;
-      if (auth !== "bearer" && auth !== "bearer-or-basic") return;
+      if (!AUTHENTICATED.has(auth)) return;
       const header = request.event.headers?.authorization;
       if (!header) throw problems.badAccessToken("missing_access_token");
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (bearer) {
-        state.principal = await bearerPrincipal(bearer[1]);
+        const principal = await bearerPrincipal(bearer[1]);
+        // `current` names a user: an application's own token has none.
+        if (auth === "user-bearer-or-user-basic" && principal.mode !== "user") {
+          throw problems.badAccessToken("user_token_required");
+        }
+        state.principal = principal;
         return;
       }
-      if (auth === "bearer-or-basic" && /^Basic\s/i.test(header)) {
-        state.principal = await restPasswordPrincipal(header);
-        return;
+      if (/^Basic\s/i.test(header)) {
+        if (auth === "bearer-or-basic") {
+          state.principal = await restPasswordPrincipal(header);
+          return;
+        }
+        if (auth === "user-bearer-or-user-basic") {
+          state.principal = await userPasswordPrincipal(header);
+          return;
+        }
       }
       throw problems.badAccessToken("unsupported_authorization_scheme");
     },

@@ -9,6 +9,10 @@ const SUBJECT_OF = {
   instanceId: subjectOfInstanceId,
   contactState: subjectOfContactState,
 } as const;
+/** The route's permission names with `{param}` filled from the path (fed_tkn_<type>_<name>). */
+export function acceptedPermissions(names: readonly string[], params: Record<string, string>): string[] {
+  return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => params[param] ?? ""));
+}
 
 /**
  * Route permission against token scope, and in user mode the rule that a user token
@@ -31,7 +35,8 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       if (!principal || !route.permissions) return;
       // An application authenticated by its REST password has every v1/v2 service.
       if (principal.via === "basic") return;
-      const accepted = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
+      const named = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
+      const accepted = acceptedPermissions(named, state.params);
       if (!accepted.some((permission) => principal.scopes.has(permission))) {
         throw problems.badAccessToken("insufficient_scope");
       }

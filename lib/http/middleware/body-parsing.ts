@@ -35,6 +35,8 @@ export function bodyParsing(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Er
       const empty = event.body === undefined || event.body === "";
       if (empty) {
         if (declared.required) throw new ApiError(400, "input_error", "wrong_values", "a request body is required");
+        // An optional body left out: nothing to validate.
+        (event as { body?: unknown }).body = undefined;
         return;
       }
       const expected = declared.contentType === "json" ? "application/json" : "application/x-www-form-urlencoded";

@@ -6,7 +6,7 @@ import { authentication } from "../../../lib/http/middleware/authentication";
 import { authorization } from "../../../lib/http/middleware/authorization";
 import type { RequestState } from "../../../lib/http/request-state";
 import type { RouteDefinition } from "../../../lib/http/route";
-import { createClient, systemToken } from "../../support/fixtures";
+import { createClient, seedAccount, systemToken, userToken } from "../../support/fixtures";
 
 /**
  * v1/v2 routes accept a bearer token with their permission or the application's REST
@@ -26,10 +26,11 @@ const v2Route: RouteDefinition = {
   responses: {},
 };
 
-async function authenticate(authorizationHeader: string | undefined) {
-  const state: RequestState = { requestId: "r", route: v2Route, params: {}, query: {} };
+/** Runs authentication and authorization for `route`, as the pipeline does. */
+async function authenticateAs(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
+  const state: RequestState = { requestId: "r", route, params, query: {} };
   const request = {
-    event: { headers: authorizationHeader ? { authorization: authorizationHeader } : {} } as APIGatewayProxyEventV2,
+    event: { headers: header ? { authorization: header } : {} } as APIGatewayProxyEventV2,
     context: { svc: state },
   };
   await authentication().before?.(request as never);
@@ -37,14 +38,17 @@ async function authenticate(authorizationHeader: string | undefined) {
   return state;
 }
 
-async function failure(header: string | undefined) {
+async function refusalOf(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
   try {
-    await authenticate(header);
+    await authenticateAs(route, header, params);
   } catch (error) {
-    return errorResult(error, "v2", "r");
+    return errorResult(error, route.version, "r");
   }
   throw new Error("expected a refusal");
 }
+
+const authenticate = (header: string | undefined) => authenticateAs(v2Route, header);
+const failure = (header: string | undefined) => refusalOf(v2Route, header);
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 
@@ -90,5 +94,89 @@ describe("authentication of v2 routes", () => {
 
   it("when the Basic header is malformed, it is refused", async () => {
     await expect(authenticate("Basic !!!")).rejects.toBeInstanceOf(ApiError);
+  });
+});
+
+/** Calls on the `current` user (the bind call): a user token, or the user's own login. */
+const currentUserRoute: RouteDefinition = {
+  ...v2Route,
+  id: "example.current",
+  path: "/svc/api/v2/users/current/example",
+  auth: "user-bearer-or-user-basic",
+  permissions: { user: ["svc_api_ufa_chg"] },
+};
+
+describe("authentication of calls on the current user", () => {
+  const PASSWORD = "user password for basic 01";
+
+  it("when the user's own login and password come with Basic, the caller is that user with user permissions", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const state = await authenticateAs(currentUserRoute, basic(account.email?.value as string, PASSWORD));
+    expect(state.principal).toMatchObject({ mode: "user", sub: account.sub, via: "user-basic" });
+    expect(state.principal?.clientId).toBeUndefined();
+  });
+
+  it("when the password holds characters an application secret would form-encode, it is taken as typed", async () => {
+    const password = "p%41ss+word:with colon";
+    const account = await seedAccount({}, password);
+    const state = await authenticateAs(currentUserRoute, basic(account.sub, password));
+    expect(state.principal).toMatchObject({ sub: account.sub });
+  });
+
+  it("when a user token with the route's permission comes, the caller is its user and application", async () => {
+    const account = await seedAccount();
+    const state = await authenticateAs(
+      currentUserRoute,
+      `Bearer ${await userToken(account.sub, ["svc_api_ufa_chg"], "web-app")}`,
+    );
+    expect(state.principal).toMatchObject({ mode: "user", sub: account.sub, clientId: "web-app", via: "bearer" });
+  });
+
+  it("when an application's token or REST password comes, it is refused: `current` needs a user", async () => {
+    const token = await refusalOf(currentUserRoute, `Bearer ${await systemToken(["svc_api_sys_ufa_chg"])}`);
+    expect(JSON.parse(token.body)).toEqual({
+      errors: [{ code: "access_denied", desc: "user_token_required", params: {} }],
+    });
+    const rest = "rest-password-of-the-application-0003";
+    const client = await createClient(["svc_api_sys_ufa_chg"], { restPassword: rest });
+    const basicApp = await refusalOf(currentUserRoute, basic(client.clientId, rest));
+    expect(basicApp.statusCode).toBe(401);
+    expect(JSON.parse(basicApp.body).errors[0].desc).toBe("wrong login or password");
+  });
+
+  it("when the password is wrong or the header malformed, it is refused with access_denied", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    for (const header of [
+      basic(account.sub, "wrong"),
+      "Basic !!!",
+      `Basic ${Buffer.from("no-colon").toString("base64")}`,
+    ]) {
+      const result = await refusalOf(currentUserRoute, header);
+      expect(result.statusCode).toBe(401);
+      expect(JSON.parse(result.body).errors[0].code).toBe("access_denied");
+    }
+  });
+});
+
+describe("permissions named from the path", () => {
+  const fedTokenRoute: RouteDefinition = {
+    ...v2Route,
+    id: "example.fed",
+    version: "v3",
+    path: "/svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointName}",
+    auth: "bearer",
+    permissions: { system: ["fed_tkn_any", "fed_tkn_{fedPointType}_{fedPointName}"] },
+  };
+  const params = { subjectId: "u", fedPointType: "oidc", fedPointName: "mock" };
+
+  it("when the token holds the permission of the provider in the path, it passes; of another, it is refused", async () => {
+    await authenticateAs(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_oidc_mock"])}`, params);
+    await authenticateAs(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_any"])}`, params);
+    const other = await refusalOf(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_oidc_other"])}`, params);
+    expect(JSON.parse(other.body)).toEqual({
+      type: "security_error",
+      error: "bad_access_token",
+      desc: "insufficient_scope",
+    });
   });
 });

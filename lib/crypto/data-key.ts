@@ -1,0 +1,74 @@
+import { hkdfSync } from "node:crypto";
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { config, type DataKeySource } from "../config";
+import { ApiError } from "../domain/errors";
+import { log } from "../http/logger";
+
+/**
+ * The service's data key, which is never in the table: inline (SVC_DATA_KEY, local) or
+ * a Secrets Manager secret the stack creates (read once per container). Each use gets
+ * its own subkey (HKDF-SHA256), so the encryption key of stored tokens is not also the
+ * key that signs bind states.
+ */
+
+export type DataKeyPurpose = "federated-tokens" | "federation-state";
+
+const unavailable = () =>
+  new ApiError(503, "process_error", "service_unavailable", "the data key is not available, try again later", {
+    v2Code: "service_unavailable",
+  });
+
+async function secretMaterial(secretId: string, region: string): Promise<Buffer> {
+  const client = new SecretsManagerClient({ region });
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    if (!SecretString || SecretString.length < 32) throw new Error("the secret holds no key material");
+    return Buffer.from(SecretString, "utf8");
+  } finally {
+    client.destroy();
+  }
+}
+
+export function createDataKeys(source: DataKeySource | undefined, region: string) {
+  let material: Promise<Buffer> | undefined;
+  const subkeys = new Map<DataKeyPurpose, Buffer>();
+
+  async function loadMaterial(): Promise<Buffer> {
+    if (!source) {
+      log.error("data key missing: set SVC_DATA_KEY (local) or SVC_DATA_KEY_SECRET_ID (AWS)");
+      throw unavailable();
+    }
+    if (source.kind === "inline") return source.material;
+    material ??= secretMaterial(source.secretId, region).catch((error: unknown) => {
+      // Not cached: the next request tries again.
+      material = undefined;
+      log.error("data key secret unreadable", { error });
+      throw unavailable();
+    });
+    return material;
+  }
+
+  return {
+    async key(purpose: DataKeyPurpose): Promise<Buffer> {
+      let found = subkeys.get(purpose);
+      if (!found) {
+        found = Buffer.from(hkdfSync("sha256", await loadMaterial(), "", `svc-identity/${purpose}/v1`, 32));
+        subkeys.set(purpose, found);
+      }
+      return found;
+    },
+  };
+}
+
+export type DataKeys = ReturnType<typeof createDataKeys>;
+
+let shared: DataKeys | undefined;
+
+/**
+ * The container's data keys. Kept out of `services()` on purpose: only functions that
+ * import this module bundle the Secrets Manager client.
+ */
+export function dataKeys(): DataKeys {
+  shared ??= createDataKeys(config().dataKey, config().region);
+  return shared;
+}

@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { FederationProviderConfig } from "../../config";
+import { signValue, verifySignedValue } from "../../crypto/signed-value";
+import { AccountNotFoundError } from "../../store/accounts";
+import type { ClientStore } from "../../store/clients";
+import { FederatedAccountTakenError, type FederationStore } from "../../store/federation";
+import { ApiError, problems } from "../errors";
+import { externalAccountOf } from "./external-account";
+import { exchangeCode, ProviderError } from "./provider-client";
+import { findProvider, requireProvider } from "./providers";
+import type { BindState } from "./records";
+import { sealProviderTokens } from "./token-sealing";
+
+/**
+ * Binding an external account whose id is not known yet (SPEC 4.9): the bind call
+ * sends the user to the provider with a signed, single-use, expiring `state` and PKCE
+ * (RFC 7636, S256); the provider sends the browser back to our callback, which
+ * exchanges the code, reads the external account, links it and returns the browser to
+ * the application's `callback`.
+ */
+
+export interface BindDeps {
+  providers: readonly FederationProviderConfig[];
+  clients: Pick<ClientStore, "get">;
+  federation: Pick<FederationStore, "saveState" | "takeState" | "link">;
+  /** Signs states (HMAC); a subkey of the data key. */
+  stateKey: () => Promise<Buffer>;
+  /** Seals remembered tokens (AES-256-GCM); a subkey of the data key. */
+  tokenKey: () => Promise<Buffer>;
+  log: (message: string, facts: Record<string, unknown>) => void;
+}
+
+export interface BindStart {
+  sub: string;
+  clientId: string;
+  fpType: string;
+  fpName: string;
+  callback: string;
+  isPopup: boolean;
+  /** Our callback URL, as the provider will call it. */
+  redirectUri: string;
+  stateTtlSeconds: number;
+}
+
+const random = (bytes: number) => randomBytes(bytes).toString("base64url");
+
+function pkceChallenge(verifier: string): string {
+  return createHash("sha256").update(verifier, "ascii").digest("base64url");
+}
+
+/** First stage: checks the provider and the callback, keeps the state, returns where the user goes. */
+export async function startBind(deps: BindDeps, input: BindStart, now: number): Promise<string> {
+  const provider = requireProvider(deps.providers, input.fpType, input.fpName);
+  const client = await deps.clients.get(input.clientId);
+  if (!client) throw problems.wrongValue("clientId", "no application has this client id");
+  // Exact match only (RFC 9700 4.1.3): anything looser is an open redirector.
+  if (!client.redirectUris.includes(input.callback)) {
+    throw problems.wrongValue("callback", "callback is not a redirect URI registered for the application");
+  }
+  const state: BindState = {
+    id: random(16),
+    sub: input.sub,
+    clientId: client.clientId,
+    fpType: provider.type,
+    fpName: provider.name,
+    callback: input.callback,
+    redirectUri: input.redirectUri,
+    // 32 random bytes: 43 characters, within RFC 7636's 43 to 128.
+    codeVerifier: random(32),
+    nonce: random(16),
+    expiresAt: now + input.stateTtlSeconds,
+  };
+  const signedState = signValue(await deps.stateKey(), state.id);
+  await deps.federation.saveState(state);
+  const url = new URL(provider.authorizeUrl);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", provider.clientId);
+  url.searchParams.set("redirect_uri", input.redirectUri);
+  url.searchParams.set("scope", provider.scope);
+  url.searchParams.set("state", signedState);
+  url.searchParams.set("code_challenge", pkceChallenge(state.codeVerifier));
+  url.searchParams.set("code_challenge_method", "S256");
+  url.searchParams.set("nonce", state.nonce);
+  if (input.isPopup) url.searchParams.set("display", "popup");
+  return url.toString();
+}
+
+/** What the provider's redirect carries (RFC 6749 4.1.2, 4.1.2.1). */
+export interface ProviderAnswer {
+  state?: string;
+  code?: string;
+  error?: string;
+}
+
+const invalidState = (desc: string) => new ApiError(400, "input_error", "invalid_state", desc);
+
+function backTo(callback: string, error?: string, description?: string): string {
+  const url = new URL(callback);
+  if (error) {
+    url.searchParams.set("error", error);
+    if (description) url.searchParams.set("error_description", description);
+  }
+  return url.toString();
+}
+
+/**
+ * Second stage, at our callback. A state we cannot trust is a JSON error (there is no
+ * trusted place to send the browser); once the state is ours, every outcome sends the
+ * browser back to the application's callback, with `error` when linking failed.
+ */
+export async function completeBind(deps: BindDeps, answer: ProviderAnswer, now: number): Promise<string> {
+  const id = answer.state ? verifySignedValue(await deps.stateKey(), answer.state) : undefined;
+  if (!id) throw invalidState("the state is missing or was not issued by this service");
+  const state = await deps.federation.takeState(id, now);
+  if (!state) throw invalidState("the state has expired or was already used; start the bind again");
+
+  if (answer.error) {
+    const code = /^[a-z_]{1,64}$/.test(answer.error) ? answer.error : "provider_error";
+    return backTo(state.callback, code, "the provider did not authorize the link");
+  }
+  if (!answer.code) return backTo(state.callback, "invalid_request", "the provider sent no authorization code");
+  const provider = findProvider(deps.providers, state.fpType, state.fpName);
+  if (!provider) return backTo(state.callback, "unknown_provider", "the provider is no longer configured");
+
+  try {
+    const tokens = await exchangeCode(provider, {
+      code: answer.code,
+      redirectUri: state.redirectUri,
+      codeVerifier: state.codeVerifier,
+    });
+    const account = await externalAccountOf(provider, tokens, state.nonce, now);
+    const owner = { sub: state.sub, fpType: provider.type, fpName: provider.name, sid: account.sid };
+    await deps.federation.link(
+      {
+        ...owner,
+        userName: account.userName,
+        tokens: provider.rememberTokens ? sealProviderTokens(await deps.tokenKey(), owner, tokens, now) : undefined,
+      },
+      now,
+    );
+    deps.log("external account linked", { fpType: provider.type, fpName: provider.name, clientId: state.clientId });
+    return backTo(state.callback);
+  } catch (error) {
+    if (error instanceof ProviderError) {
+      deps.log("bind failed at the provider", { fpType: provider.type, fpName: provider.name, problem: error.message });
+      return backTo(state.callback, "provider_error", "the provider's answer could not be used");
+    }
+    if (error instanceof FederatedAccountTakenError) {
+      return backTo(state.callback, "already_linked", "this external account is linked to another account");
+    }
+    if (error instanceof AccountNotFoundError) {
+      return backTo(state.callback, "unknown_user", "the account no longer exists");
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,43 @@
+import type { FederationProviderConfig } from "../../config";
+import { AccountNotFoundError, type AccountStore } from "../../store/accounts";
+import { FederatedAccountTakenError, type FederationStore } from "../../store/federation";
+import { problems } from "../errors";
+import { requireProvider } from "./providers";
+import type { FederatedLink } from "./records";
+
+/** SPEC 4.9 links by a known external account id: list, link, unlink. */
+
+/** One query; an account without links costs a second read to tell "none" from "no account". */
+export async function listLinks(
+  federation: Pick<FederationStore, "listLinks">,
+  accounts: Pick<AccountStore, "get">,
+  sub: string,
+): Promise<FederatedLink[]> {
+  const links = await federation.listLinks(sub);
+  if (links.length === 0 && !(await accounts.get(sub))) throw problems.unknownUser(sub);
+  return links;
+}
+
+export async function linkAccount(
+  federation: Pick<FederationStore, "link">,
+  providers: readonly FederationProviderConfig[],
+  link: { sub: string; fpType: string; fpName: string; sid: string; userName?: string },
+  now: number,
+): Promise<void> {
+  requireProvider(providers, link.fpType, link.fpName);
+  try {
+    await federation.link(link, now);
+  } catch (error) {
+    if (error instanceof AccountNotFoundError) throw problems.unknownUser(link.sub);
+    if (error instanceof FederatedAccountTakenError) throw problems.federatedAccountTaken();
+    throw error;
+  }
+}
+
+/** Works for providers no longer configured too, so old links can always be removed. */
+export async function unlinkAccount(
+  federation: Pick<FederationStore, "unlink">,
+  link: { sub: string; fpType: string; fpName: string; sid: string },
+): Promise<void> {
+  if (!(await federation.unlink(link.sub, link.fpType, link.fpName, link.sid))) throw problems.unknownLink();
+}
