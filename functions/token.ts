@@ -1,10 +1,12 @@
 import { config } from "../lib/config";
 import { OAuthError } from "../lib/domain/errors";
+import { passwordGrant } from "../lib/domain/login/password-grant";
+import { refreshGrant } from "../lib/domain/login/refresh-grant";
 import { authenticateClient, presentedClient } from "../lib/domain/oauth/client-authentication";
 import { clientCredentialsGrant } from "../lib/domain/oauth/client-credentials";
 import { jsonResult } from "../lib/http/error-body";
 import { createApiFunction } from "../lib/http/pipeline";
-import { services } from "../lib/services";
+import { loginDeps, services } from "../lib/services";
 
 /** RFC 6749 5.1: token responses must not be cached. */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -26,6 +28,28 @@ export const handler = createApiFunction("token", {
           ),
           NO_STORE,
         );
+      case "password":
+        return jsonResult(
+          200,
+          await passwordGrant(
+            client,
+            {
+              username: form.username,
+              password: form.password,
+              scope: form.scope,
+              otp: form.otp,
+              newPassword: form.new_password,
+              uaId: call.headers["svc-ci-ua-id"],
+              // The user's own address and browser, as the application relays them (SPEC 5.1).
+              ip: call.sourceIp ?? "unknown",
+              userAgent: call.userAgent ?? "unknown",
+            },
+            loginDeps(),
+          ),
+          NO_STORE,
+        );
+      case "refresh_token":
+        return jsonResult(200, await refreshGrant(client, form.refresh_token, loginDeps()), NO_STORE);
       default:
         throw new OAuthError("unsupported_grant_type", `grant_type ${String(form.grant_type)} is not supported`);
     }

@@ -20,7 +20,8 @@ function confirmation(field: "phone_number" | "email") {
 }
 
 export const handler = createApiFunction("users", {
-  "users.get": async (call) => jsonResult(200, await readAccount(services().accounts, call.subject as string)),
+  "users.get": async (call) =>
+    jsonResult(200, await readAccount(services().accounts, call.subject as string, call.account)),
 
   "users.change": async (call) =>
     jsonResult(

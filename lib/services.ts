@@ -1,5 +1,6 @@
 import { config } from "./config";
 import type { AttributeDeps } from "./domain/accounts/attributes";
+import type { LoginDeps } from "./domain/login/password-grant";
 import type { RegistrationDeps } from "./domain/registration/register";
 import { courierFor } from "./notify/transport";
 import { createAccountStore } from "./store/accounts";
@@ -8,10 +9,12 @@ import { createClientStore } from "./store/clients";
 import { createCredentialStore } from "./store/credentials";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
+import { createLoginStore } from "./store/logins";
 import { createRegistrationStore } from "./store/registrations";
+import { createSecurityEventStore } from "./store/security-events";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
-import { createAccessTokens } from "./tokens/access-token";
+import { createAccessTokens, issueIdToken } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
 
 /**
@@ -28,6 +31,8 @@ function build() {
     registrations: createRegistrationStore(deps),
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),
+    logins: createLoginStore(deps),
+    events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
     courier: courierFor(config()),
     credentials: createCredentialStore(deps),
     federation: createFederationStore(deps),
@@ -56,4 +61,19 @@ export function registrationDeps(): RegistrationDeps {
 export function attributeDeps(): AttributeDeps {
   const { accounts, courier } = services();
   return { accounts, courier, settings: config().settings };
+}
+
+/** What the password and refresh grants need. */
+export function loginDeps(): LoginDeps {
+  const { logins, sessions, events, accessTokens, keyRing } = services();
+  const settings = config().settings;
+  return {
+    logins,
+    sessions,
+    events,
+    accessTokens,
+    idToken: (input) =>
+      issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
+    settings,
+  };
 }

@@ -2,6 +2,7 @@ import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { config } from "../config";
+import type { Account } from "../domain/accounts/account";
 import { routes } from "../routes";
 import type { HttpResult } from "./error-body";
 import { authentication } from "./middleware/authentication";
@@ -24,6 +25,8 @@ export interface ApiCall<Body = unknown> {
   headers: Record<string, string | undefined>;
   principal?: Principal;
   subject?: string;
+  /** In user mode: the caller's account, already read with the session check. */
+  account?: Account;
   /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
   sourceIp?: string;
@@ -66,6 +69,7 @@ export function createApiFunction(fn: FunctionName, implementations: Record<stri
       headers,
       principal: state.principal,
       subject: state.subject,
+      account: state.account,
       language: languageOf(route, headers["accept-language"]),
       sourceIp: headers["x-forwarded-for"]?.split(",")[0]?.trim() || event.requestContext?.http?.sourceIp,
       userAgent: headers["user-agent"],

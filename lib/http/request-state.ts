@@ -1,4 +1,5 @@
 import type { Context } from "aws-lambda";
+import type { Account } from "../domain/accounts/account";
 import type { Principal } from "./principal";
 import type { RouteDefinition } from "./route";
 
@@ -11,6 +12,8 @@ export interface RequestState {
   principal?: Principal;
   /** The account the call acts on, when the route names one. */
   subject?: string;
+  /** A user token's account, read with its session check: routes reuse it. */
+  account?: Account;
 }
 
 export type SvcContext = Context & { svc: RequestState };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "../config";
 import { services } from "../services";
+import { mintUserToken } from "./user-token";
 
 /**
  * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
@@ -24,16 +25,7 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;
     const scopes = scopeList.split(" ").filter(Boolean);
-    return (
-      await services().accessTokens.issue({
-        sub,
-        clientId,
-        scopes,
-        ttlSeconds,
-        sid: `sample-${randomUUID()}`,
-        uaId: "sample-device",
-      })
-    ).token;
+    return (await mintUserToken(sub, clientId, scopes, ttlSeconds)).token;
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { DeviceRecord } from "../domain/devices/device";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
@@ -45,6 +45,11 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
           ConditionExpression: "attribute_not_exists(PK)",
         },
       };
+    },
+
+    /** Opens a session on its own (tools that sign a user in without a login flow). */
+    async open(session: SessionRecord): Promise<void> {
+      await client.send(new PutCommand(this.putItem(session).Put as never));
     },
 
     /** The put of a device record (new or seen again), for the login transaction. */

@@ -11,6 +11,7 @@ import type { FunctionName } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { loadFunction } from "../../lib/local/functions";
 import { lambdaContext } from "../../lib/local/gateway";
+import { mintUserToken } from "../../lib/local/user-token";
 import { services } from "../../lib/services";
 
 export function uniqueId(prefix = "u"): string {
@@ -38,15 +39,7 @@ export async function systemToken(scopes: string[], clientId = "test-client"): P
 
 /** A user-mode access token for `sub` (the session check arrives with user login). */
 export async function userToken(sub: string, scopes: string[], clientId = "test-client"): Promise<string> {
-  const { token } = await services().accessTokens.issue({
-    sub,
-    clientId,
-    scopes,
-    ttlSeconds: 600,
-    sid: uniqueId("sid-"),
-    uaId: uniqueId("ua-"),
-  });
-  return token;
+  return (await mintUserToken(sub, clientId, scopes, 600)).token;
 }
 
 /** Small scrypt parameters (stored with each hash), so test logins cost milliseconds. */

@@ -21,9 +21,12 @@ export interface AttributeDeps {
   settings: ServiceSettings;
 }
 
-/** SPEC 4.6 read: one strongly consistent GetItem. */
-export async function readAccount(accounts: AccountStore, sub: string): Promise<AccountView> {
-  const account = await accounts.get(sub);
+/**
+ * SPEC 4.6 read: one strongly consistent GetItem, or none in user mode, where the
+ * session check has just read the account.
+ */
+export async function readAccount(accounts: AccountStore, sub: string, alreadyRead?: Account): Promise<AccountView> {
+  const account = alreadyRead?.sub === sub ? alreadyRead : await accounts.get(sub);
   if (!account) throw problems.unknownUser(sub);
   return accountView(account);
 }

@@ -8,13 +8,26 @@ import { ALL_PERMISSIONS, USER_PERMISSIONS } from "../../domain/permissions";
 import { services } from "../../services";
 import { log } from "../logger";
 import type { Principal } from "../principal";
-import type { SvcContext } from "../request-state";
+import type { RequestState, SvcContext } from "../request-state";
 import type { AuthKind } from "../route";
 
-async function bearerPrincipal(token: string): Promise<Principal> {
+/**
+ * A user token is only as alive as its session: ended sessions (reset, password
+ * change, device removal, refresh-token reuse) and locked accounts refuse it at once,
+ * not at its expiry. One BatchGetItem reads the session and the account together.
+ */
+async function liveSession(sub: string, sid: string, state: RequestState): Promise<void> {
+  const { session, account } = await services().sessions.sessionAndAccount(sub, sid);
+  if (!session || session.expiresAt <= Date.now() / 1000 || !account) throw problems.badAccessToken("session_ended");
+  if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
+  state.account = account;
+}
+
+async function bearerPrincipal(token: string, state: RequestState): Promise<Principal> {
   const claims = await services().accessTokens.verify(token);
   const scopes = new Set(claims.scope.split(" ").filter(Boolean));
   if (claims.sid) {
+    await liveSession(claims.sub, claims.sid, state);
     return {
       mode: "user",
       clientId: claims.client_id,
@@ -68,7 +81,7 @@ export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
       if (!header) throw problems.badAccessToken("missing_access_token");
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (bearer) {
-        const principal = await bearerPrincipal(bearer[1]);
+        const principal = await bearerPrincipal(bearer[1], state);
         // `current` names a user: an application's own token has none.
         if (auth === "user-bearer-or-user-basic" && principal.mode !== "user") {
           throw problems.badAccessToken("user_token_required");

@@ -1,0 +1,16 @@
+import { randomBytes } from "node:crypto";
+import { openSession } from "../domain/sessions/open-session";
+import { services } from "../services";
+
+/**
+ * A user access token backed by a real session, for local tools and tests that need a
+ * signed-in user without going through the password grant (sample events, fixtures).
+ */
+export async function mintUserToken(sub: string, clientId: string, scopes: string[], ttlSeconds: number) {
+  const now = Math.floor(Date.now() / 1000);
+  const uaId = randomBytes(12).toString("base64url");
+  const { record } = openSession({ sub, clientId, now, ttlSeconds });
+  await services().sessions.open({ ...record, uaId, scopes });
+  const { token } = await services().accessTokens.issue({ sub, clientId, scopes, ttlSeconds, sid: record.sid, uaId });
+  return { token, sid: record.sid, uaId };
+}
