@@ -19,6 +19,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   meta: { table: "read" },
+  rights: { table: "read-write" },
+  groups: { table: "read-write" },
 };
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(

@@ -1,7 +1,11 @@
 import { config } from "./config";
+import { createAccountSearchStore } from "./store/account-search";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createGroupStore } from "./store/groups";
+import { createRightDefinitionStore } from "./store/right-definitions";
+import { createRightStore } from "./store/rights";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createAccessTokens } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
@@ -17,6 +21,10 @@ function build() {
   return {
     accounts: createAccountStore(deps),
     clients: createClientStore(deps),
+    rights: createRightStore(deps),
+    rightDefinitions: createRightDefinitionStore(deps),
+    groups: createGroupStore(deps),
+    accountSearch: createAccountSearchStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -13,7 +13,7 @@ export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
 export type AuthKind = "bearer" | "bearer-or-basic" | "client" | "none";
 
 /** Endpoint groups: one Lambda function each (DESIGN 2). */
-export const FUNCTION_NAMES = ["token", "users", "meta"] as const;
+export const FUNCTION_NAMES = ["token", "users", "meta", "rights", "groups"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export type JsonSchema = Record<string, unknown>;

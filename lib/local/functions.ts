@@ -8,6 +8,8 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   token: () => import("../../functions/token"),
   users: () => import("../../functions/users"),
   meta: () => import("../../functions/meta"),
+  rights: () => import("../../functions/rights"),
+  groups: () => import("../../functions/groups"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -4,8 +4,10 @@ import {
   type TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Account, StoredContact } from "../domain/accounts/account";
+import { config } from "../config";
+import { type Account, NAME_ATTRIBUTES, type NameAttribute, type StoredContact } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
+import { foldName } from "../domain/search/fold";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactWrite } from "./transact";
@@ -65,7 +67,7 @@ const PROFILE_FIELDS = [
   "updatedAt",
 ] as const;
 
-function toAccount(item: Record<string, unknown>): Account {
+export function toAccount(item: Record<string, unknown>): Account {
   const account: Record<string, unknown> = {};
   for (const field of PROFILE_FIELDS) if (item[field] !== undefined) account[field] = item[field];
   return account as unknown as Account;
@@ -76,7 +78,33 @@ export interface StoreDeps {
   tableName: string;
 }
 
-export function createAccountStore({ client, tableName }: StoreDeps) {
+/** An update that read the account itself retries this often when the account moves on. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * `indexedNames`: the name attributes user search finds accounts by (search.indexedAttributes);
+ * each has an index item written in the same transaction as the account.
+ */
+export function createAccountStore({
+  client,
+  tableName,
+  indexedNames = config().settings.search.indexedAttributes,
+}: StoreDeps & { indexedNames?: readonly string[] }) {
+  const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
+
+  function nameIndexPut(name: NameAttribute, value: string, sub: string) {
+    return {
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.nameIndex, keys.nameIndex(name, foldName(value), sub), { sub, attribute: name }),
+      },
+    };
+  }
+
+  function nameIndexDelete(name: NameAttribute, value: string, sub: string) {
+    return { Delete: { TableName: tableName, Key: keys.nameIndex(name, foldName(value), sub) } };
+  }
+
   function claimItem(field: "email" | "phone_number", value: string, sub: string) {
     const key = field === "email" ? keys.uniqueEmail(value) : keys.uniquePhone(value);
     const entity = field === "email" ? ENTITY.uniqueEmail : ENTITY.uniquePhone;
@@ -104,7 +132,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
     };
   }
 
-  return {
+  const store = {
     /** One strongly consistent read of the profile item. */
     async get(sub: string): Promise<Account | undefined> {
       const { Item } = await client.send(
@@ -148,6 +176,10 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           },
         });
       }
+      for (const name of namesIndexed) {
+        const value = account[name];
+        if (value !== undefined) items.push(nameIndexPut(name, value, account.sub));
+      }
       if (passwordHash) {
         items.push({
           Put: {
@@ -170,8 +202,10 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
 
     /**
      * Changes attributes. Names and the lock are one conditional UpdateItem; contact
-     * changes also move the uniqueness claims, in one transaction guarded by the
-     * contact values we read, so a concurrent change cannot orphan a claim.
+     * changes also move the uniqueness claims, and changes of indexed names their name
+     * index items, in one transaction guarded by the values we read, so a concurrent
+     * change cannot orphan a claim or an index item. Without `current` such a change
+     * reads the account first (two round trips) and reads again if it moved on.
      */
     async update(sub: string, change: AccountChange, current?: Account): Promise<Account> {
       const now = Math.floor(Date.now() / 1000);
@@ -179,7 +213,8 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
       const contactFields = (Object.keys(contacts) as Array<"email" | "phone_number">).filter(
         (f) => contacts[f] !== undefined,
       );
-      if (contactFields.length === 0) {
+      const indexedChanges = namesIndexed.filter((name) => name in change.set || change.remove.includes(name));
+      if (contactFields.length === 0 && indexedChanges.length === 0) {
         const update = buildUpdate({ ...change.set, updatedAt: now }, change.remove);
         try {
           const { Attributes } = await client.send(
@@ -197,7 +232,17 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           throw error;
         }
       }
-      if (!current) throw new Error("contact changes need the current account");
+      if (!current) {
+        for (let attempt = 1; ; attempt++) {
+          const read = await store.get(sub);
+          if (!read) throw new AccountNotFoundError(sub);
+          try {
+            return await store.update(sub, change, read);
+          } catch (error) {
+            if (!(error instanceof AccountChangedError) || attempt >= UPDATE_ATTEMPTS) throw error;
+          }
+        }
+      }
 
       const set: Record<string, unknown> = { ...change.set, updatedAt: now };
       const remove: string[] = [...change.remove];
@@ -230,6 +275,23 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           claimFields.push(field);
         }
       }
+      const indexItems: NonNullable<TransactWriteCommand["input"]["TransactItems"]> = [];
+      for (const name of indexedChanges) {
+        const before = current[name];
+        const next = change.set[name];
+        if (before !== undefined && next !== undefined && foldName(before) === foldName(next)) continue;
+        guardNames[`#g_${name}`] = name;
+        if (before === undefined) {
+          // Nobody may have set this name since we read, or its index item would be left behind.
+          guards.push(`attribute_not_exists(#g_${name})`);
+        } else {
+          // The index item we delete must belong to the name still stored.
+          guards.push(`#g_${name} = :g_${name}`);
+          guardValues[`:g_${name}`] = before;
+          indexItems.push(nameIndexDelete(name, before, sub));
+        }
+        if (next !== undefined) indexItems.push(nameIndexPut(name, next, sub));
+      }
       const update = buildUpdate(set, remove);
       const profileUpdate = {
         Update: {
@@ -242,7 +304,8 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
         },
       };
       try {
-        await transactWrite(client, [profileUpdate, ...claims]);
+        // Index items last: claims keep their positions, which name the failed field below.
+        await transactWrite(client, [profileUpdate, ...claims, ...indexItems]);
       } catch (error) {
         const failed = failedConditions(error);
         if (failed?.includes(0)) throw new AccountChangedError();
@@ -258,6 +321,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
       return next;
     },
   };
+  return store;
 }
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
