@@ -8,7 +8,7 @@ import { failedConditions } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { partyPartition, partyRecord } from "./party-keys";
-import { transactWrite } from "./transact";
+import { isTransactionConflict, transactWrite } from "./transact";
 
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
@@ -185,6 +185,8 @@ export function createRightStore({ client, tableName }: StoreDeps) {
       try {
         await transactWrite(client, items);
       } catch (error) {
+        // Still clashing with other transactions after the retries of transactWrite: read again.
+        if (isTransactionConflict(error)) throw new RightsCommitError([], true);
         const failed = failedConditions(error);
         if (!failed || failed.length === 0) throw error;
         throw new RightsCommitError(

@@ -21,7 +21,7 @@ export interface RightsDeps {
 }
 
 /** A grant moved on between our read and our write this many times: give up (409). */
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 
 async function problemOf(deps: RightsDeps, check: Check, changes: RightChange[]): Promise<Error> {
   if (check.kind === "party") return rightProblems.unknownParty(check.party);

@@ -226,6 +226,9 @@ class Parser {
         const attribute = this.name(this.expect("word", "an attribute name"));
         this.expect(",", "',' between the name and the value of eq");
         const value = this.value();
+        if (this.peek().kind === ",") {
+          throw new RqlError("eq takes a name and one value; a ',' inside a value is written %2C", this.peek().at);
+        }
         this.expect(")", "')' to close eq(");
         return this.counted({ op: "eq", name: attribute, value });
       }
