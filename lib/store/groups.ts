@@ -177,7 +177,7 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
       now: number,
       maxAttributes: number,
     ): Promise<Group> {
-      const names: Record<string, string> = { "#attributes": "attributes", "#updatedAt": "updatedAt" };
+      const names: Record<string, string> = { "#updatedAt": "updatedAt" };
       const values: Record<string, unknown> = { ":now": now };
       const sets = ["#updatedAt = :now"];
       const removes: string[] = [];
@@ -199,7 +199,9 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
         removes.push(`#attributes.#r${i}`);
       });
       const added = Object.keys(change.set).length;
-      values[":room"] = maxAttributes - added;
+      if (added > 0) values[":room"] = maxAttributes - added;
+      // DynamoDB refuses placeholders an expression does not use.
+      if (added > 0 || change.remove.length > 0) names["#attributes"] = "attributes";
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({

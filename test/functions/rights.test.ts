@@ -5,6 +5,7 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
+import { storedItem } from "../support/stored";
 
 const full = async () => `Bearer ${await systemToken(["svc_rights_full_access"])}`;
 
@@ -29,16 +30,6 @@ async function rightsOf(sub: string, authorization?: string) {
 
 async function rightsOn(sub: string) {
   return request("rights", "events/rights/rights-on-user.json", { params: { subjectId: sub } });
-}
-
-async function storedItem(key: { PK: string; SK: string }) {
-  const { GetCommand } = await import("@aws-sdk/lib-dynamodb");
-  const { documentClient } = await import("../../lib/store/client");
-  const { config } = await import("../../lib/config");
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: config().tableName, Key: key, ConsistentRead: true }),
-  );
-  return Item;
 }
 
 describe("PUT and DELETE /svc/api/v3/rights", () => {
