@@ -10,7 +10,7 @@ import type { PasswordHash } from "../domain/credentials/password-hash";
 import { foldName } from "../domain/search/fold";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
-import { transactWrite } from "./transact";
+import { isTransactionConflict, transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
 export type UniqueField = "sub" | "email" | "phone_number";
@@ -310,6 +310,8 @@ export function createAccountStore({
         const failed = failedConditions(error);
         if (failed?.includes(0)) throw new AccountChangedError();
         if (failed && failed.length > 0) throw new AccountConflictError(failed.map((i) => claimFields[i - 1]));
+        // Still clashing with a concurrent change after transactWrite's retries: as if it had won.
+        if (isTransactionConflict(error)) throw new AccountChangedError();
         throw error;
       }
       const next: Account = { ...current, ...(change.set as Partial<Account>), updatedAt: now };
