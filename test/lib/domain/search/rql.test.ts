@@ -7,7 +7,7 @@ function escapeValue(value: string): string {
   return value.replace(/[&|()=<>,%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function valueOf(query: string) {
+function parsedValue(query: string) {
   const parsed = parseRql(query);
   if (parsed.filter?.op !== "eq") throw new Error(`not one eq: ${query}`);
   return parsed.filter.value;
@@ -28,47 +28,47 @@ describe("RQL values", () => {
     "when a value holds %s escaped as the spec says, it comes back whole, in both forms",
     (special) => {
       const value = `a${special}b${special}`;
-      expect(valueOf(`family_name=string:${escapeValue(value)}`)).toEqual({ type: "string", value });
-      expect(valueOf(`eq(family_name,string:${escapeValue(value)})`)).toEqual({ type: "string", value });
+      expect(parsedValue(`family_name=string:${escapeValue(value)}`)).toEqual({ type: "string", value });
+      expect(parsedValue(`eq(family_name,string:${escapeValue(value)})`)).toEqual({ type: "string", value });
     },
   );
 
   it("when a value holds every special character at once, it comes back whole", () => {
     const value = "O'Neil & Sons (UK) | a=b <c>, 100%";
-    expect(valueOf(`and(eq(family_name,string:${escapeValue(value)}))`)).toEqual({ type: "string", value });
+    expect(parsedValue(`and(eq(family_name,string:${escapeValue(value)}))`)).toEqual({ type: "string", value });
   });
 
   it("when a value is Unicode, raw or percent-encoded as UTF-8, it is read as the same text", () => {
     for (const value of ["Иванова", "Ёлкина-Щукина", "山田", "Zoë", "e\u0301", "🙂 emoji"]) {
-      expect(valueOf(`given_name=string:${value}`)).toEqual({ type: "string", value });
-      expect(valueOf(`given_name=string:${encodeURIComponent(value)}`)).toEqual({ type: "string", value });
+      expect(parsedValue(`given_name=string:${value}`)).toEqual({ type: "string", value });
+      expect(parsedValue(`given_name=string:${encodeURIComponent(value)}`)).toEqual({ type: "string", value });
     }
   });
 
   it("when a value is empty, typed or not, it is the empty string", () => {
-    expect(valueOf("middle_name=")).toEqual({ type: "auto", value: "" });
-    expect(valueOf("middle_name=string:")).toEqual({ type: "string", value: "" });
-    expect(valueOf("eq(middle_name,)")).toEqual({ type: "auto", value: "" });
-    expect(valueOf("eq(middle_name,string:)")).toEqual({ type: "string", value: "" });
+    expect(parsedValue("middle_name=")).toEqual({ type: "auto", value: "" });
+    expect(parsedValue("middle_name=string:")).toEqual({ type: "string", value: "" });
+    expect(parsedValue("eq(middle_name,)")).toEqual({ type: "auto", value: "" });
+    expect(parsedValue("eq(middle_name,string:)")).toEqual({ type: "string", value: "" });
   });
 
   it("when a value is typed, it is converted; an escaped colon keeps a prefix literal", () => {
-    expect(valueOf("a=number:42.5")).toEqual({ type: "number", value: 42.5 });
-    expect(valueOf("a=boolean:false")).toEqual({ type: "boolean", value: false });
-    expect(valueOf("a=string:number:1")).toEqual({ type: "string", value: "number:1" });
-    expect(valueOf("a=number%3A1")).toEqual({ type: "auto", value: "number:1" });
-    expect(valueOf("a=mailto:x")).toEqual({ type: "auto", value: "mailto:x" });
+    expect(parsedValue("a=number:42.5")).toEqual({ type: "number", value: 42.5 });
+    expect(parsedValue("a=boolean:false")).toEqual({ type: "boolean", value: false });
+    expect(parsedValue("a=string:number:1")).toEqual({ type: "string", value: "number:1" });
+    expect(parsedValue("a=number%3A1")).toEqual({ type: "auto", value: "number:1" });
+    expect(parsedValue("a=mailto:x")).toEqual({ type: "auto", value: "mailto:x" });
   });
 
   it("when a % is not followed by two hex digits, it stays a %", () => {
-    expect(valueOf("a=string:100%")).toEqual({ type: "string", value: "100%" });
-    expect(valueOf("a=string:%zz%2")).toEqual({ type: "string", value: "%zz%2" });
+    expect(parsedValue("a=string:100%")).toEqual({ type: "string", value: "100%" });
+    expect(parsedValue("a=string:%zz%2")).toEqual({ type: "string", value: "%zz%2" });
   });
 
   it("when any text is escaped per the spec, parsing gives it back (property)", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary", maxLength: 40 }), (value) => {
-        const parsed = valueOf(`eq(given_name,string:${escapeValue(value)})`);
+        const parsed = parsedValue(`eq(given_name,string:${escapeValue(value)})`);
         return parsed.type === "string" && parsed.value === value;
       }),
       { numRuns: 300 },
