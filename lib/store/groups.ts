@@ -91,23 +91,53 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
     return Item;
   }
 
+  /** Both items of one membership: the member in the group's partition, the mirror in the user's. */
+  function membershipItems(profile: string, id: string, sub: string, now: number) {
+    return {
+      member: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }),
+      mirror: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
+    };
+  }
+
   function memberWrites(profile: string, id: string, sub: string, now: number): TransactItem[] {
+    const { member, mirror } = membershipItems(profile, id, sub, now);
     return [
       { ConditionCheck: { TableName: tableName, Key: keys.userProfile(sub), ConditionExpression: accountExists } },
-      {
-        Put: {
-          TableName: tableName,
-          Item: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }),
-          ConditionExpression: memberAbsent,
-        },
-      },
-      {
-        Put: {
-          TableName: tableName,
-          Item: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
-        },
-      },
+      { Put: { TableName: tableName, Item: member, ConditionExpression: memberAbsent } },
+      { Put: { TableName: tableName, Item: mirror } },
     ];
+  }
+
+  function memberRemovals(profile: string, id: string, sub: string): TransactItem[] {
+    return [
+      {
+        Delete: { TableName: tableName, Key: keys.groupMember(profile, id, sub), ConditionExpression: memberPresent },
+      },
+      { Delete: { TableName: tableName, Key: keys.membership(sub, profile, id) } },
+    ];
+  }
+
+  /**
+   * The group check first, then `perMember` items for each account, in one transaction.
+   * A failed condition becomes GroupNotFoundError, or what `refused` makes of the
+   * failed members' positions (0, 1, ... within each member's items).
+   */
+  async function changeMembers(
+    profile: string,
+    id: string,
+    subs: string[],
+    itemsOf: (sub: string) => TransactItem[],
+    refused: (failed: Array<{ sub: string; item: number }>) => Error,
+  ): Promise<void> {
+    const perMember = subs.length > 0 ? itemsOf(subs[0]).length : 0;
+    try {
+      await transactWrite(client, [liveGroupCheck(profile, id), ...subs.flatMap(itemsOf)]);
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (!failed || failed.length === 0) throw error;
+      if (failed.includes(0)) throw new GroupNotFoundError();
+      throw refused(failed.map((i) => ({ sub: subs[Math.floor((i - 1) / perMember)], item: (i - 1) % perMember })));
+    }
   }
 
   function liveGroupCheck(profile: string, id: string): TransactItem {
@@ -243,46 +273,35 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
      * MembersRefusedError listing unknown accounts and members already in the group.
      */
     async addMembers(profile: string, id: string, subs: string[], now: number): Promise<void> {
-      const items = [liveGroupCheck(profile, id), ...subs.flatMap((sub) => memberWrites(profile, id, sub, now))];
-      try {
-        await transactWrite(client, items);
-      } catch (error) {
-        const failed = failedConditions(error);
-        if (!failed || failed.length === 0) throw error;
-        if (failed.includes(0)) throw new GroupNotFoundError();
-        const which = (offset: number) =>
-          failed.filter((i) => (i - 1) % 3 === offset).map((i) => subs[(i - 1 - offset) / 3]);
-        throw new MembersRefusedError(which(0), which(1), []);
-      }
+      await changeMembers(
+        profile,
+        id,
+        subs,
+        (sub) => memberWrites(profile, id, sub, now),
+        // Item 0 checks the account exists, item 1 that it is not a member yet.
+        (failed) =>
+          new MembersRefusedError(
+            failed.filter((f) => f.item === 0).map((f) => f.sub),
+            failed.filter((f) => f.item === 1).map((f) => f.sub),
+            [],
+          ),
+      );
     },
 
     /** Removes members in one transaction: all or none. Lists those that were not members. */
     async removeMembers(profile: string, id: string, subs: string[]): Promise<void> {
-      const items: TransactItem[] = [liveGroupCheck(profile, id)];
-      for (const sub of subs) {
-        items.push(
-          {
-            Delete: {
-              TableName: tableName,
-              Key: keys.groupMember(profile, id, sub),
-              ConditionExpression: memberPresent,
-            },
-          },
-          { Delete: { TableName: tableName, Key: keys.membership(sub, profile, id) } },
-        );
-      }
-      try {
-        await transactWrite(client, items);
-      } catch (error) {
-        const failed = failedConditions(error);
-        if (!failed || failed.length === 0) throw error;
-        if (failed.includes(0)) throw new GroupNotFoundError();
-        throw new MembersRefusedError(
-          [],
-          [],
-          failed.map((i) => subs[(i - 1) / 2]),
-        );
-      }
+      await changeMembers(
+        profile,
+        id,
+        subs,
+        (sub) => memberRemovals(profile, id, sub),
+        (failed) =>
+          new MembersRefusedError(
+            [],
+            [],
+            failed.map((f) => f.sub),
+          ),
+      );
     },
 
     /**
@@ -290,14 +309,10 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
      * with BatchWriteItem, no checks. Not atomic; repeatable.
      */
     async importMembers(profile: string, id: string, subs: string[], now: number): Promise<void> {
-      const requests: WriteRequest[] = subs.flatMap((sub) => [
-        { PutRequest: { Item: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }) } },
-        {
-          PutRequest: {
-            Item: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
-          },
-        },
-      ]);
+      const requests: WriteRequest[] = subs.flatMap((sub) => {
+        const { member, mirror } = membershipItems(profile, id, sub, now);
+        return [{ PutRequest: { Item: member } }, { PutRequest: { Item: mirror } }];
+      });
       await batchWriteAll(client, tableName, requests);
     },
 

@@ -1,15 +1,14 @@
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { foldName } from "../../lib/domain/search/fold";
 import { createUserSearch } from "../../lib/domain/search/users";
-import { createGateway } from "../../lib/local/gateway";
 import { services } from "../../lib/services";
 import { batchWriteAll } from "../../lib/store/batch";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import { seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { useGateway } from "../support/gateway";
 import { request } from "../support/requests";
 
 const search = (query: string, authorization?: string) =>
@@ -246,18 +245,12 @@ describe("user search errors", () => {
   });
 });
 
-const gateway = createGateway();
-let base = "";
-beforeAll(async () => {
-  await new Promise<void>((done) => gateway.listen(0, "127.0.0.1", () => done()));
-  base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-});
-afterAll(() => gateway.close());
+const gatewayBase = useGateway();
 
 /** As a client would: the assembled query URL-encoded as a whole, over HTTP. */
 async function viaHttp(query: string) {
   const token = await systemToken(["svc_api_sys_users"]);
-  const response = await fetch(`${base}/svc/api/v3/users?query=${encodeURIComponent(query)}`, {
+  const response = await fetch(`${gatewayBase()}/svc/api/v3/users?query=${encodeURIComponent(query)}`, {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(response.status).toBe(200);
