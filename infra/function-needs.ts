@@ -19,7 +19,9 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   meta: { table: "read" },
+  // Grants and their mirrors, and the rights catalogue.
   rights: { table: "read-write" },
+  // Groups, members both ways; deleting a group also clears the rights held on it.
   groups: { table: "read-write" },
 };
 

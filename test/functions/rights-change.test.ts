@@ -123,6 +123,15 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(await rightsOf(lead.sub)).toEqual({});
   });
 
+  it("when both lists are empty, it answers 200 with no rights and writes nothing", async () => {
+    const lead = await seedAccount();
+    const before = roundTripCount();
+    const response = await change({ update: [], delete: [] }, await asUser(lead.sub));
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toEqual({ rights: [] });
+    expect(roundTripCount() - before).toBe(0);
+  });
+
   it("when update or delete is missing or the body is not an object, it answers validation_error", async () => {
     const lead = await seedAccount();
     const token = await asUser(lead.sub);

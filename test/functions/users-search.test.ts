@@ -129,6 +129,9 @@ describe("user search lookups", () => {
   });
 
   it("when nothing matches, it answers an empty array", async () => {
+    expect((await search(`sub=string:${"x".repeat(3000)}`)).json).toEqual([]);
+    expect((await search(`family_name=string:${"Я".repeat(3000)}`)).json).toEqual([]);
+    expect((await search("sub=string:has space")).json).toEqual([]);
     expect((await search("email=string:nobody@nowhere.example")).json).toEqual([]);
     expect((await search("email=string:not-an-email")).json).toEqual([]);
     expect((await search(`family_name=string:${uniqueId("Nobody")}`)).json).toEqual([]);

@@ -51,6 +51,8 @@ export async function changeRights(
   options: { readAll: boolean },
 ): Promise<Plan["outcome"]> {
   const merged = mergeChanges(changes);
+  // rights/change with both lists empty: nothing to check or write (DynamoDB refuses an empty transaction).
+  if (merged.length === 0) return [];
   for (const change of merged) {
     const problem = builtinKindProblem(change);
     if (problem) throw problem;

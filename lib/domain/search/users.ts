@@ -2,6 +2,7 @@ import type { AccountSearchStore } from "../../store/account-search";
 import { type Account, accountView } from "../accounts/account";
 import { normalizeEmail, normalizePhone } from "../accounts/contacts";
 import { instanceIdOf } from "../accounts/instance-id";
+import { SUB_PATTERN } from "../accounts/new-account";
 import { foldEmail, foldName, foldPhone } from "./fold";
 import { searchProblems } from "./problems";
 import { type Condition, evaluate, parseRql, RqlError, type RqlValue } from "./rql";
@@ -28,6 +29,10 @@ type Searchable = (typeof SEARCHABLE_ATTRIBUTES)[number];
 
 /** The most accounts a lookup may yield, and a search may answer. */
 export const MAX_RESULTS = 1000;
+
+const SUB = new RegExp(SUB_PATTERN);
+/** As the attribute calls accept names (lib/http/schemas/common.ts personName). */
+const MAX_NAME_LENGTH = 256;
 
 const POS = "query";
 
@@ -87,12 +92,15 @@ export function createUserSearch(store: AccountSearchStore, indexed: readonly st
     const wanted = text(value);
     // Every indexed attribute holds text: a number or boolean matches nothing.
     if (wanted === undefined) return { subs: new Set() };
-    if (name === "sub") return { subs: new Set([wanted]) };
+    // A value no account can hold is answered without a lookup (and never makes a key
+    // longer than DynamoDB allows).
+    if (name === "sub") return { subs: new Set(SUB.test(wanted) ? [wanted] : []) };
     if (name === "email" || name === "phone_number") {
       const normal = name === "email" ? normalizeEmail(wanted) : normalizePhone(wanted);
       const owner = normal === undefined ? undefined : await store.ownerOfContact(name, normal);
       return { subs: new Set(owner ? [owner] : []) };
     }
+    if (wanted.length > MAX_NAME_LENGTH) return { subs: new Set() };
     const found = await store.subsWithName(name, foldName(wanted), MAX_RESULTS);
     return found.complete ? { subs: new Set(found.subs) } : { tooMany: name };
   }
