@@ -1,6 +1,8 @@
+import { config } from "../lib/config";
 import { changeAccount, readAccount } from "../lib/domain/accounts/attributes";
 import type { AccountChangeBody } from "../lib/domain/accounts/change-plan";
 import { confirmContactChange } from "../lib/domain/accounts/contact-confirmation";
+import { createUserSearch } from "../lib/domain/search/users";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { attributeDeps, services } from "../lib/services";
@@ -19,6 +21,8 @@ function confirmation(field: "phone_number" | "email") {
   };
 }
 
+let searchUsers: ReturnType<typeof createUserSearch> | undefined;
+
 export const handler = createApiFunction("users", {
   "users.get": async (call) =>
     jsonResult(200, await readAccount(services().accounts, call.subject as string, call.account)),
@@ -34,4 +38,8 @@ export const handler = createApiFunction("users", {
 
   "users.validate_mobile": confirmation("phone_number"),
   "users.validate_email": confirmation("email"),
+  "users.search": async (call) => {
+    searchUsers ??= createUserSearch(services().accountSearch, config().settings.search.indexedAttributes);
+    return jsonResult(200, await searchUsers(call.query.query));
+  },
 });

@@ -25,6 +25,10 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   meta: { table: "read" },
   // Links, their claims, bind states and stored external tokens; calls external providers.
   federation: { table: "read-write", dataKey: true },
+  // Grants and their mirrors, and the rights catalogue.
+  rights: { table: "read-write" },
+  // Groups, members both ways; deleting a group also clears the rights held on it.
+  groups: { table: "read-write" },
 };
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(

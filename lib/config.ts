@@ -160,7 +160,14 @@ const settingsSchema = {
     search: {
       type: "object",
       additionalProperties: false,
-      properties: { indexedAttributes: { type: "array", items: { type: "string" } } },
+      properties: {
+        // What user search can find accounts by without scanning (lib/domain/search/users.ts).
+        indexedAttributes: {
+          type: "array",
+          uniqueItems: true,
+          items: { enum: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"] },
+        },
+      },
     },
     audit: {
       type: "object",

@@ -3,14 +3,18 @@ import type { AttributeDeps } from "./domain/accounts/attributes";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { RegistrationDeps } from "./domain/registration/register";
 import { courierFor } from "./notify/transport";
+import { createAccountSearchStore } from "./store/account-search";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
 import { createCredentialStore } from "./store/credentials";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
+import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
 import { createRegistrationStore } from "./store/registrations";
+import { createRightDefinitionStore } from "./store/right-definitions";
+import { createRightStore } from "./store/rights";
 import { createSecurityEventStore } from "./store/security-events";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
@@ -36,6 +40,10 @@ function build() {
     courier: courierFor(config()),
     credentials: createCredentialStore(deps),
     federation: createFederationStore(deps),
+    rights: createRightStore(deps),
+    rightDefinitions: createRightDefinitionStore(deps),
+    groups: createGroupStore(deps),
+    accountSearch: createAccountSearchStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

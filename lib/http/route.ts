@@ -14,7 +14,7 @@ export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
 export type AuthKind = "bearer" | "bearer-or-basic" | "user-bearer-or-user-basic" | "client" | "none";
 
 /** Endpoint groups: one Lambda function each (DESIGN 2). */
-export const FUNCTION_NAMES = ["token", "users", "registration", "meta", "federation"] as const;
+export const FUNCTION_NAMES = ["token", "users", "registration", "meta", "federation", "rights", "groups"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export type JsonSchema = Record<string, unknown>;

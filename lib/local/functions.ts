@@ -10,6 +10,8 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   registration: () => import("../../functions/registration"),
   meta: () => import("../../functions/meta"),
   federation: () => import("../../functions/federation"),
+  rights: () => import("../../functions/rights"),
+  groups: () => import("../../functions/groups"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

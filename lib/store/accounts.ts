@@ -4,11 +4,19 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { type Account, PENDING_FIELD, type StoredContact } from "../domain/accounts/account";
+import { config } from "../config";
+import {
+  type Account,
+  NAME_ATTRIBUTES,
+  type NameAttribute,
+  PENDING_FIELD,
+  type StoredContact,
+} from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
+import { foldName } from "../domain/search/fold";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
-import { transactWrite } from "./transact";
+import { isTransactionConflict, transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
 export type UniqueField = "sub" | "email" | "phone_number";
@@ -93,7 +101,33 @@ export interface StoreDeps {
   tableName: string;
 }
 
-export function createAccountStore({ client, tableName }: StoreDeps) {
+/** An update that read the account itself retries this often when the account moves on. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * `indexedNames`: the name attributes user search finds accounts by (search.indexedAttributes);
+ * each has an index item written in the same transaction as the account.
+ */
+export function createAccountStore({
+  client,
+  tableName,
+  indexedNames = config().settings.search.indexedAttributes,
+}: StoreDeps & { indexedNames?: readonly string[] }) {
+  const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
+
+  function nameIndexPut(name: NameAttribute, value: string, sub: string) {
+    return {
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.nameIndex, keys.nameIndex(name, foldName(value), sub), { sub, attribute: name }),
+      },
+    };
+  }
+
+  function nameIndexDelete(name: NameAttribute, value: string, sub: string) {
+    return { Delete: { TableName: tableName, Key: keys.nameIndex(name, foldName(value), sub) } };
+  }
+
   function claimItem(field: "email" | "phone_number", value: string, sub: string) {
     const key = field === "email" ? keys.uniqueEmail(value) : keys.uniquePhone(value);
     const entity = field === "email" ? ENTITY.uniqueEmail : ENTITY.uniquePhone;
@@ -152,6 +186,13 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
         },
       });
     }
+    for (const name of namesIndexed) {
+      const value = account[name];
+      if (value !== undefined) {
+        fields.push(undefined);
+        items.push(nameIndexPut(name, value, account.sub));
+      }
+    }
     if (passwordHash) {
       fields.push(undefined);
       items.push({
@@ -187,7 +228,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
     }
   }
 
-  return {
+  const store = {
     /** Marks a contact verified, provided it still holds the value that was confirmed. */
     verifyContactItem(sub: string, field: "email" | "phone_number", value: string): TransactItem {
       return {
@@ -332,8 +373,10 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
 
     /**
      * Changes attributes. Names and the lock are one conditional UpdateItem; contact
-     * changes also move the uniqueness claims, in one transaction guarded by the
-     * contact values we read, so a concurrent change cannot orphan a claim.
+     * changes also move the uniqueness claims, and changes of indexed names their name
+     * index items, in one transaction guarded by the values we read, so a concurrent
+     * change cannot orphan a claim or an index item. Without `current` such a change
+     * reads the account first (two round trips) and reads again if it moved on.
      */
     async update(sub: string, change: AccountChange, current?: Account): Promise<Account> {
       const now = Math.floor(Date.now() / 1000);
@@ -341,7 +384,8 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
       const contactFields = (Object.keys(contacts) as Array<"email" | "phone_number">).filter(
         (f) => contacts[f] !== undefined,
       );
-      if (contactFields.length === 0) {
+      const indexedChanges = namesIndexed.filter((name) => name in change.set || change.remove.includes(name));
+      if (contactFields.length === 0 && indexedChanges.length === 0) {
         const update = buildUpdate({ ...change.set, updatedAt: now }, change.remove);
         try {
           const { Attributes } = await client.send(
@@ -359,7 +403,17 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           throw error;
         }
       }
-      if (!current) throw new Error("contact changes need the current account");
+      if (!current) {
+        for (let attempt = 1; ; attempt++) {
+          const read = await store.get(sub);
+          if (!read) throw new AccountNotFoundError(sub);
+          try {
+            return await store.update(sub, change, read);
+          } catch (error) {
+            if (!(error instanceof AccountChangedError) || attempt >= UPDATE_ATTEMPTS) throw error;
+          }
+        }
+      }
 
       const set: Record<string, unknown> = { ...change.set, updatedAt: now };
       const remove: string[] = [...change.remove];
@@ -392,6 +446,23 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
           claimFields.push(field);
         }
       }
+      const indexItems: TransactItem[] = [];
+      for (const name of indexedChanges) {
+        const before = current[name];
+        const next = change.set[name];
+        if (before !== undefined && next !== undefined && foldName(before) === foldName(next)) continue;
+        guardNames[`#g_${name}`] = name;
+        if (before === undefined) {
+          // Nobody may have set this name since we read, or its index item would be left behind.
+          guards.push(`attribute_not_exists(#g_${name})`);
+        } else {
+          // The index item we delete must belong to the name still stored.
+          guards.push(`#g_${name} = :g_${name}`);
+          guardValues[`:g_${name}`] = before;
+          indexItems.push(nameIndexDelete(name, before, sub));
+        }
+        if (next !== undefined) indexItems.push(nameIndexPut(name, next, sub));
+      }
       const update = buildUpdate(set, remove);
       const profileUpdate = {
         Update: {
@@ -404,11 +475,14 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
         },
       };
       try {
-        await transactWrite(client, [profileUpdate, ...claims]);
+        // Index items last: claims keep their positions, which name the failed field below.
+        await transactWrite(client, [profileUpdate, ...claims, ...indexItems]);
       } catch (error) {
         const failed = failedConditions(error);
         if (failed?.includes(0)) throw new AccountChangedError();
         if (failed && failed.length > 0) throw new AccountConflictError(failed.map((i) => claimFields[i - 1]));
+        // Still clashing with a concurrent change after transactWrite's retries: as if it had won.
+        if (isTransactionConflict(error)) throw new AccountChangedError();
         throw error;
       }
       const next: Account = { ...current, ...(change.set as Partial<Account>), updatedAt: now };
@@ -420,6 +494,7 @@ export function createAccountStore({ client, tableName }: StoreDeps) {
       return next;
     },
   };
+  return store;
 }
 
 export type AccountStore = ReturnType<typeof createAccountStore>;

@@ -27,6 +27,8 @@ const UNAVAILABLE_NAMES = new Set([
   "ThrottlingException",
   "ProvisionedThroughputExceededException",
   "RequestLimitExceeded",
+  // lib/store/batch.ts: DynamoDB kept leaving part of a batch unprocessed (a busy table).
+  "BatchIncompleteError",
 ]);
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH"]);
 

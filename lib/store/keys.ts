@@ -21,6 +21,17 @@ export const ENTITY = {
   uniqueFederatedAccount: "unique-federated-account",
   federatedToken: "federated-token",
   federationState: "federation-state",
+  /** A right held by a subject on an object, in the subject's partition, with its tags. */
+  rightGrant: "right-grant",
+  /** The mirror of a right grant in the object's partition (SPEC 4.3 "rights on"). */
+  rightHolder: "right-holder",
+  rightDefinition: "right-definition",
+  group: "group",
+  groupMember: "group-member",
+  /** The mirror of a group member in the user's partition. */
+  membership: "membership",
+  /** One account under one value of an indexed name attribute (user search). */
+  nameIndex: "name-index",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -73,7 +84,6 @@ export const keys = {
   /** A remembered device (SPEC 2.7), named by its ua_id. */
   device: (sub: string, uaId: string): TableKey => ({ PK: `USER#${sub}`, SK: `DEVICE#${uaId}` }),
   devicePrefix: "DEVICE#",
-  userPartition: (sub: string): string => `USER#${sub}`,
   /** Consecutive failed logins of one account and the wait they impose. */
   loginFailures: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "LOGIN_FAILURES" }),
   /** Failed logins of one account within one hour (the ASVS cap). */
@@ -86,6 +96,46 @@ export const keys = {
     SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
   }),
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
+
+  // Access rights (SPEC 2.4, 4.3). A party's partition is its own item collection, so a
+  // right lives beside the account, application or group it is about. Party keys never
+  // contain "#" (see lib/domain/rights/parties.ts), so the prefixes below cannot overlap.
+  userPartition: (sub: string): string => `USER#${sub}`,
+  clientPartition: (clientId: string): string => `CLIENT#${clientId}`,
+  groupPartition: (profile: string, id: string): string => `GROUP#${profile}#${id}`,
+  rightGrant: (subjectPartition: string, objectKey: string, right: string): TableKey => ({
+    PK: subjectPartition,
+    SK: `RIGHT#ON#${objectKey}#${right}`,
+  }),
+  rightGrantPrefix: "RIGHT#ON#",
+  rightHolder: (objectPartition: string, subjectKey: string, right: string): TableKey => ({
+    PK: objectPartition,
+    SK: `RIGHT#BY#${subjectKey}#${right}`,
+  }),
+  rightHolderPrefix: "RIGHT#BY#",
+  rightDefinition: (name: string): TableKey => ({ PK: "RIGHT_DEFINITIONS", SK: `RIGHT#${name}` }),
+  rightDefinitionsPartition: "RIGHT_DEFINITIONS",
+
+  // Groups (SPEC 2.3, 4.8): the groups of a profile share a partition, so listing them is
+  // one consistent Query; each group's members have a partition of their own.
+  group: (profile: string, id: string): TableKey => ({ PK: `GROUPS#${profile}`, SK: `GROUP#${id}` }),
+  groupsOfProfile: (profile: string): string => `GROUPS#${profile}`,
+  groupMember: (profile: string, id: string, sub: string): TableKey => ({
+    PK: `GROUP#${profile}#${id}`,
+    SK: `MEMBER#${sub}`,
+  }),
+  groupMemberPrefix: "MEMBER#",
+  membership: (sub: string, profile: string, id: string): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `MEMBER_OF#${profile}#${id}`,
+  }),
+
+  // User search (SPEC 4.7): one item per account and value of an indexed name.
+  nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({
+    PK: `SEARCH#${attribute}#${normalizedValue}`,
+    SK: `USER#${sub}`,
+  }),
+  nameIndexPartition: (attribute: string, normalizedValue: string): string => `SEARCH#${attribute}#${normalizedValue}`,
 } as const;
 
 /** GSI1 keys: reverse lookups that may be eventually consistent. */

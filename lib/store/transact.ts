@@ -6,7 +6,7 @@ import {
 
 const ATTEMPTS = 4;
 
-function isTransactionConflict(error: unknown): boolean {
+export function isTransactionConflict(error: unknown): boolean {
   if ((error as { name?: string })?.name !== "TransactionCanceledException") return false;
   const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
   // Only a clash with another transaction in flight: a failed condition is an answer, not a race.

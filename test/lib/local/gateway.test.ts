@@ -1,22 +1,14 @@
-import type { AddressInfo } from "node:net";
 import jwt from "jsonwebtoken";
 import { JwksClient } from "jwks-rsa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway } from "../../../lib/local/gateway";
+import { describe, expect, it } from "vitest";
 import { createClient, seedAccount } from "../../support/fixtures";
+import { useGateway } from "../../support/gateway";
 
-const gateway = createGateway();
-let base = "";
-
-beforeAll(async () => {
-  await new Promise<void>((done) => gateway.listen(0, "127.0.0.1", () => done()));
-  base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-});
-afterAll(() => gateway.close());
+const base = useGateway();
 
 async function clientToken(scope: string) {
   const client = await createClient();
-  const response = await fetch(`${base}/svc/oauth/te`, {
+  const response = await fetch(`${base()}/svc/oauth/te`, {
     method: "POST",
     headers: {
       authorization: `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString("base64")}`,
@@ -31,7 +23,7 @@ describe("the local gateway", () => {
   it("when a token is issued over HTTP, a JWKS client library we did not write verifies it", async () => {
     const { response, body, client } = await clientToken("svc_api_sys_users");
     expect(response.status).toBe(200);
-    const jwks = new JwksClient({ jwksUri: `${base}/svc/.well-known/jwks.json` });
+    const jwks = new JwksClient({ jwksUri: `${base()}/svc/.well-known/jwks.json` });
     const header = jwt.decode(body.access_token, { complete: true })?.header;
     const key = await jwks.getSigningKey(header?.kid);
     const claims = jwt.verify(body.access_token, key.getPublicKey(), {
@@ -47,7 +39,7 @@ describe("the local gateway", () => {
   it("when a user is read with that token over HTTP, it answers the attributes", async () => {
     const account = await seedAccount();
     const { body } = await clientToken("svc_api_sys_users");
-    const response = await fetch(`${base}/svc/api/v3/users/${account.sub}`, {
+    const response = await fetch(`${base()}/svc/api/v3/users/${account.sub}`, {
       headers: { authorization: `Bearer ${body.access_token}` },
     });
     expect(response.status).toBe(200);
@@ -56,16 +48,16 @@ describe("the local gateway", () => {
   });
 
   it("when the path has no route, it answers 404 JSON; a wrong method 405", async () => {
-    const missing = await fetch(`${base}/svc/api/v3/nowhere`);
+    const missing = await fetch(`${base()}/svc/api/v3/nowhere`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: "not_found" });
-    const wrong = await fetch(`${base}/svc/health`, { method: "DELETE" });
+    const wrong = await fetch(`${base()}/svc/health`, { method: "DELETE" });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET");
   });
 
   it("when a body exceeds API Gateway's 10 MB, it answers 413 as API Gateway does", async () => {
-    const response = await fetch(`${base}/svc/oauth/te`, {
+    const response = await fetch(`${base()}/svc/oauth/te`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: "a".repeat(10 * 1024 * 1024 + 10),
@@ -74,7 +66,7 @@ describe("the local gateway", () => {
   });
 
   it("when a body is between 1 MB and 10 MB, the function answers 400 in the route's shape", async () => {
-    const response = await fetch(`${base}/svc/oauth/te`, {
+    const response = await fetch(`${base()}/svc/oauth/te`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `grant_type=client_credentials&scope=${"a".repeat(2 * 1024 * 1024)}`,

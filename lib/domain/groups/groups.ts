@@ -1,0 +1,228 @@
+import type { AccountSearchStore } from "../../store/account-search";
+import {
+  GroupExistsError,
+  GroupFullError,
+  GroupNotFoundError,
+  type GroupStore,
+  MembersRefusedError,
+} from "../../store/groups";
+import { instanceIdOf } from "../accounts/instance-id";
+import { type FieldProblem, problems } from "../errors";
+import { searchProblems } from "../search/problems";
+import { evaluate, parseRql, RqlError, type RqlQuery } from "../search/rql";
+import {
+  ATTRIBUTE_NAME_PATTERN,
+  type AttributeValue,
+  type Group,
+  groupFields,
+  groupInstanceId,
+  groupView,
+  MAX_ATTRIBUTES,
+  RESERVED_FIELDS,
+} from "./group";
+import { groupProblems } from "./problems";
+
+export interface GroupDeps {
+  groups: GroupStore;
+  /** Account names for `expand=true` member lists. */
+  accounts: Pick<AccountSearchStore, "accounts">;
+}
+
+/** Body of group create and change after schema validation: SPEC 2.3 fields plus profile attributes. */
+export type GroupBody = {
+  profile: string;
+  id?: string;
+  name?: string | null;
+  instanceId?: unknown;
+} & Record<string, unknown>;
+
+/** Stored as the user directory's id in member records (SPEC 2.3 storeId): one directory. */
+export const STORE_ID = "svc";
+
+const ATTRIBUTE_NAME = new RegExp(ATTRIBUTE_NAME_PATTERN);
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Profile attributes of a body: everything but the reserved fields. */
+function attributesOf(body: GroupBody, found: FieldProblem[]): Record<string, AttributeValue | null> {
+  const out: Record<string, AttributeValue | null> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if ((RESERVED_FIELDS as readonly string[]).includes(name)) continue;
+    if (!ATTRIBUTE_NAME.test(name)) {
+      found.push({
+        error: "wrong_value",
+        pos: name,
+        desc: `${name} is not an attribute name (letters, digits, _ . -)`,
+      });
+      continue;
+    }
+    out[name] = value as AttributeValue | null;
+  }
+  return out;
+}
+
+function memberResult(sub: string) {
+  return { instanceId: instanceIdOf(sub), storeId: STORE_ID, subjectId: sub };
+}
+
+export async function readGroup(deps: GroupDeps, profile: string, id: string, expand: boolean) {
+  const group = await deps.groups.get(profile, id);
+  if (!group) throw groupProblems.notFound(id, profile);
+  return groupView(group, expand);
+}
+
+function parseGroupQuery(rql: string | undefined): RqlQuery {
+  try {
+    return parseRql(rql ?? "");
+  } catch (error) {
+    if (error instanceof RqlError) throw searchProblems.malformed("rql", error);
+    throw error;
+  }
+}
+
+/**
+ * The groups of a profile that match `rql` (and, or, eq over id, name and profile
+ * attributes; limit(count[,offset])), in id order. The profile's groups are read page by
+ * page and matched here; with limit, reading stops once enough matched.
+ */
+export async function listGroups(deps: GroupDeps, profile: string, rql: string | undefined, expand: boolean) {
+  const query = parseGroupQuery(rql);
+  const offset = query.offset ?? 0;
+  const wanted = query.limit === undefined ? Number.POSITIVE_INFINITY : offset + query.limit;
+  const matched: Group[] = [];
+  for await (const page of deps.groups.pages(profile)) {
+    for (const group of page) {
+      const fields = groupFields(group);
+      if (!query.filter || evaluate(query.filter, (name) => fields[name as keyof typeof fields])) matched.push(group);
+      if (matched.length >= wanted) break;
+    }
+    if (matched.length >= wanted) break;
+  }
+  return matched
+    .slice(offset, wanted)
+    .map((group) =>
+      expand ? groupView(group, true) : { id: group.id, instanceId: groupInstanceId(profile, group.id) },
+    );
+}
+
+export async function createGroup(deps: GroupDeps, body: GroupBody) {
+  const found: FieldProblem[] = [];
+  const attributes = attributesOf(body, found);
+  if (Object.keys(attributes).length > MAX_ATTRIBUTES) {
+    found.push({ error: "wrong_value", pos: "body", desc: `a group has at most ${MAX_ATTRIBUTES} attributes` });
+  }
+  if (found.length > 0) throw problems.wrongValues(found);
+  const at = now();
+  const group: Group = {
+    id: body.id as string,
+    profile: body.profile,
+    ...(typeof body.name === "string" && { name: body.name }),
+    attributes: attributes as Record<string, AttributeValue>,
+    createdAt: at,
+    updatedAt: at,
+  };
+  try {
+    await deps.groups.create(group);
+  } catch (error) {
+    if (error instanceof GroupExistsError) throw groupProblems.exists(group.id, group.profile, error.deleting);
+    throw error;
+  }
+  return groupView(group, true);
+}
+
+/** Sends the fields to change; null removes one. The profile in the body must be the query's. */
+export async function changeGroup(deps: GroupDeps, profile: string, id: string, body: GroupBody) {
+  const found: FieldProblem[] = [];
+  if (body.profile !== profile) {
+    found.push({
+      error: "wrong_value",
+      pos: "profile",
+      desc: "profile in the body must equal the profile query parameter",
+    });
+  }
+  if (body.id !== undefined && body.id !== id) {
+    found.push({ error: "unmodifiable", pos: "id", desc: "id cannot be changed; it must equal the id in the path" });
+  }
+  const attributes = attributesOf(body, found);
+  if (found.length > 0) throw problems.wrongValues(found);
+  const set = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== null)) as Record<
+    string,
+    AttributeValue
+  >;
+  const remove = Object.keys(attributes).filter((name) => attributes[name] === null);
+  try {
+    const group = await deps.groups.update(profile, id, { name: body.name, set, remove }, now(), MAX_ATTRIBUTES);
+    return groupView(group, true);
+  } catch (error) {
+    if (error instanceof GroupNotFoundError) throw groupProblems.notFound(id, profile);
+    if (error instanceof GroupFullError) {
+      throw problems.wrongValue(
+        "body",
+        `a group keeps at most ${MAX_ATTRIBUTES} attributes, and each one set counts as new: remove some (null) first`,
+      );
+    }
+    throw error;
+  }
+}
+
+export async function deleteGroup(deps: GroupDeps, profile: string, id: string): Promise<void> {
+  if (!(await deps.groups.delete(profile, id))) throw groupProblems.notFound(id, profile);
+}
+
+/** SPEC 2.3 member records; `expand` adds the names (one BatchGetItem per 100 members). */
+export async function listMembers(deps: GroupDeps, profile: string, id: string, expand: boolean) {
+  const [group, subs] = await Promise.all([deps.groups.get(profile, id), deps.groups.members(profile, id)]);
+  if (!group) throw groupProblems.notFound(id, profile);
+  if (!expand) return subs.map((subjectId) => ({ subjectId }));
+  const accounts = new Map((await deps.accounts.accounts(subs)).map((a) => [a.sub, a]));
+  return subs.map((subjectId) => {
+    const account = accounts.get(subjectId);
+    return {
+      subjectId,
+      ...(account?.family_name !== undefined && { family_name: account.family_name }),
+      ...(account?.middle_name !== undefined && { middle_name: account.middle_name }),
+      ...(account?.given_name !== undefined && { given_name: account.given_name }),
+    };
+  });
+}
+
+function subjectIdsOf(body: Array<{ subjectId: string }>): string[] {
+  return [...new Set(body.map((m) => m.subjectId))];
+}
+
+/** Adds accounts to a group, all or none (one transaction). */
+export async function addMembers(deps: GroupDeps, profile: string, id: string, body: Array<{ subjectId: string }>) {
+  const subs = subjectIdsOf(body);
+  try {
+    await deps.groups.addMembers(profile, id, subs, now());
+  } catch (error) {
+    if (error instanceof GroupNotFoundError) throw groupProblems.notFound(id, profile);
+    if (error instanceof MembersRefusedError) {
+      if (error.unknownUsers.length > 0) throw groupProblems.usersNotFound(error.unknownUsers);
+      throw groupProblems.alreadyMembers(error.alreadyMembers);
+    }
+    throw error;
+  }
+  return subs.map(memberResult);
+}
+
+/** Removes accounts from a group, all or none (one transaction). */
+export async function removeMembers(deps: GroupDeps, profile: string, id: string, body: Array<{ subjectId: string }>) {
+  const subs = subjectIdsOf(body);
+  try {
+    await deps.groups.removeMembers(profile, id, subs);
+  } catch (error) {
+    if (error instanceof GroupNotFoundError) throw groupProblems.notFound(id, profile);
+    if (error instanceof MembersRefusedError) {
+      // Failure path only: tell accounts that do not exist from accounts not in the group.
+      const existing = new Set((await deps.accounts.accounts(error.notMembers)).map((a) => a.sub));
+      const unknown = error.notMembers.filter((sub) => !existing.has(sub));
+      if (unknown.length > 0) throw groupProblems.usersNotFound(unknown);
+      throw groupProblems.notMembers(error.notMembers);
+    }
+    throw error;
+  }
+  return subs.map(memberResult);
+}

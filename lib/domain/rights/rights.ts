@@ -1,0 +1,100 @@
+import type { RightDefinitionStore } from "../../store/right-definitions";
+import { type RightStore, RightsCommitError } from "../../store/rights";
+import { appliesTo } from "./catalogue";
+import type { Party } from "./parties";
+import {
+  builtinKindProblem,
+  type Check,
+  MAX_TRANSACTION_ITEMS,
+  mergeChanges,
+  type Plan,
+  planChanges,
+  type RightChange,
+  removes,
+  worstCaseItems,
+} from "./plan";
+import { rightProblems } from "./problems";
+
+export interface RightsDeps {
+  rights: RightStore;
+  rightDefinitions: RightDefinitionStore;
+}
+
+/** A grant moved on between our read and our write this many times: give up (409). */
+const ATTEMPTS = 5;
+
+async function problemOf(deps: RightsDeps, check: Check, changes: RightChange[]): Promise<Error> {
+  if (check.kind === "party") return rightProblems.unknownParty(check.party);
+  // Failure path only: one read tells a missing definition from one of other kinds.
+  const definition = await deps.rightDefinitions.get(check.right);
+  if (!definition) return rightProblems.unknownRight(check.right);
+  const misfit = changes.find(
+    (c) => c.right === check.right && c.add.length > 0 && !appliesTo(definition, c.subject.kind, c.object.kind),
+  );
+  return misfit
+    ? rightProblems.rightNotApplicable(definition, misfit.subject.kind, misfit.object.kind)
+    : rightProblems.changedConcurrently();
+}
+
+/**
+ * Applies assignments and revocations together, in one transaction: every party and
+ * custom right is checked in it, so nothing is written for a request that names
+ * something unknown. Adding tags costs one round trip; removing tags reads the grants
+ * first (two), and the writes are guarded by the revision read, so a concurrent change
+ * makes us read again rather than lose a tag or keep an empty grant.
+ *
+ * `readAll` reads every grant, so the outcome (tags after the change) is known for all.
+ */
+export async function changeRights(
+  deps: RightsDeps,
+  changes: RightChange[],
+  options: { readAll: boolean },
+): Promise<Plan["outcome"]> {
+  const merged = mergeChanges(changes);
+  // rights/change with both lists empty: nothing to check or write (DynamoDB refuses an empty transaction).
+  if (merged.length === 0) return [];
+  for (const change of merged) {
+    const problem = builtinKindProblem(change);
+    if (problem) throw problem;
+  }
+  const items = worstCaseItems(merged);
+  if (items > MAX_TRANSACTION_ITEMS) throw rightProblems.tooManyChanges(items, MAX_TRANSACTION_ITEMS);
+  const toRead = merged.filter((c) => options.readAll || removes(c));
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const read = toRead.length > 0 ? await deps.rights.readGrants(toRead) : new Map();
+    const plan = planChanges(merged, read);
+    try {
+      await deps.rights.commit(plan.checks, plan.writes);
+      return plan.outcome;
+    } catch (error) {
+      if (!(error instanceof RightsCommitError)) throw error;
+      if (error.failedChecks.length > 0) throw await problemOf(deps, error.failedChecks[0], merged);
+    }
+  }
+  throw rightProblems.changedConcurrently();
+}
+
+/** SPEC 4.3 rights of a subject: object key -> right -> tags. */
+export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
+  const grants = await deps.rights.grantsOf(subject);
+  // An empty answer needs a second look: no rights, or no such subject (400).
+  if (grants.length === 0 && !(await deps.rights.partyExists(subject))) throw rightProblems.unknownParty(subject);
+  const out: Record<string, Record<string, string[]>> = {};
+  for (const grant of grants) {
+    out[grant.objectKey] ??= {};
+    out[grant.objectKey][grant.right] = grant.tags;
+  }
+  return out;
+}
+
+/** SPEC 4.3 rights on an object: subject key -> right names. */
+export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<string, string[]>> {
+  const holders = await deps.rights.holdersOn(object);
+  if (holders.length === 0 && !(await deps.rights.partyExists(object))) throw rightProblems.unknownParty(object);
+  const out: Record<string, string[]> = {};
+  for (const holder of holders) {
+    out[holder.subjectKey] ??= [];
+    out[holder.subjectKey].push(holder.right);
+  }
+  return out;
+}

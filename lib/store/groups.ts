@@ -1,0 +1,370 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { AttributeValue, Group } from "../domain/groups/group";
+import { partyOfKey } from "../domain/rights/parties";
+import type { StoreDeps } from "./accounts";
+import { batchWriteAll, type WriteRequest } from "./batch";
+import { failedConditions, isConditionalCheckFailed } from "./errors";
+import { ENTITY, itemOf, keys } from "./keys";
+import { queryPages } from "./paging";
+import { grantKey, holderKey } from "./rights";
+import { transactWrite } from "./transact";
+
+type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+export class GroupExistsError extends Error {
+  /** `deleting`: the id belongs to a group whose deletion has not finished. */
+  constructor(readonly deleting: boolean) {
+    super("group exists");
+    this.name = "GroupExistsError";
+  }
+}
+
+export class GroupNotFoundError extends Error {
+  constructor() {
+    super("group not found");
+    this.name = "GroupNotFoundError";
+  }
+}
+
+/** The change would leave the group with more attributes than allowed. */
+export class GroupFullError extends Error {
+  constructor() {
+    super("too many attributes");
+    this.name = "GroupFullError";
+  }
+}
+
+/** A member change was refused; every reason found is listed. */
+export class MembersRefusedError extends Error {
+  constructor(
+    readonly unknownUsers: string[],
+    readonly alreadyMembers: string[],
+    readonly notMembers: string[],
+  ) {
+    super("member change refused");
+    this.name = "MembersRefusedError";
+  }
+}
+
+// Conditions, named so each write says why it may fail.
+/** A group id is taken once per profile; a group being deleted still holds it. */
+const isNew = "attribute_not_exists(PK)";
+/** Changes apply to a group that exists and is not being deleted. */
+const groupLive = "attribute_exists(PK) AND attribute_not_exists(deleting)";
+/** A member is added once and removed once, so the answer can say which were not. */
+const memberAbsent = "attribute_not_exists(PK)";
+const memberPresent = "attribute_exists(PK)";
+/** Only an existing account can become a member. */
+const accountExists = "attribute_exists(PK)";
+/** The attributes map stays within its cap, so the item stays far below DynamoDB's 400 KB. */
+const roomFor = "size(#attributes) <= :room";
+/** The group's item goes last, and only once its deletion was started. */
+const deletionStarted = "attribute_exists(deleting)";
+
+function toGroup(item: Record<string, unknown>): Group {
+  return {
+    id: item.id as string,
+    profile: item.profile as string,
+    ...(item.name !== undefined && { name: item.name as string }),
+    attributes: (item.attributes as Record<string, AttributeValue>) ?? {},
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number,
+  };
+}
+
+/**
+ * Groups (SPEC 2.3, 4.8). A group's item sits in its profile's partition; its members
+ * in the group's own partition, each mirrored in the member's partition (membership both
+ * ways, DESIGN 5), and the rights held on the group live there too (lib/store/rights.ts).
+ */
+export function createGroupStore({ client, tableName }: StoreDeps) {
+  async function readItem(profile: string, id: string) {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.group(profile, id), ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  /** Both items of one membership: the member in the group's partition, the mirror in the user's. */
+  function membershipItems(profile: string, id: string, sub: string, now: number) {
+    return {
+      member: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }),
+      mirror: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
+    };
+  }
+
+  function memberWrites(profile: string, id: string, sub: string, now: number): TransactItem[] {
+    const { member, mirror } = membershipItems(profile, id, sub, now);
+    return [
+      { ConditionCheck: { TableName: tableName, Key: keys.userProfile(sub), ConditionExpression: accountExists } },
+      { Put: { TableName: tableName, Item: member, ConditionExpression: memberAbsent } },
+      { Put: { TableName: tableName, Item: mirror } },
+    ];
+  }
+
+  function memberRemovals(profile: string, id: string, sub: string): TransactItem[] {
+    return [
+      {
+        Delete: { TableName: tableName, Key: keys.groupMember(profile, id, sub), ConditionExpression: memberPresent },
+      },
+      { Delete: { TableName: tableName, Key: keys.membership(sub, profile, id) } },
+    ];
+  }
+
+  /**
+   * The group check first, then `perMember` items for each account, in one transaction.
+   * A failed condition becomes GroupNotFoundError, or what `refused` makes of the
+   * failed members' positions (0, 1, ... within each member's items).
+   */
+  async function changeMembers(
+    profile: string,
+    id: string,
+    subs: string[],
+    itemsOf: (sub: string) => TransactItem[],
+    refused: (failed: Array<{ sub: string; item: number }>) => Error,
+  ): Promise<void> {
+    const perMember = subs.length > 0 ? itemsOf(subs[0]).length : 0;
+    try {
+      await transactWrite(client, [liveGroupCheck(profile, id), ...subs.flatMap(itemsOf)]);
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (!failed || failed.length === 0) throw error;
+      if (failed.includes(0)) throw new GroupNotFoundError();
+      throw refused(failed.map((i) => ({ sub: subs[Math.floor((i - 1) / perMember)], item: (i - 1) % perMember })));
+    }
+  }
+
+  function liveGroupCheck(profile: string, id: string): TransactItem {
+    return { ConditionCheck: { TableName: tableName, Key: keys.group(profile, id), ConditionExpression: groupLive } };
+  }
+
+  /** The deletes that remove one item of a group's partition and its mirror elsewhere. */
+  function cleanupOf(profile: string, id: string, item: Record<string, unknown>): WriteRequest[] {
+    const own: WriteRequest = { DeleteRequest: { Key: { PK: item.PK as string, SK: item.SK as string } } };
+    if (item.entity === ENTITY.groupMember) {
+      return [own, { DeleteRequest: { Key: keys.membership(item.sub as string, profile, id) } }];
+    }
+    if (item.entity === ENTITY.rightHolder) {
+      const subject = partyOfKey(item.subjectKey as string);
+      if (!subject) return [own];
+      const ref = { subject, object: { kind: "grps" as const, id, profile }, right: item.right as string };
+      return [{ DeleteRequest: { Key: holderKey(ref) } }, { DeleteRequest: { Key: grantKey(ref) } }];
+    }
+    return [own];
+  }
+
+  return {
+    async create(group: Group): Promise<void> {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: itemOf(ENTITY.group, keys.group(group.profile, group.id), group),
+            ConditionExpression: isNew,
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        // Failure path only: say whether the id is free again once a deletion finishes.
+        throw new GroupExistsError(Boolean((await readItem(group.profile, group.id))?.deleting));
+      }
+    },
+
+    /** The group, unless missing or being deleted: one GetItem. */
+    async get(profile: string, id: string): Promise<Group | undefined> {
+      const item = await readItem(profile, id);
+      return item && !item.deleting ? toGroup(item) : undefined;
+    },
+
+    /** The groups of a profile, page by page (1 MB each), in id order. */
+    async *pages(profile: string): AsyncGenerator<Group[]> {
+      for await (const page of queryPages(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk",
+        ExpressionAttributeValues: { ":pk": keys.groupsOfProfile(profile) },
+        ConsistentRead: true,
+      })) {
+        yield page.filter((item) => !item.deleting).map(toGroup);
+      }
+    },
+
+    /**
+     * Sets and removes fields; `attributes` are the profile's own. Throws
+     * GroupNotFoundError, or GroupFullError when the group has more than
+     * `maxAttributes` minus the number set (each set attribute counted as new, since the
+     * condition cannot tell new from replaced).
+     */
+    async update(
+      profile: string,
+      id: string,
+      change: { name?: string | null; set: Record<string, AttributeValue>; remove: string[] },
+      now: number,
+      maxAttributes: number,
+    ): Promise<Group> {
+      const names: Record<string, string> = { "#updatedAt": "updatedAt" };
+      const values: Record<string, unknown> = { ":now": now };
+      const sets = ["#updatedAt = :now"];
+      const removes: string[] = [];
+      if (change.name !== undefined) {
+        names["#name"] = "name";
+        if (change.name === null) removes.push("#name");
+        else {
+          sets.push("#name = :name");
+          values[":name"] = change.name;
+        }
+      }
+      Object.entries(change.set).forEach(([field, value], i) => {
+        names[`#a${i}`] = field;
+        values[`:a${i}`] = value;
+        sets.push(`#attributes.#a${i} = :a${i}`);
+      });
+      change.remove.forEach((field, i) => {
+        names[`#r${i}`] = field;
+        removes.push(`#attributes.#r${i}`);
+      });
+      const added = Object.keys(change.set).length;
+      if (added > 0) values[":room"] = maxAttributes - added;
+      // DynamoDB refuses placeholders an expression does not use.
+      if (added > 0 || change.remove.length > 0) names["#attributes"] = "attributes";
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.group(profile, id),
+            UpdateExpression: `SET ${sets.join(", ")}${removes.length > 0 ? ` REMOVE ${removes.join(", ")}` : ""}`,
+            ConditionExpression: added > 0 ? `${groupLive} AND ${roomFor}` : groupLive,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        return toGroup(Attributes ?? {});
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        const item = await readItem(profile, id);
+        throw item && !item.deleting ? new GroupFullError() : new GroupNotFoundError();
+      }
+    },
+
+    /** Member subject ids in order, every page read. */
+    async members(profile: string, id: string): Promise<string[]> {
+      const subs: string[] = [];
+      for await (const page of queryPages(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.groupPartition(profile, id), ":prefix": keys.groupMemberPrefix },
+        ProjectionExpression: "#sub",
+        ExpressionAttributeNames: { "#sub": "sub" },
+        ConsistentRead: true,
+      })) {
+        subs.push(...page.map((item) => item.sub as string));
+      }
+      return subs;
+    },
+
+    /**
+     * Adds members in one transaction: all or none. Throws GroupNotFoundError, or
+     * MembersRefusedError listing unknown accounts and members already in the group.
+     */
+    async addMembers(profile: string, id: string, subs: string[], now: number): Promise<void> {
+      await changeMembers(
+        profile,
+        id,
+        subs,
+        (sub) => memberWrites(profile, id, sub, now),
+        // Item 0 checks the account exists, item 1 that it is not a member yet.
+        (failed) =>
+          new MembersRefusedError(
+            failed.filter((f) => f.item === 0).map((f) => f.sub),
+            failed.filter((f) => f.item === 1).map((f) => f.sub),
+            [],
+          ),
+      );
+    },
+
+    /** Removes members in one transaction: all or none. Lists those that were not members. */
+    async removeMembers(profile: string, id: string, subs: string[]): Promise<void> {
+      await changeMembers(
+        profile,
+        id,
+        subs,
+        (sub) => memberRemovals(profile, id, sub),
+        (failed) =>
+          new MembersRefusedError(
+            [],
+            [],
+            failed.map((f) => f.sub),
+          ),
+      );
+    },
+
+    /**
+     * Bulk load of members (administration and tests): both items of each membership
+     * with BatchWriteItem, no checks. Not atomic; repeatable.
+     */
+    async importMembers(profile: string, id: string, subs: string[], now: number): Promise<void> {
+      const requests: WriteRequest[] = subs.flatMap((sub) => {
+        const { member, mirror } = membershipItems(profile, id, sub, now);
+        return [{ PutRequest: { Item: member } }, { PutRequest: { Item: mirror } }];
+      });
+      await batchWriteAll(client, tableName, requests);
+    },
+
+    /**
+     * Deletes a group with its members and the rights held on it. Too many items for one
+     * transaction, so: mark the group deleting (from then on it is not found and takes
+     * no members or rights), clear its partition and every mirror page by page, then
+     * delete its item. Interrupted, a repeated delete finishes the job. False: no group.
+     */
+    async delete(profile: string, id: string): Promise<boolean> {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.group(profile, id),
+            UpdateExpression: "SET deleting = :true",
+            // Marking a missing group would create it; a group already marked is resumed.
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeValues: { ":true": true },
+          }),
+        );
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+      for await (const page of queryPages(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk",
+        ExpressionAttributeValues: { ":pk": keys.groupPartition(profile, id) },
+        ConsistentRead: true,
+      })) {
+        await batchWriteAll(
+          client,
+          tableName,
+          page.flatMap((item) => cleanupOf(profile, id, item)),
+        );
+      }
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.group(profile, id),
+            ConditionExpression: deletionStarted,
+          }),
+        );
+      } catch (error) {
+        // A concurrent delete of the same group finished first: the outcome is the same.
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+      return true;
+    },
+  };
+}
+
+export type GroupStore = ReturnType<typeof createGroupStore>;

@@ -1,0 +1,266 @@
+import { GetCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { type Party, partyKey } from "../domain/rights/parties";
+import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/plan";
+import { grantId } from "../domain/rights/plan";
+import type { StoreDeps } from "./accounts";
+import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
+import { failedConditions } from "./errors";
+import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
+import { queryAll } from "./paging";
+import { partyPartition, partyRecord } from "./party-keys";
+import { isTransactionConflict, transactWrite } from "./transact";
+
+type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+
+/** The transaction was refused: some checks failed, or a grant moved on since we read it. */
+export class RightsCommitError extends Error {
+  constructor(
+    readonly failedChecks: Check[],
+    readonly guardFailed: boolean,
+  ) {
+    super("rights transaction refused");
+    this.name = "RightsCommitError";
+  }
+}
+
+// Conditions, named so each write says why it may fail.
+/** A grant we read as absent must still be absent when we write it. */
+const grantStillAbsent = "attribute_not_exists(PK)";
+/** A grant we read must still be at the revision we read. */
+const grantUnchanged = "#rev = :rev";
+/** A catalogue entry must exist (its kinds are added per check). */
+const definitionExists = "attribute_exists(PK)";
+
+export function grantKey(ref: GrantRef): TableKey {
+  return keys.rightGrant(partyPartition(ref.subject), partyKey(ref.object), ref.right);
+}
+
+export function holderKey(ref: GrantRef): TableKey {
+  return keys.rightHolder(partyPartition(ref.object), partyKey(ref.subject), ref.right);
+}
+
+function holderItem(ref: GrantRef) {
+  return itemOf(ENTITY.rightHolder, holderKey(ref), {
+    subjectKey: partyKey(ref.subject),
+    objectKey: partyKey(ref.object),
+    right: ref.right,
+  });
+}
+
+function grantItem(ref: GrantRef, tags: string[], rev: number) {
+  return itemOf(ENTITY.rightGrant, grantKey(ref), {
+    subjectKey: partyKey(ref.subject),
+    objectKey: partyKey(ref.object),
+    right: ref.right,
+    tags: new Set(tags),
+    rev,
+  });
+}
+
+function toGrantState(item: Record<string, unknown>) {
+  return { tags: [...((item.tags as Set<string> | undefined) ?? [])].sort(), rev: Number(item.rev ?? 0) };
+}
+
+/**
+ * Rights (SPEC 2.4, 4.3). Each grant is two items written in one transaction: the grant
+ * with its tags in the subject's partition ("rights of") and its mirror in the object's
+ * partition ("rights on"), so both directions read consistently right after a write.
+ */
+export function createRightStore({ client, tableName }: StoreDeps) {
+  function checkItem(check: Check): TransactItem {
+    if (check.kind === "party") {
+      const record = partyRecord(check.party);
+      return { ConditionCheck: { TableName: tableName, Key: record.key, ConditionExpression: record.condition } };
+    }
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const parts = [definitionExists];
+    // The stored definition must allow every kind of subject and object it is given to.
+    for (const [field, kinds] of [
+      ["subjectTypes", check.subjectTypes],
+      ["objectTypes", check.objectTypes],
+    ] as const) {
+      kinds.forEach((kind, i) => {
+        names[`#${field}`] = field;
+        values[`:${field}${i}`] = kind;
+        parts.push(`contains(#${field}, :${field}${i})`);
+      });
+    }
+    return {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.rightDefinition(check.right),
+        ConditionExpression: parts.join(" AND "),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
+      },
+    };
+  }
+
+  function writeItems(write: GrantWrite): TransactItem[] {
+    switch (write.op) {
+      case "add":
+        return [
+          {
+            Update: {
+              TableName: tableName,
+              Key: grantKey(write),
+              // Tags join the set whatever it holds, so adding needs no read and no guard.
+              UpdateExpression:
+                "SET #entity = :entity, #schemaVersion = :schemaVersion, #subjectKey = :subjectKey, #objectKey = :objectKey, #right = :right ADD #tags :tags, #rev :one",
+              ExpressionAttributeNames: {
+                "#entity": "entity",
+                "#schemaVersion": "schemaVersion",
+                "#subjectKey": "subjectKey",
+                "#objectKey": "objectKey",
+                "#right": "right",
+                "#tags": "tags",
+                "#rev": "rev",
+              },
+              ExpressionAttributeValues: {
+                ":entity": ENTITY.rightGrant,
+                ":schemaVersion": SCHEMA_VERSION,
+                ":subjectKey": partyKey(write.subject),
+                ":objectKey": partyKey(write.object),
+                ":right": write.right,
+                ":tags": new Set(write.tags),
+                ":one": 1,
+              },
+            },
+          },
+          { Put: { TableName: tableName, Item: holderItem(write) } },
+        ];
+      case "put":
+        return [
+          {
+            Put: {
+              TableName: tableName,
+              Item: grantItem(write, write.tags, (write.expectedRev ?? 0) + 1),
+              ...(write.expectedRev === undefined
+                ? { ConditionExpression: grantStillAbsent }
+                : {
+                    ConditionExpression: grantUnchanged,
+                    ExpressionAttributeNames: { "#rev": "rev" },
+                    ExpressionAttributeValues: { ":rev": write.expectedRev },
+                  }),
+            },
+          },
+          { Put: { TableName: tableName, Item: holderItem(write) } },
+        ];
+      case "delete":
+        return [
+          {
+            Delete: {
+              TableName: tableName,
+              Key: grantKey(write),
+              ConditionExpression: grantUnchanged,
+              ExpressionAttributeNames: { "#rev": "rev" },
+              ExpressionAttributeValues: { ":rev": write.expectedRev },
+            },
+          },
+          { Delete: { TableName: tableName, Key: holderKey(write) } },
+        ];
+    }
+  }
+
+  return {
+    /** The current state of these grants, strongly consistent (BatchGetItem). */
+    async readGrants(refs: GrantRef[]): Promise<ReadGrants> {
+      const read: ReadGrants = new Map(refs.map((ref) => [grantId(ref), null]));
+      const items = await batchGetAll(client, tableName, refs.map(grantKey), {
+        expression: "#pk, #sk, #tags, #rev",
+        names: { "#pk": "PK", "#sk": "SK", "#tags": "tags", "#rev": "rev" },
+      });
+      const byKey = new Map(items.map((item) => [`${item.PK}\n${item.SK}`, item]));
+      for (const ref of refs) {
+        const key = grantKey(ref);
+        const item = byKey.get(`${key.PK}\n${key.SK}`);
+        if (item) read.set(grantId(ref), toGrantState(item));
+      }
+      return read;
+    },
+
+    /** Checks and writes in one transaction; throws RightsCommitError when refused. */
+    async commit(checks: Check[], writes: GrantWrite[]): Promise<void> {
+      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems)];
+      try {
+        await transactWrite(client, items);
+      } catch (error) {
+        // Still clashing with other transactions after the retries of transactWrite: read again.
+        if (isTransactionConflict(error)) throw new RightsCommitError([], true);
+        const failed = failedConditions(error);
+        if (!failed || failed.length === 0) throw error;
+        throw new RightsCommitError(
+          failed.filter((i) => i < checks.length).map((i) => checks[i]),
+          failed.some((i) => i >= checks.length),
+        );
+      }
+    },
+
+    /** Rights held by a subject: object key, right, tags. */
+    async grantsOf(subject: Party): Promise<Array<{ objectKey: string; right: string; tags: string[] }>> {
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": partyPartition(subject), ":prefix": keys.rightGrantPrefix },
+        ProjectionExpression: "#objectKey, #right, #tags",
+        ExpressionAttributeNames: { "#objectKey": "objectKey", "#right": "right", "#tags": "tags" },
+        ConsistentRead: true,
+      });
+      return items.map((item) => ({
+        objectKey: item.objectKey as string,
+        right: item.right as string,
+        tags: toGrantState(item).tags,
+      }));
+    },
+
+    /** Rights held on an object: subject key and right. */
+    async holdersOn(object: Party): Promise<Array<{ subjectKey: string; right: string }>> {
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": partyPartition(object), ":prefix": keys.rightHolderPrefix },
+        ProjectionExpression: "#subjectKey, #right",
+        ExpressionAttributeNames: { "#subjectKey": "subjectKey", "#right": "right" },
+        ConsistentRead: true,
+      });
+      return items.map((item) => ({ subjectKey: item.subjectKey as string, right: item.right as string }));
+    },
+
+    async partyExists(party: Party): Promise<boolean> {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: partyRecord(party).key, ConsistentRead: true }),
+      );
+      return Boolean(Item) && !(party.kind === "grps" && Item?.deleting);
+    },
+
+    /**
+     * Whether one user holds a right on another: one strongly consistent GetItem. For
+     * callers such as the subordinate password change (SPEC 4.2, change_password).
+     */
+    async hasRight(subjectSub: string, objectSub: string, right: string): Promise<boolean> {
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: grantKey({ subject: { kind: "user", id: subjectSub }, object: { kind: "user", id: objectSub }, right }),
+          ProjectionExpression: "PK",
+          ConsistentRead: true,
+        }),
+      );
+      return Boolean(Item);
+    },
+
+    /**
+     * Bulk load (administration and tests): both items of each grant with BatchWriteItem,
+     * no checks, replacing tags. Not atomic; repeatable.
+     */
+    async importGrants(grants: Array<GrantRef & { tags: string[] }>): Promise<void> {
+      const requests: WriteRequest[] = grants.flatMap((grant) => [
+        { PutRequest: { Item: grantItem(grant, grant.tags, 1) } },
+        { PutRequest: { Item: holderItem(grant) } },
+      ]);
+      await batchWriteAll(client, tableName, requests);
+    },
+  };
+}
+
+export type RightStore = ReturnType<typeof createRightStore>;

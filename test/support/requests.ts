@@ -1,0 +1,40 @@
+import type { FunctionName } from "../../lib/http/route";
+import { invoke, sampleEvent } from "./fixtures";
+
+export interface RequestChanges {
+  /** Path parameters; rawPath is rebuilt from the route key. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  /** A string is sent as it is; anything else as JSON. */
+  body?: unknown;
+  /** null removes the header. */
+  authorization?: string | null;
+  /** Values for the sample event's {{placeholders}}. */
+  values?: Record<string, string>;
+}
+
+/**
+ * Runs a sample event with some parts replaced, so each test can point the documented
+ * sample at its own fresh accounts, groups and tokens.
+ */
+export async function request(fn: FunctionName, samplePath: string, changes: RequestChanges = {}) {
+  const event = await sampleEvent(samplePath, changes.values);
+  if (changes.params) {
+    event.pathParameters = changes.params;
+    const template = event.routeKey.split(" ")[1];
+    event.rawPath = template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(changes.params?.[name] ?? ""),
+    );
+  }
+  if (changes.query) {
+    event.queryStringParameters = changes.query;
+    event.rawQueryString = new URLSearchParams(changes.query).toString();
+  }
+  if ("body" in changes) {
+    event.body = typeof changes.body === "string" ? changes.body : JSON.stringify(changes.body);
+    event.headers["content-type"] ??= "application/json";
+  }
+  if (changes.authorization === null) delete event.headers.authorization;
+  else if (changes.authorization !== undefined) event.headers.authorization = changes.authorization;
+  return invoke(fn, event);
+}
