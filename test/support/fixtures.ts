@@ -77,6 +77,13 @@ export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
 }
 
 /** A sample event from events/, with its placeholders filled (see lib/local/events.ts). */
-export async function sampleEvent(path: string, values: Record<string, string> = {}): Promise<APIGatewayProxyEventV2> {
-  return prepareEvent(JSON.parse(readFileSync(path, "utf8")), values);
+export async function sampleEvent(
+  path: string,
+  values: Record<string, string> = {},
+  /** Changes the raw event first, e.g. a header, so its placeholder is never filled (no token minted). */
+  patch?: (raw: APIGatewayProxyEventV2) => void,
+): Promise<APIGatewayProxyEventV2> {
+  const raw = JSON.parse(readFileSync(path, "utf8")) as APIGatewayProxyEventV2;
+  patch?.(raw);
+  return prepareEvent(raw, values);
 }

@@ -18,7 +18,11 @@ export interface RequestChanges {
  * sample at its own fresh accounts, groups and tokens.
  */
 export async function request(fn: FunctionName, samplePath: string, changes: RequestChanges = {}) {
-  const event = await sampleEvent(samplePath, changes.values);
+  // A given Authorization replaces the sample's before its token placeholder is filled.
+  const event = await sampleEvent(samplePath, changes.values, (raw) => {
+    if (changes.authorization === null) delete raw.headers.authorization;
+    else if (changes.authorization !== undefined) raw.headers.authorization = changes.authorization;
+  });
   if (changes.params) {
     event.pathParameters = changes.params;
     const template = event.routeKey.split(" ")[1];
@@ -34,7 +38,5 @@ export async function request(fn: FunctionName, samplePath: string, changes: Req
     event.body = typeof changes.body === "string" ? changes.body : JSON.stringify(changes.body);
     event.headers["content-type"] ??= "application/json";
   }
-  if (changes.authorization === null) delete event.headers.authorization;
-  else if (changes.authorization !== undefined) event.headers.authorization = changes.authorization;
   return invoke(fn, event);
 }
