@@ -29,6 +29,14 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   rights: { table: "read-write" },
   // Groups, members both ways; deleting a group also clears the rights held on it.
   groups: { table: "read-write" },
+  // New credentials, sessions ended; generated passwords by SMS, change notices by e-mail.
+  passwords: { table: "read-write", messaging: true },
+  // Authentication modes and account state on the profile.
+  security: { table: "read-write" },
+  // Devices forgotten and sessions ended.
+  devices: { table: "read-write" },
+  // The daily inactivity lock (no HTTP route).
+  jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(

@@ -1,9 +1,12 @@
 import { config } from "./config";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import type { LoginDeps } from "./domain/login/password-grant";
+import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { RegistrationDeps } from "./domain/registration/register";
+import { log } from "./http/logger";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
+import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
@@ -36,6 +39,7 @@ function build() {
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),
     logins: createLoginStore(deps),
+    accountSecurity: createAccountSecurityStore(deps),
     events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
     courier: courierFor(config()),
     credentials: createCredentialStore(deps),
@@ -84,4 +88,10 @@ export function loginDeps(): LoginDeps {
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
     settings,
   };
+}
+
+/** What password changes need. */
+export function passwordChangeDeps(): PasswordChangeDeps {
+  const { logins, sessions, events, courier } = services();
+  return { logins, sessions, events, courier, settings: config().settings, log: log.warn };
 }

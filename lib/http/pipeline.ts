@@ -10,6 +10,7 @@ import { authorization } from "./middleware/authorization";
 import { bodyParsing } from "./middleware/body-parsing";
 import { errorShaper } from "./middleware/error-shaper";
 import { routeResolution } from "./middleware/route-resolution";
+import { securityEvent } from "./middleware/security-event";
 import { validation } from "./middleware/validation";
 import type { Principal } from "./principal";
 import type { SvcContext } from "./request-state";
@@ -87,5 +88,6 @@ export function createApiFunction(fn: FunctionName, implementations: Record<stri
     .use(validation())
     .use(authentication())
     .use(authorization())
+    .use(securityEvent())
     .handler(dispatch);
 }

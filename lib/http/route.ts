@@ -14,7 +14,19 @@ export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
 export type AuthKind = "bearer" | "bearer-or-basic" | "user-bearer-or-user-basic" | "client" | "none";
 
 /** Endpoint groups: one Lambda function each (DESIGN 2). */
-export const FUNCTION_NAMES = ["token", "users", "registration", "meta", "federation", "rights", "groups"] as const;
+export const FUNCTION_NAMES = [
+  "token",
+  "users",
+  "registration",
+  "passwords",
+  "security",
+  "devices",
+  "meta",
+  "federation",
+  "rights",
+  "groups",
+  "jobs",
+] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export type JsonSchema = Record<string, unknown>;
@@ -41,6 +53,11 @@ export interface RouteDefinition {
   permissions?: { user?: string[]; system?: string[] };
   /** Where the account the call acts on is named: user tokens may only act on their own. */
   subject?: { param: string; kind: "subjectId" | "instanceId" | "contactState" };
+  /**
+   * The security event of user-mode calls (SPEC 6): its type (default: the route id),
+   * and whether the handler writes it in its own transaction.
+   */
+  event?: { type: string; inTransaction?: boolean };
   /** User mode must send the user's X-Forwarded-For and User-Agent (SPEC 5.1); they go into security events. */
   userHeaders?: boolean;
   summary: string;

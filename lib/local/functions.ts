@@ -12,6 +12,10 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   federation: () => import("../../functions/federation"),
   rights: () => import("../../functions/rights"),
   groups: () => import("../../functions/groups"),
+  passwords: () => import("../../functions/passwords"),
+  security: () => import("../../functions/security"),
+  devices: () => import("../../functions/devices"),
+  jobs: () => import("../../functions/jobs"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

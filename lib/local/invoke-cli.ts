@@ -31,11 +31,16 @@ async function main(): Promise<number> {
   try {
     const event = await prepareEvent(JSON.parse(readFileSync(eventPath, "utf8")) as APIGatewayProxyEventV2, values);
     const handler = await loadFunction(fn);
-    const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as {
-      statusCode: number;
+    const result = (await handler(event, lambdaContext(fn, event.requestContext?.requestId ?? "invoke"))) as {
+      statusCode?: number;
       headers: Record<string, string>;
       body: string;
     };
+    // Scheduled jobs answer a plain object, not an HTTP response.
+    if (result.statusCode === undefined) {
+      console.log(JSON.stringify(result, null, 2));
+      return 0;
+    }
     let body: unknown = result.body;
     try {
       body = JSON.parse(result.body);

@@ -15,7 +15,7 @@ import {
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { foldName } from "../domain/search/fold";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
-import { ENTITY, itemOf, keys } from "./keys";
+import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { isTransactionConflict, transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
@@ -161,7 +161,11 @@ export function createAccountStore({
       {
         Put: {
           TableName: tableName,
-          Item: itemOf(ENTITY.user, keys.userProfile(account.sub), account),
+          // A new account is an inactivity candidate from its creation on (until it signs in).
+          Item: itemOf(ENTITY.user, keys.userProfile(account.sub), {
+            ...account,
+            ...gsi1.inactivity(account.sub, account.createdAt),
+          }),
           ConditionExpression: isNew,
         },
       },

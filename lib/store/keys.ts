@@ -96,6 +96,8 @@ export const keys = {
     SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
   }),
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
+  /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
+  totpPrefix: "TOTP#",
 
   // Access rights (SPEC 2.4, 4.3). A party's partition is its own item collection, so a
   // right lives beside the account, application or group it is about. Party keys never
@@ -138,6 +140,8 @@ export const keys = {
   nameIndexPartition: (attribute: string, normalizedValue: string): string => `SEARCH#${attribute}#${normalizedValue}`,
 } as const;
 
+const INACTIVITY_SHARDS = 8;
+
 /** GSI1 keys: reverse lookups that may be eventually consistent. */
 export const gsi1 = {
   indexName: "GSI1",
@@ -147,11 +151,18 @@ export const gsi1 = {
   dynamicClientSort: (clientId: string): string => `DYNCLIENT#${clientId}`,
   /**
    * Accounts that may be locked for inactivity, spread over shards so logins do not all
-   * write one index partition; sorted by the time they became lockable candidates.
+   * write one index partition, sorted by the time since which they count as inactive.
+   * Locked and untouchable accounts leave the index, so the job reads candidates only.
    */
   inactivityShard: (shard: number): string => `INACTIVITY#${shard}`,
-  inactivitySort: (activeAt: number, sub: string): string => `${String(activeAt).padStart(12, "0")}#${sub}`,
-  inactivityShards: 8,
+  inactivitySortBefore: (at: number): string => String(at).padStart(12, "0"),
+  inactivityShards: INACTIVITY_SHARDS,
+  /** The index attributes that make an account a lockable candidate from `at` on. */
+  inactivity: (sub: string, at: number): { GSI1PK: string; GSI1SK: string } => {
+    let hash = 0;
+    for (const char of sub) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+    return { GSI1PK: `INACTIVITY#${hash % INACTIVITY_SHARDS}`, GSI1SK: `${String(at).padStart(12, "0")}#${sub}` };
+  },
 } as const;
 
 /** Stamp every item with its entity name and schema version. */

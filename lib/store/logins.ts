@@ -5,7 +5,7 @@ import type { FailureCounters } from "../domain/login/brute-force";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
 import { failedConditions } from "./errors";
-import { ENTITY, itemOf, keys } from "./keys";
+import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { transactWrite } from "./transact";
 
 /** Everything a password login needs to decide, read in one BatchGetItem. */
@@ -28,7 +28,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
      */
     async snapshot(
       candidate: { sub?: string; email?: string; phone?: string },
-      ip: string,
+      ip: string | undefined,
       hour: number,
     ): Promise<LoginSnapshot> {
       const wanted = [
@@ -42,7 +42,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
           : []),
         ...(candidate.email ? [keys.uniqueEmail(candidate.email)] : []),
         ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
-        keys.ipFailures(ip, hour),
+        ...(ip ? [keys.ipFailures(ip, hour)] : []),
       ];
       const found = await batchGetAll(client, tableName, wanted);
       const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
@@ -55,7 +55,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
           consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
           waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
           hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
-          ipHourly: (find(keys.ipFailures(ip, hour))?.count as number) ?? 0,
+          ipHourly: ip ? ((find(keys.ipFailures(ip, hour))?.count as number) ?? 0) : 0,
         },
         ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
         ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
@@ -68,7 +68,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
      */
     async recordFailure(
       sub: string | undefined,
-      ip: string,
+      ip: string | undefined,
       now: number,
       waitFor: (consecutive: number) => number,
     ): Promise<void> {
@@ -85,7 +85,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
           }),
         );
       const nextHour = (hour + 1) * HOUR_SECONDS;
-      const updates: Promise<unknown>[] = [bump(keys.ipFailures(ip, hour), ENTITY.ipFailures, nextHour)];
+      const updates: Promise<unknown>[] = ip ? [bump(keys.ipFailures(ip, hour), ENTITY.ipFailures, nextHour)] : [];
       if (sub) {
         updates.push(bump(keys.loginFailuresHour(sub, hour), ENTITY.loginFailures, nextHour));
         updates.push(
@@ -115,12 +115,8 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
     },
 
     /** Records a successful login on the profile: state active, last login time. */
-    loginRecordedItem(
-      sub: string,
-      now: number,
-      inactivityIndex: { pk: string; sk: string },
-      clearForcedChange: boolean,
-    ): TransactItem {
+    loginRecordedItem(sub: string, now: number, clearForcedChange: boolean): TransactItem {
+      const index = gsi1.inactivity(sub, now);
       return {
         Update: {
           TableName: tableName,
@@ -134,8 +130,8 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
             ":active": { name: "active", checkedOn: now },
             ":now": now,
             ":untouchable": "untouchable",
-            ":gpk": inactivityIndex.pk,
-            ":gsk": inactivityIndex.sk,
+            ":gpk": index.GSI1PK,
+            ":gsk": index.GSI1SK,
           },
         },
       };
@@ -163,6 +159,19 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
         if (failedConditions(error)?.length) return false;
         throw error;
       }
+    },
+
+    /** A changed password clears a forced change and stamps the profile (must exist). */
+    passwordChangedItem(sub: string, now: number): TransactItem {
+      return {
+        Update: {
+          TableName: tableName,
+          Key: keys.userProfile(sub),
+          UpdateExpression: "SET updatedAt = :now REMOVE needPasswordChange",
+          ConditionExpression: "attribute_exists(PK)",
+          ExpressionAttributeValues: { ":now": now },
+        },
+      };
     },
 
     /** The put of a new password (with its history), for the transaction that sets it. */

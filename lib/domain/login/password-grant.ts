@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
-import { gsi1 } from "../../store/keys";
 import type { LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
@@ -74,14 +73,6 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
     throw new OAuthError("invalid_scope", `not granted to this client: ${notGranted.join(" ")}`);
   return requested;
 }
-
-function inactivityIndex(sub: string, at: number) {
-  let hash = 0;
-  for (const char of sub) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return { pk: gsi1.inactivityShard(hash % gsi1.inactivityShards), sk: gsi1.inactivitySort(at, sub) };
-}
-
-export { inactivityIndex };
 
 /**
  * grant_type=password (DESIGN 6). Refusals are invalid_grant with a description that
@@ -238,7 +229,7 @@ async function signIn(
   const items = [
     untouchable
       ? deps.logins.touchItem(account.sub, now, Boolean(newCredential))
-      : deps.logins.loginRecordedItem(account.sub, now, inactivityIndex(account.sub, now), Boolean(newCredential)),
+      : deps.logins.loginRecordedItem(account.sub, now, Boolean(newCredential)),
     deps.sessions.putItem(session),
     deps.sessions.deviceItem(device),
     deps.logins.clearFailuresItem(account.sub),

@@ -1,0 +1,75 @@
+import { ApiError, problems } from "../lib/domain/errors";
+import { changePassword } from "../lib/domain/passwords/change-password";
+import { jsonResult } from "../lib/http/error-body";
+import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
+import { passwordChangeDeps, services } from "../lib/services";
+
+function eventOf(call: ApiCall) {
+  const principal = call.principal;
+  return {
+    cId: principal?.clientId ?? "user",
+    ip: call.sourceIp,
+    ua: call.userAgent,
+    ...(principal?.via === "bearer" && principal.mode === "user" && { sid: principal.sid }),
+  };
+}
+
+export const handler = createApiFunction("passwords", {
+  "passwords.change": async (call) => {
+    const body = (call.body ?? {}) as {
+      current?: string;
+      password?: string;
+      resetSessions?: boolean;
+      sendPswdToAttr?: string;
+    };
+    await changePassword(
+      {
+        sub: call.subject as string,
+        mode: call.principal?.mode ?? "system",
+        current: body.current,
+        password: body.password,
+        resetSessions: body.resetSessions ?? true,
+        sendPswdToAttr: body.sendPswdToAttr,
+        keepUaId: call.headers["svc-ci-ua-id"],
+        language: call.language,
+        event: eventOf(call),
+      },
+      passwordChangeDeps(),
+    );
+    return jsonResult(204, undefined);
+  },
+
+  "passwords.subordinate": async (call) => {
+    const lead = call.principal?.mode === "user" ? call.principal.sub : undefined;
+    const managed = call.params.subjectId;
+    if (!lead || !(await services().rights.hasRight(lead, managed, "change_password"))) {
+      throw new ApiError(
+        403,
+        "security_error",
+        "access_denied",
+        "the lead account lacks the right change_password over this account",
+        {
+          params: { right: "change_password" },
+        },
+      );
+    }
+    const { value } = call.body as { value: string };
+    try {
+      await changePassword(
+        {
+          sub: managed,
+          mode: "system",
+          password: value,
+          resetSessions: true,
+          language: call.language,
+          event: { ...eventOf(call), cId: `${call.principal?.clientId ?? "user"} via ${lead}` },
+        },
+        passwordChangeDeps(),
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.error === "unknown_user") throw problems.unknownUser(managed);
+      throw error;
+    }
+    return jsonResult(200, {});
+  },
+});

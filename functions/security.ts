@@ -1,0 +1,34 @@
+import { problems } from "../lib/domain/errors";
+import { setUntouchable, stateView } from "../lib/domain/security/account-state";
+import { type AuthModesBody, authModesView, changeAuthModes } from "../lib/domain/security/auth-modes";
+import { jsonResult } from "../lib/http/error-body";
+import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
+import { services } from "../lib/services";
+
+async function account(call: ApiCall) {
+  const sub = call.subject as string;
+  if (call.account?.sub === sub) return call.account;
+  const found = await services().accounts.get(sub);
+  if (!found) throw problems.unknownUser(sub);
+  return found;
+}
+
+export const handler = createApiFunction("security", {
+  "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
+
+  "security.auth-change": async (call) =>
+    jsonResult(
+      200,
+      await changeAuthModes(services().accountSecurity, call.subject as string, call.body as AuthModesBody, (sub) =>
+        services().accountSecurity.hasSecondFactor(sub),
+      ),
+    ),
+
+  "security.state-get": async (call) => jsonResult(200, stateView(await account(call))),
+
+  "security.state-change": async (call) => {
+    const { till } = call.body as { till?: number };
+    await setUntouchable(services().accountSecurity, call.subject as string, till, Math.floor(Date.now() / 1000));
+    return jsonResult(204, undefined);
+  },
+});

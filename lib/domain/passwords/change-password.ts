@@ -1,0 +1,155 @@
+import { randomInt } from "node:crypto";
+import type { ServiceSettings } from "../../config";
+import type { Courier } from "../../notify/courier";
+import { MessageNotSentError } from "../../notify/message";
+import { generatedPassword } from "../../notify/templates/generated-password";
+import { passwordChanged } from "../../notify/templates/password-changed";
+import type { LoginStore } from "../../store/logins";
+import type { SecurityEventStore } from "../../store/security-events";
+import type { SessionStore } from "../../store/sessions";
+import type { SecurityEvent } from "../audit/security-event";
+import { hashPassword, verifyPassword } from "../credentials/password-hash";
+import { ApiError, problems } from "../errors";
+import { hourOf, refusalBeforeCheck, waitAfter } from "../login/brute-force";
+import { checkPassword, generatePassword } from "./policy";
+import { passwordPolicyError } from "./violations";
+
+export interface PasswordChangeDeps {
+  logins: LoginStore;
+  sessions: SessionStore;
+  events: SecurityEventStore;
+  courier: Courier;
+  settings: ServiceSettings;
+  log: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface PasswordChangeInput {
+  sub: string;
+  mode: "user" | "system";
+  /** User mode: the password the user types now. */
+  current?: string;
+  /** Omitted: the service generates one that passes the policy. */
+  password?: string;
+  resetSessions: boolean;
+  /** Name of the attribute holding the phone the (generated) password goes to. */
+  sendPswdToAttr?: string;
+  /** SVC-CI-UA-ID: the device (and its sessions) kept when sessions are reset. */
+  keepUaId?: string;
+  language: "ru" | "en";
+  event: Omit<SecurityEvent, "sbj" | "ts" | "type" | "result">;
+}
+
+/** Attributes that can hold a phone number to send a password to. */
+const PHONE_ATTRIBUTES = ["phone_number"] as const;
+
+/**
+ * SPEC 4.1 (and 4.2 through `mode: system`). The new credential, the profile and the
+ * event are one transaction; sessions end afterwards (idempotent deletes). A generated
+ * password is sent before anything is stored, so a failed SMS changes nothing.
+ */
+export async function changePassword(input: PasswordChangeInput, deps: PasswordChangeDeps): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  if (input.mode === "user" && !input.current) {
+    throw problems.wrongValues([{ error: "required", pos: "current", desc: "current is required in user mode" }]);
+  }
+  const snapshot = await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now));
+  const account = snapshot.account;
+  if (!account) throw problems.unknownUser(input.sub);
+  if (input.mode === "user") {
+    // The current password is a password guess like a login: same counters, same waits.
+    const refusal = refusalBeforeCheck(snapshot.counters, now);
+    if (refusal) throw problems.invalidCredential(refusal);
+    const ok = snapshot.credential && (await verifyPassword(input.current as string, snapshot.credential));
+    if (!ok) {
+      await deps.logins.recordFailure(account.sub, input.event.ip, now, waitAfter);
+      throw problems.invalidCredential("the current password is wrong");
+    }
+  }
+  let phone: string | undefined;
+  if (input.sendPswdToAttr !== undefined) {
+    const attr = PHONE_ATTRIBUTES.find((a) => a === input.sendPswdToAttr);
+    phone = attr ? account[attr]?.value : undefined;
+    if (!phone) {
+      throw new ApiError(
+        400,
+        "input_error",
+        "wrong_value",
+        "sendPswdToAttr must name an attribute holding the account's phone",
+        {
+          pos: "sendPswdToAttr",
+        },
+      );
+    }
+  }
+  const policy = deps.settings.passwordPolicy;
+  const context = {
+    identity: { sub: account.sub, email: account.email?.value, phone: account.phone_number?.value },
+    currentPassword: input.mode === "user" ? input.current : undefined,
+    currentHash: snapshot.credential,
+    history: snapshot.credential?.history ?? [],
+    changedAt: snapshot.credential?.changedAt,
+    now,
+  };
+  let password = input.password;
+  if (password === undefined) {
+    password = generatePassword(policy, randomInt);
+  } else {
+    const violations = await checkPassword(password, policy, context);
+    if (violations.length > 0) throw passwordPolicyError(violations);
+  }
+  if (phone) {
+    try {
+      await deps.courier.send("sms", phone, generatedPassword, { password }, input.language);
+    } catch (error) {
+      if (error instanceof MessageNotSentError) {
+        throw new ApiError(
+          502,
+          "process_error",
+          "message_not_sent",
+          "the SMS with the password could not be sent; the password was not changed",
+          {
+            pos: "sendPswdToAttr",
+          },
+        );
+      }
+      throw error;
+    }
+  }
+  const {
+    history: _h,
+    changedAt: _c,
+    ...currentHash
+  } = snapshot.credential ?? ({} as NonNullable<typeof snapshot.credential>);
+  const history = snapshot.credential
+    ? [currentHash as typeof currentHash, ...(snapshot.credential.history ?? [])].slice(0, policy.historyDepth)
+    : [];
+  const committed = await deps.logins.commit([
+    deps.logins.credentialItem(account.sub, await hashPassword(password), now, history as never),
+    deps.logins.passwordChangedItem(account.sub, now),
+    deps.events.putItem({
+      ...input.event,
+      sbj: account.sub,
+      ts: now * 1000,
+      type: "password_change",
+      result: "ok",
+      prms: { mode: input.mode, generated: input.password === undefined, resetSessions: input.resetSessions },
+    }),
+  ]);
+  if (!committed) throw problems.unknownUser(input.sub);
+
+  if (input.resetSessions) {
+    await deps.sessions.endSessionsAndDevices(account.sub, {
+      session: (s) => s.uaId === undefined || s.uaId !== input.keepUaId,
+      device: (d) => d.id !== input.keepUaId,
+    });
+  }
+  if (account.email) {
+    // A notice, not part of the change: the password is changed whether or not it arrives.
+    const when = new Date(now * 1000).toISOString().replace("T", " ").slice(0, 16);
+    await deps.courier
+      .send("email", account.email.value, passwordChanged, { when }, input.language)
+      .catch((error: unknown) => {
+        deps.log("password change notice not sent", { sub: account.sub, error: (error as Error).message });
+      });
+  }
+}

@@ -1,0 +1,47 @@
+import type { AccountSecurityStore } from "../../store/account-security";
+import type { Account, AccountState } from "../accounts/account";
+import { problems } from "../errors";
+
+/** SPEC 3.1: an account never signed in and never changed is `initial`. */
+export function stateView(account: Account): AccountState {
+  return account.state ?? { name: "initial" };
+}
+
+/**
+ * SPEC 3.1 / 4.13: `untouchable` with or without `till`; `till` at or before now ends
+ * the status, and the account counts as active from now on.
+ */
+export async function setUntouchable(store: AccountSecurityStore, sub: string, till: number | undefined, now: number) {
+  const ended = till !== undefined && till <= now;
+  const state: AccountState = ended
+    ? { name: "active", checkedOn: now }
+    : till === undefined
+      ? { name: "untouchable" }
+      : { name: "untouchable", till };
+  // Never lockable while untouchable for good; lockable again from the end otherwise.
+  const candidateFrom = ended ? now : till;
+  if (!(await store.setState(sub, state, candidateFrom))) throw problems.unknownUser(sub);
+}
+
+/**
+ * The inactivity job (DESIGN 8, daily): accounts inactive for lockAfterDays get
+ * `inactivityLock`. It reads only the inactivity index, never the table.
+ */
+export async function lockInactiveAccounts(
+  store: AccountSecurityStore,
+  lockAfterDays: number,
+  shards: number,
+  now: number,
+): Promise<{ examined: number; locked: number }> {
+  if (lockAfterDays <= 0) return { examined: 0, locked: 0 };
+  const cutoff = now - lockAfterDays * 86_400;
+  let examined = 0;
+  let locked = 0;
+  for (let shard = 0; shard < shards; shard++) {
+    for (const candidate of await store.inactiveCandidates(shard, cutoff)) {
+      examined += 1;
+      if (await store.lockForInactivity(candidate.sub, candidate.since, now)) locked += 1;
+    }
+  }
+  return { examined, locked };
+}

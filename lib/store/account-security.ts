@@ -1,0 +1,139 @@
+import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Account, AccountState } from "../domain/accounts/account";
+import { type StoreDeps, toAccount } from "./accounts";
+import { isConditionalCheckFailed } from "./errors";
+import { gsi1, keys } from "./keys";
+import { queryAll } from "./paging";
+
+/** Authentication modes (SPEC 4.12) and account state (SPEC 3.1) on the profile item. */
+export function createAccountSecurityStore({ client, tableName }: StoreDeps) {
+  return {
+    /** Whether the account has a second-factor method: any TOTP generator. */
+    async hasSecondFactor(sub: string): Promise<boolean> {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :totp)",
+          ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":totp": keys.totpPrefix },
+          ProjectionExpression: "SK",
+          ConsistentRead: true,
+          Limit: 1,
+        }),
+      );
+      return (Items?.length ?? 0) > 0;
+    },
+
+    /** Sets and removes mode attributes; undefined when the account does not exist. */
+    async setModes(
+      sub: string,
+      set: Partial<Pick<Account, "requiredFactor" | "needPasswordChange" | "methodsLocked">>,
+      remove: Array<"requiredFactor" | "needPasswordChange">,
+    ): Promise<Account | undefined> {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      const sets = Object.entries(set).map(([name, value], i) => {
+        names[`#s${i}`] = name;
+        values[`:s${i}`] = value;
+        return `#s${i} = :s${i}`;
+      });
+      const removes = remove.map((name, i) => {
+        names[`#r${i}`] = name;
+        return `#r${i}`;
+      });
+      const expression = [
+        sets.length ? `SET ${sets.join(", ")}` : "",
+        removes.length ? `REMOVE ${removes.join(", ")}` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.userProfile(sub),
+            UpdateExpression: expression,
+            // Modes of an account that does not exist are an unknown user, not a new item.
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        return Attributes && toAccount(Attributes);
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
+
+    /**
+     * Sets the state. An untouchable account without an end leaves the inactivity index;
+     * with one (`till`), it becomes a candidate again from then on.
+     */
+    async setState(sub: string, state: AccountState, candidateFrom: number | undefined): Promise<boolean> {
+      const index = candidateFrom === undefined ? undefined : gsi1.inactivity(sub, candidateFrom);
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.userProfile(sub),
+            UpdateExpression: index
+              ? "SET #state = :state, GSI1PK = :pk, GSI1SK = :sk"
+              : "SET #state = :state REMOVE GSI1PK, GSI1SK",
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeNames: { "#state": "state" },
+            ExpressionAttributeValues: { ":state": state, ...(index && { ":pk": index.GSI1PK, ":sk": index.GSI1SK }) },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+
+    /** Accounts inactive since before `cutoff`, from one shard of the index (no table scan). */
+    async inactiveCandidates(shard: number, cutoff: number): Promise<Array<{ sub: string; since: string }>> {
+      const items = await queryAll(client, {
+        TableName: tableName,
+        IndexName: gsi1.indexName,
+        KeyConditionExpression: "GSI1PK = :pk AND GSI1SK < :before",
+        ExpressionAttributeValues: { ":pk": gsi1.inactivityShard(shard), ":before": gsi1.inactivitySortBefore(cutoff) },
+        ProjectionExpression: "#sub, GSI1SK",
+        ExpressionAttributeNames: { "#sub": "sub" },
+      });
+      return items.map((item) => ({ sub: item.sub as string, since: item.GSI1SK as string }));
+    },
+
+    /**
+     * Locks one candidate. The index is eventually consistent, so the write checks the
+     * profile itself: still the activity we saw, and not (any longer) untouchable.
+     */
+    async lockForInactivity(sub: string, seenSince: string, now: number): Promise<boolean> {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.userProfile(sub),
+            UpdateExpression: "SET #state = :lock REMOVE GSI1PK, GSI1SK",
+            ConditionExpression:
+              "GSI1SK = :seen AND (attribute_not_exists(#state) OR #state.#name <> :untouchable OR #state.till < :now)",
+            ExpressionAttributeNames: { "#state": "state", "#name": "name" },
+            ExpressionAttributeValues: {
+              ":lock": { name: "inactivityLock", on: now },
+              ":seen": seenSince,
+              ":untouchable": "untouchable",
+              ":now": now,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+export type AccountSecurityStore = ReturnType<typeof createAccountSecurityStore>;
