@@ -11,6 +11,8 @@ export interface RequestChanges {
   authorization?: string | null;
   /** Values for the sample event's {{placeholders}}. */
   values?: Record<string, string>;
+  /** Headers to set; null removes one. */
+  headers?: Record<string, string | null>;
 }
 
 /**
@@ -20,6 +22,8 @@ export interface RequestChanges {
 export async function request(fn: FunctionName, samplePath: string, changes: RequestChanges = {}) {
   // A given Authorization replaces the sample's before its token placeholder is filled.
   const event = await sampleEvent(samplePath, changes.values, (raw) => {
+    // A replaced body's placeholders need no values.
+    if ("body" in changes) delete raw.body;
     if (changes.authorization === null) delete raw.headers.authorization;
     else if (changes.authorization !== undefined) raw.headers.authorization = changes.authorization;
   });
@@ -37,6 +41,10 @@ export async function request(fn: FunctionName, samplePath: string, changes: Req
   if ("body" in changes) {
     event.body = typeof changes.body === "string" ? changes.body : JSON.stringify(changes.body);
     event.headers["content-type"] ??= "application/json";
+  }
+  for (const [name, value] of Object.entries(changes.headers ?? {})) {
+    if (value === null) delete event.headers[name];
+    else event.headers[name] = value;
   }
   return invoke(fn, event);
 }

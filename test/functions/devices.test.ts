@@ -1,0 +1,150 @@
+import { decodeJwt } from "jose";
+import { describe, expect, it } from "vitest";
+import type { Account } from "../../lib/domain/accounts/account";
+import { passwordGrant } from "../../lib/domain/login/password-grant";
+import { loginDeps, services } from "../../lib/services";
+import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { request } from "../support/requests";
+
+const PASSWORD = "correct horse battery staple";
+const SCOPES = "svc_api_user svc_api_uapps svc_api_uapps_chg svc_api_usec_chg";
+
+async function signIn(account: Account, userAgent: string) {
+  const client = await createClient(SCOPES.split(" "));
+  const record = await services().clients.getWithSecrets(client.clientId);
+  const tokens = await passwordGrant(
+    record as never,
+    { username: account.sub, password: PASSWORD, scope: SCOPES, ip: "198.51.100.7", userAgent },
+    loginDeps(),
+  );
+  return { ...tokens, uaId: decodeJwt(tokens.id_token).ua_id as string };
+}
+
+async function readSelf(account: Account, token: string) {
+  return request("users", "events/users/get-user-user-mode.json", {
+    params: { subjectId: account.sub },
+    authorization: `Bearer ${token}`,
+  });
+}
+
+describe("devices and sessions (SPEC 4.14)", () => {
+  it("when the user lists devices, each login's device is there with the fields of SPEC 2.7, on /uas and /apps", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const phone = await signIn(
+      account,
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1",
+    );
+    await signIn(account, "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/129.0.0.0 Safari/537.36");
+    for (const sample of ["events/devices/list-uas.json", "events/devices/list-apps.json"]) {
+      const response = await request("devices", sample, {
+        params: { subjectId: account.sub },
+        authorization: `Bearer ${phone.access_token}`,
+      });
+      expect(response.statusCode).toBe(200);
+      const devices = response.json as unknown as Array<Record<string, unknown>>;
+      expect(devices).toHaveLength(2);
+      const iphone = devices.find((d) => d.id === phone.uaId);
+      expect(iphone).toEqual({
+        id: phone.uaId,
+        deviceId: phone.uaId,
+        subjectId: account.sub,
+        name: expect.stringContaining("iOS"),
+        tp: expect.stringContaining("Safari"),
+        os: "iOS 17.0",
+        deviceType: "mobile",
+        device: "Apple iPhone",
+        latestIp: "198.51.100.7",
+        lastUsed: expect.any(Number),
+        newlyCreated: true,
+        trusted: false,
+        cls: false,
+      });
+    }
+  });
+
+  it("when a device is deleted, its sessions end at once, refresh included, and other devices stay", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const first = await signIn(account, "First/1.0");
+    const second = await signIn(account, "Second/1.0");
+    const response = await request("devices", "events/devices/delete-uas.json", {
+      params: { subjectId: account.sub, id: first.uaId },
+      values: { deviceId: first.uaId },
+      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+    });
+    expect(response.statusCode).toBe(204);
+    expect((await readSelf(account, first.access_token)).json).toMatchObject({ desc: "session_ended" });
+    expect((await readSelf(account, second.access_token)).statusCode).toBe(200);
+    const again = await request("devices", "events/devices/delete-uas.json", {
+      params: { subjectId: account.sub, id: first.uaId },
+      values: { deviceId: first.uaId },
+      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+    });
+    expect(again.statusCode).toBe(404);
+    expect(again.json).toMatchObject({ error: "unknown_device" });
+  });
+
+  it("when sessions are reset with SVC-CI-UA-ID, every other session ends and that one lives", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const kept = await signIn(account, "Kept/1.0");
+    const ended = await signIn(account, "Ended/1.0");
+    const response = await request("devices", "events/devices/sessions-reset.json", {
+      params: { subjectId: account.sub },
+      values: { keepDeviceId: kept.uaId },
+      authorization: `Bearer ${kept.access_token}`,
+      headers: { "svc-ci-ua-id": kept.uaId },
+    });
+    expect(response.statusCode).toBe(204);
+    expect((await readSelf(account, kept.access_token)).statusCode).toBe(200);
+    expect((await readSelf(account, ended.access_token)).json).toMatchObject({ desc: "session_ended" });
+    expect((await services().sessions.listDevices(account.sub)).length).toBe(2);
+  });
+
+  it("when a user token names another account, it is refused; an unknown account is 404", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const other = await seedAccount();
+    const mine = await signIn(account, "Mine/1.0");
+    const refused = await request("devices", "events/devices/list-uas.json", {
+      params: { subjectId: other.sub },
+      authorization: `Bearer ${mine.access_token}`,
+    });
+    expect(refused.json).toMatchObject({ error: "bad_access_token", desc: "wrong_subject" });
+    const unknown = await request("devices", "events/devices/list-uas.json", {
+      params: { subjectId: "nobody-here" },
+      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps"])}`,
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe("security events of user-mode calls (SPEC 6)", () => {
+  it("when a user calls, an event with the user's address and User-Agent is stored, refusals too", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const session = await signIn(account, "Events/1.0");
+    await readSelf(account, session.access_token);
+    await request("security", "events/security/auth-change.json", {
+      params: { subjectId: account.sub },
+      body: { requiredFactor: 2 },
+      authorization: `Bearer ${(await signIn(account, "Events/2.0")).access_token}`,
+    });
+    const { QueryCommand } = await import("@aws-sdk/lib-dynamodb");
+    const { documentClient } = await import("../../lib/store/client");
+    const { config } = await import("../../lib/config");
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: config().tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :e)",
+        ExpressionAttributeValues: { ":pk": `USER#${account.sub}`, ":e": "EVENT#" },
+        ConsistentRead: true,
+      }),
+    );
+    const byType = Object.fromEntries((Items ?? []).map((e) => [e.type, e]));
+    expect(byType["users.get"]).toMatchObject({
+      sbj: account.sub,
+      ip: "203.0.113.10",
+      ua: "curl/8.5.0",
+      result: "ok",
+      sid: expect.any(String),
+    });
+    expect(byType["security.auth-change"]).toMatchObject({ result: "has_not_sf_methods", ua: "curl/8.5.0" });
+  });
+});
