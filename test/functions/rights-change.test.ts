@@ -55,8 +55,8 @@ describe("POST /svc/api/v2/users/rights/change", () => {
       },
       token,
     );
-    // One more for the user token's session check (session and account in one BatchGetItem).
-    expect(roundTripCount() - before).toBe(3);
+    // Plus the user token's session check (one BatchGetItem) and the user-mode security event.
+    expect(roundTripCount() - before).toBe(4);
     expect(response.statusCode).toBe(200);
     expect(response.json.rights).toEqual([
       { subject: lead.sub, object: b.sub, right: "change_password", tags: ["new"] },
@@ -124,15 +124,15 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(await rightsOf(lead.sub)).toEqual({});
   });
 
-  it("when both lists are empty, it answers 200 with no rights and writes nothing", async () => {
+  it("when both lists are empty, it answers 200 with no rights and changes nothing", async () => {
     const lead = await seedAccount();
     const token = await asUser(lead.sub);
     const before = roundTripCount();
     const response = await change({ update: [], delete: [] }, token);
     expect(response.statusCode).toBe(200);
     expect(response.json).toEqual({ rights: [] });
-    // Only the user token's session check reads; nothing is written.
-    expect(roundTripCount() - before).toBe(1);
+    // Only the user token's session check and the user-mode security event.
+    expect(roundTripCount() - before).toBe(2);
   });
 
   it("when update or delete is missing or the body is not an object, it answers validation_error", async () => {
