@@ -10,7 +10,6 @@ import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
-import { createCredentialStore } from "./store/credentials";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
@@ -42,7 +41,6 @@ function build() {
     accountSecurity: createAccountSecurityStore(deps),
     events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
     courier: courierFor(config()),
-    credentials: createCredentialStore(deps),
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),

@@ -638,14 +638,14 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     expect(response.headers["www-authenticate"]).toContain("Basic");
   });
 
-  it("when the account is locked, the right password is refused like a wrong one", async () => {
+  it("when the account is locked, the right password is refused, and only then says why (as the password grant does)", async () => {
     const account = await seedAccount({ locked: true }, PASSWORD);
     const response = await bind(
       { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
       userBasic(account.sub, PASSWORD),
     );
     expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual(v2Error("access_denied", "wrong login or password"));
+    expect(response.json).toEqual(v2Error("access_denied", "password login is not allowed for this account"));
   });
 
   it("when a system token calls, it answers 401: `current` needs a user", async () => {

@@ -5,17 +5,15 @@ import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
 import type { AccessTokens } from "../../tokens/access-token";
 import type { Account } from "../accounts/account";
-import { normalizeEmail, normalizePhone } from "../accounts/contacts";
-import { SUB_PATTERN } from "../accounts/new-account";
 import type { ClientRecord } from "../clients/client";
-import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, verifyPassword } from "../credentials/password-hash";
+import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import { parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
-import { hourOf, refusalBeforeCheck, waitAfter } from "./brute-force";
+import { verifyUserPassword } from "./verify-user-password";
 
 export interface LoginDeps {
   logins: LoginStore;
@@ -50,15 +48,7 @@ export interface UserTokenResponse {
   id_token: string;
 }
 
-// A real hash of nothing, so an unknown user costs what a wrong password costs.
-let dummyHash: Promise<PasswordHash> | undefined;
-function dummy(): Promise<PasswordHash> {
-  dummyHash ??= hashPassword(randomBytes(16).toString("hex"), DEFAULT_SCRYPT);
-  return dummyHash;
-}
-
 const WRONG = "invalid username or password";
-const SUB = new RegExp(SUB_PATTERN);
 
 /** The user permissions asked for, all granted to the client (user tokens carry only those). */
 export function userScopes(client: ClientRecord, scope: unknown): string[] {
@@ -88,33 +78,14 @@ export async function passwordGrant(
     throw new OAuthError("invalid_request", "username and password are required");
   }
   const scopes = userScopes(client, input.scope);
-  const username = input.username.trim();
-  const hour = hourOf(now);
-  const candidate = {
-    sub: SUB.test(username) ? username : undefined,
-    email: username.includes("@") ? normalizeEmail(username) : undefined,
-    phone: normalizePhone(username),
-  };
-  let snapshot = await deps.logins.snapshot(candidate, input.ip, hour);
-  if (!snapshot.account) {
-    // Not a sub: follow the e-mail or phone claim to the account.
-    const owner = snapshot.ownerByEmail ?? snapshot.ownerByPhone;
-    if (owner) {
-      const ipHourly = snapshot.counters.ipHourly;
-      snapshot = await deps.logins.snapshot({ sub: owner }, input.ip, hour);
-      snapshot.counters.ipHourly = Math.max(snapshot.counters.ipHourly, ipHourly);
-    }
-  }
-  const account = snapshot.account;
-  const refusal = refusalBeforeCheck(snapshot.counters, now);
-  if (refusal) throw new OAuthError("invalid_grant", refusal);
-
-  const passwordOk = await verifyPassword(input.password, snapshot.credential ?? (await dummy()));
-  if (!account || !snapshot.credential || !passwordOk) {
-    await deps.logins.recordFailure(account?.sub, input.ip, now, waitAfter);
-    if (account) await recordEvent(deps, account.sub, client, input, now, "login", "invalid_credential");
+  const verdict = await verifyUserPassword(deps.logins, input.username, input.password, input.ip, now);
+  if (!verdict.ok) {
+    if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message);
+    if (verdict.account)
+      await recordEvent(deps, verdict.account.sub, client, input, now, "login", "invalid_credential");
     throw new OAuthError("invalid_grant", WRONG);
   }
+  const { account, snapshot } = verdict;
 
   // Past the password, refusals may say why: the caller proved to know it.
   const refuse = async (why: string, code: string): Promise<OAuthError> => {

@@ -2,8 +2,8 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { parseBasic, parseUserBasic } from "../../domain/clients/basic-credentials";
 import { secretMatches } from "../../domain/credentials/secret-digest";
-import { authenticateUserPassword } from "../../domain/credentials/user-password";
 import { problems } from "../../domain/errors";
+import { verifyUserPassword } from "../../domain/login/verify-user-password";
 import { ALL_PERMISSIONS, USER_PERMISSIONS } from "../../domain/permissions";
 import { services } from "../../services";
 import { log } from "../logger";
@@ -52,16 +52,24 @@ async function restPasswordPrincipal(header: string): Promise<Principal> {
   return { mode: "system", clientId: client.clientId, scopes: new Set(ALL_PERMISSIONS), via: "basic" };
 }
 
-/** HTTP Basic with the user's own login and password: the user, on their own account. */
-async function userPasswordPrincipal(header: string): Promise<Principal> {
+/**
+ * HTTP Basic with the user's own login and password: the user, on their own account.
+ * A password guess like a login: the same brute-force counters and waits apply.
+ */
+async function userPasswordPrincipal(header: string, ip: string): Promise<Principal> {
   const credentials = parseUserBasic(header);
   if (!credentials) throw problems.invalidCredential("malformed_basic_credentials");
-  const check = await authenticateUserPassword(services().credentials, credentials.login, credentials.password);
-  if (!check.ok) {
-    log.info("user password refused", { reason: check.reason });
-    throw problems.invalidCredential("wrong login or password");
+  const now = Math.floor(Date.now() / 1000);
+  const verdict = await verifyUserPassword(services().logins, credentials.login, credentials.password, ip, now);
+  if (!verdict.ok) {
+    log.info("user password refused", { why: verdict.why });
+    throw problems.invalidCredential(verdict.why === "refused" ? verdict.message : "wrong login or password");
   }
-  return { mode: "user", sub: check.sub, scopes: new Set(USER_PERMISSIONS), via: "user-basic" };
+  const { account } = verdict;
+  if (account.locked || account.state?.name === "inactivityLock" || account.methodsLocked?.includes("password")) {
+    throw problems.invalidCredential("password login is not allowed for this account");
+  }
+  return { mode: "user", sub: account.sub, scopes: new Set(USER_PERMISSIONS), via: "user-basic" };
 }
 
 const AUTHENTICATED: ReadonlySet<AuthKind | undefined> = new Set([
@@ -95,7 +103,12 @@ export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
           return;
         }
         if (auth === "user-bearer-or-user-basic") {
-          state.principal = await userPasswordPrincipal(header);
+          state.principal = await userPasswordPrincipal(
+            header,
+            request.event.headers?.["x-forwarded-for"]?.split(",")[0]?.trim() ||
+              request.event.requestContext?.http?.sourceIp ||
+              "unknown",
+          );
           return;
         }
       }
