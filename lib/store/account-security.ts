@@ -4,6 +4,7 @@ import { type StoreDeps, toAccount } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { gsi1, keys } from "./keys";
 import { queryAll } from "./paging";
+import { buildUpdate } from "./update-expression";
 
 /** Authentication modes (SPEC 4.12) and account state (SPEC 3.1) on the profile item. */
 export function createAccountSecurityStore({ client, tableName }: StoreDeps) {
@@ -29,33 +30,18 @@ export function createAccountSecurityStore({ client, tableName }: StoreDeps) {
       set: Partial<Pick<Account, "requiredFactor" | "needPasswordChange" | "methodsLocked">>,
       remove: Array<"requiredFactor" | "needPasswordChange">,
     ): Promise<Account | undefined> {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = {};
-      const sets = Object.entries(set).map(([name, value], i) => {
-        names[`#s${i}`] = name;
-        values[`:s${i}`] = value;
-        return `#s${i} = :s${i}`;
-      });
-      const removes = remove.map((name, i) => {
-        names[`#r${i}`] = name;
-        return `#r${i}`;
-      });
-      const expression = [
-        sets.length ? `SET ${sets.join(", ")}` : "",
-        removes.length ? `REMOVE ${removes.join(", ")}` : "",
-      ]
-        .filter(Boolean)
-        .join(" ");
+      const update = buildUpdate(set, remove);
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.userProfile(sub),
-            UpdateExpression: expression,
+            ...update,
             // Modes of an account that does not exist are an unknown user, not a new item.
             ConditionExpression: "attribute_exists(PK)",
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+            ExpressionAttributeValues: Object.keys(update.ExpressionAttributeValues).length
+              ? update.ExpressionAttributeValues
+              : undefined,
             ReturnValues: "ALL_NEW",
           }),
         );

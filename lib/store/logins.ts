@@ -4,9 +4,9 @@ import type { PasswordHash } from "../domain/credentials/password-hash";
 import type { FailureCounters } from "../domain/login/brute-force";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
-import { failedConditions } from "./errors";
+
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
-import { transactWrite } from "./transact";
+import { transactUnlessRefused } from "./transact";
 
 /** Everything a password login needs to decide, read in one BatchGetItem. */
 export interface LoginSnapshot {
@@ -151,15 +151,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
     },
 
     /** Runs a login's writes in one transaction; false when a guard refused them. */
-    async commit(items: TransactItem[]): Promise<boolean> {
-      try {
-        await transactWrite(client, items);
-        return true;
-      } catch (error) {
-        if (failedConditions(error)?.length) return false;
-        throw error;
-      }
-    },
+    commit: (items: TransactItem[]): Promise<boolean> => transactUnlessRefused(client, items),
 
     /** A changed password clears a forced change and stamps the profile (must exist). */
     passwordChangedItem(sub: string, now: number): TransactItem {

@@ -8,9 +8,9 @@ import {
 import type { StoredCode } from "../domain/codes/one-time-code";
 import type { ContactField, PendingRegistration } from "../domain/registration/pending";
 import type { StoreDeps, TransactItem } from "./accounts";
-import { failedConditions, isConditionalCheckFailed } from "./errors";
+import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
-import { transactWrite } from "./transact";
+import { transactUnlessRefused } from "./transact";
 
 /** What a registration would collide with, read before any code is sent. */
 export interface RegistrationCheck {
@@ -217,15 +217,7 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
     },
 
     /** Runs flow writes in one transaction; false when any guard refused them. */
-    async commit(items: TransactItem[]): Promise<boolean> {
-      try {
-        await transactWrite(client, items);
-        return true;
-      } catch (error) {
-        if (failedConditions(error)?.length) return false;
-        throw error;
-      }
-    },
+    commit: (items: TransactItem[]): Promise<boolean> => transactUnlessRefused(client, items),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
+import { failedConditions } from "./errors";
 
 const ATTEMPTS = 4;
 
@@ -32,5 +33,19 @@ export async function transactWrite(
       if (attempt >= ATTEMPTS || !isTransactionConflict(error)) throw error;
       await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));
     }
+  }
+}
+
+/** Runs a flow's writes in one transaction; false when a guard refused them (nothing written). */
+export async function transactUnlessRefused(
+  client: DynamoDBDocumentClient,
+  items: NonNullable<TransactWriteCommandInput["TransactItems"]>,
+): Promise<boolean> {
+  try {
+    await transactWrite(client, items);
+    return true;
+  } catch (error) {
+    if (failedConditions(error)?.length) return false;
+    throw error;
   }
 }

@@ -1,33 +1,18 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { mintUserToken } from "../../lib/local/user-token";
-import { documentClient } from "../../lib/store/client";
-import { keys } from "../../lib/store/keys";
 import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
+import { userItems } from "../support/user-items";
 
 const OLD = "correct horse battery staple";
 const NEW = "a brand new passphrase";
 
-async function items(sub: string, prefix: string) {
-  const { Items } = await documentClient().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
-      ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":p": prefix },
-      ConsistentRead: true,
-    }),
-  );
-  return Items ?? [];
-}
-
 async function credential(sub: string) {
-  return (await items(sub, "CRED#password"))[0] as never;
+  return (await userItems(sub, "CRED#password"))[0] as never;
 }
 
 async function userChange(account: Account, body: unknown, token?: string, headers: Record<string, string> = {}) {
@@ -58,12 +43,12 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     });
     expect(response.statusCode).toBe(204);
     expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
-    const sessions = (await items(account.sub, "SESSION#")).map((s) => s.sid);
+    const sessions = (await userItems(account.sub, "SESSION#")).map((s) => s.sid);
     expect(sessions).toEqual([mine.sid]);
     const notice = outbox(account.email?.value).at(-1);
     expect(notice).toMatchObject({ channel: "email", subject: "Your password was changed", lang: "en" });
     expect(notice?.text).not.toContain(NEW);
-    const [event] = (await items(account.sub, "EVENT#")).filter((e) => e.type === "password_change");
+    const [event] = (await userItems(account.sub, "EVENT#")).filter((e) => e.type === "password_change");
     expect(event).toMatchObject({ result: "ok", ip: "203.0.113.10", prms: { mode: "user", generated: false } });
     expect(JSON.stringify(event)).not.toContain(NEW);
   });
@@ -137,8 +122,8 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     const account = await seedAccount({}, OLD);
     await mintUserToken(account.sub, "app", ["svc_api_user"], 600);
     expect((await systemChange(account, { password: NEW })).statusCode).toBe(204);
-    expect(await items(account.sub, "SESSION#")).toEqual([]);
-    expect(await items(account.sub, "DEVICE#")).toEqual([]);
+    expect(await userItems(account.sub, "SESSION#")).toEqual([]);
+    expect(await userItems(account.sub, "DEVICE#")).toEqual([]);
   });
 });
 
