@@ -20,6 +20,7 @@ import { createRightStore } from "./store/rights";
 import { createSecurityEventStore } from "./store/security-events";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
+import { createTotpStore } from "./store/totps";
 import { createAccessTokens, issueIdToken } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
 
@@ -46,6 +47,7 @@ function build() {
     rightDefinitions: createRightDefinitionStore(deps),
     groups: createGroupStore(deps),
     accountSearch: createAccountSearchStore(deps),
+    totps: createTotpStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -70,6 +70,20 @@ export const problems = {
       v2Code: "validation_error",
     }),
 
+  wrongOtpCode: () =>
+    new ApiError(
+      400,
+      "process_error",
+      "wrong_otp_code",
+      "the code does not match an issued secret and the current time",
+      {
+        v2Code: "wrong_otp_code",
+      },
+    ),
+
+  unknownTotp: () =>
+    new ApiError(404, "process_error", "unknown_totp", "no TOTP generator has this id", { v2Code: "not_found" }),
+
   wrongValue: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
 
