@@ -61,7 +61,7 @@ import {
   totpParams,
 } from "./http/schemas/security";
 import { tokenRequest, tokenResponse } from "./http/schemas/token";
-import { accountChange, accountView } from "./http/schemas/users";
+import { accountChange, accountView, propertiesChange, propertyMap } from "./http/schemas/users";
 
 /**
  * THE route table (DESIGN 3). The CDK stack, the local gateway, each function's
@@ -181,6 +181,45 @@ export const routes: readonly RouteDefinition[] = [
       200: { description: "Account attributes with meta", schema: accountView },
       400: { description: "Malformed subject id", schema: v3Error },
       401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+  {
+    id: "users.props-get",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/props",
+    fn: "users",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Read the user properties (SPEC 4.11)",
+    tags: ["users"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "The property map", schema: propertyMap },
+      401: badAccessToken,
+      404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+  {
+    id: "users.props-change",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}/props",
+    fn: "users",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Add, overwrite and remove user properties (SPEC 4.11)",
+    description:
+      "add: name -> string, number or boolean (adds or overwrites); remove: names. Removals apply first. Limits: names 1-64 of A-Z a-z 0-9 _ . : -, string values up to 1024 characters, at most 50 properties per account.",
+    tags: ["users"],
+    request: { params: subjectIdParam, body: { contentType: "json", schema: propertiesChange, required: true } },
+    responses: {
+      200: { description: "The resulting full map", schema: propertyMap },
+      400: { description: "wrong_values, wrong_value (too many properties)", schema: v3Error },
+      401: badAccessToken,
       404: { description: "unknown_user", schema: v3Error },
     },
   },

@@ -14,6 +14,7 @@ import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
+import { createPropertyStore } from "./store/properties";
 import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
@@ -48,6 +49,7 @@ function build() {
     groups: createGroupStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
+    properties: createPropertyStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
