@@ -19,6 +19,7 @@ import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
 import { createSecurityEventStore } from "./store/security-events";
+import { createSecurityQuestionStore } from "./store/security-questions";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createTotpStore } from "./store/totps";
@@ -50,6 +51,7 @@ function build() {
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
     properties: createPropertyStore(deps),
+    securityQuestions: createSecurityQuestionStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),

@@ -84,6 +84,17 @@ export const problems = {
   unknownTotp: () =>
     new ApiError(404, "process_error", "unknown_totp", "no TOTP generator has this id", { v2Code: "not_found" }),
 
+  wrongSecurityAnswer: (desc: string) =>
+    new ApiError(400, "process_error", "wrong_security_answer", desc, { v2Code: "wrong_security_answer" }),
+
+  noSecurityQuestion: () =>
+    new ApiError(404, "process_error", "no_security_question", "no security question is set", {
+      v2Code: "not_found",
+    }),
+
+  tooManyAttempts: (desc: string) =>
+    new ApiError(429, "security_error", "too_many_attempts", desc, { v2Code: "too_many_attempts" }),
+
   wrongValue: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
 

@@ -36,6 +36,10 @@ export const ENTITY = {
   totpGenerator: "totp-generator",
   /** A TOTP secret issued for enrolment, sealed, waiting for its first code (TTL). */
   totpPending: "totp-pending",
+  /** The security question (SPEC 4.10) with the answer's scrypt hash. */
+  securityQuestion: "security-question",
+  /** Wrong security answers of one account within one hour. */
+  securityAnswerFailures: "security-answer-failures",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -102,6 +106,11 @@ export const keys = {
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
   /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
+  securityQuestion: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "SECQSN" }),
+  securityAnswerFailures: (sub: string, hour: number): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `SECQSN_FAILURES#${hour}`,
+  }),
   totpGenerator: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `TOTP#${id}` }),
   /** Named by the secret's digest; the prefix must not start with totpPrefix (not a method yet). */
   totpPending: (sub: string, digest: string): TableKey => ({ PK: `USER#${sub}`, SK: `TOTPPENDING#${digest}` }),

@@ -134,3 +134,20 @@ export const totpParams: JsonSchema = {
     id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "generator id from the list" },
   },
 };
+
+/** SPEC 4.10 set and check body. */
+export const securityQuestionBody: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["question", "answer"],
+  properties: {
+    question: { type: "string", minLength: 1, maxLength: 256 },
+    answer: { type: "string", minLength: 1, maxLength: 256 },
+  },
+};
+
+export const securityQuestionView: JsonSchema = {
+  type: "object",
+  required: ["question"],
+  properties: { question: { type: "string" } },
+};
