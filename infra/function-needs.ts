@@ -36,6 +36,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   security: { table: "read-write", dataKey: true },
   // Devices forgotten and sessions ended.
   devices: { table: "read-write" },
+  // Security events read; consents withdrawn with their application's sessions.
+  audit: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };

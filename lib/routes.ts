@@ -1,4 +1,5 @@
 import { type RouteDefinition, routeKey } from "./http/route";
+import { auditQuery, eventList } from "./http/schemas/audit";
 import { instanceIdInPath, oauthError, subjectIdParam, v2Error, v3Error } from "./http/schemas/common";
 import { contactCodeRefusal, contactCodeRequest, stateParam } from "./http/schemas/contact-confirmation";
 import {
@@ -920,6 +921,26 @@ export const routes: readonly RouteDefinition[] = [
       400: { description: "wrong_values", schema: v3Error },
       401: { description: "bad_access_token", schema: v3Error },
       404: { description: "unknown_user", schema: v3Error },
+    },
+  },
+  {
+    id: "audit.events",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/audit",
+    fn: "audit",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_uaud"], system: ["svc_api_sys_uaud"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Read the security events of an account, newest first (SPEC 4.16, 6)",
+    description:
+      "One DynamoDB range query on the event time. rql=and(ge(ts,<ms>),le(ts,<ms>),limit(<n>)) narrows it (each part optional; limit default 100, at most 1000); ua=raw (default), parsed ({browser, os, deviceType, device}) or none. Events older than audit.retentionDays are gone.",
+    tags: ["audit"],
+    request: { params: subjectIdParam, query: auditQuery },
+    responses: {
+      200: { description: "Events: sbj, ts (ms), type, cId, ip, ua, sid, result, prms", schema: eventList },
+      400: { description: "wrong_value (rql), wrong_values", schema: v3Error },
+      401: badAccessToken,
     },
   },
   {

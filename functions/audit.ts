@@ -1,0 +1,21 @@
+import { config } from "../lib/config";
+import { parseEventQuery } from "../lib/domain/audit/event-query";
+import { eventView, type UaForm } from "../lib/domain/audit/event-view";
+import { jsonResult } from "../lib/http/error-body";
+import { createApiFunction } from "../lib/http/pipeline";
+import { services } from "../lib/services";
+
+export const handler = createApiFunction("audit", {
+  "audit.events": async (call) => {
+    const query = parseEventQuery(call.query.rql);
+    // Events past their retention may wait for TTL a while; they are not shown.
+    const oldest = Date.now() - config().settings.audit.retentionDays * 86_400_000;
+    const from = Math.max(query.from ?? 0, oldest);
+    const to = query.to ?? Date.now() + 60_000;
+    const events = from > to ? [] : await services().events.list(call.subject as string, from, to, query.limit);
+    return jsonResult(
+      200,
+      events.map((event) => eventView(event, (call.query.ua as UaForm | undefined) ?? "raw")),
+    );
+  },
+});
