@@ -1,5 +1,5 @@
 import { type RouteDefinition, routeKey } from "./http/route";
-import { auditQuery, eventList } from "./http/schemas/audit";
+import { auditQuery, consentList, consentParams, eventList } from "./http/schemas/audit";
 import { instanceIdInPath, oauthError, subjectIdParam, v2Error, v3Error } from "./http/schemas/common";
 import { contactCodeRefusal, contactCodeRequest, stateParam } from "./http/schemas/contact-confirmation";
 import {
@@ -941,6 +941,46 @@ export const routes: readonly RouteDefinition[] = [
       200: { description: "Events: sbj, ts (ms), type, cId, ip, ua, sid, result, prms", schema: eventList },
       400: { description: "wrong_value (rql), wrong_values", schema: v3Error },
       401: badAccessToken,
+    },
+  },
+  {
+    id: "audit.acls-list",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/acls",
+    fn: "audit",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "List the permissions the user granted each application (consents, SPEC 4.16)",
+    description:
+      "One entry per application, written by its password-grant logins; scopes accumulate, most recent first.",
+    tags: ["audit"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "[{id, updated (ms), client_id, scopes}]", schema: consentList },
+      401: badAccessToken,
+    },
+  },
+  {
+    id: "audit.acls-delete",
+    method: "DELETE",
+    path: "/svc/api/v3/users/{subjectId}/acls/{id}",
+    fn: "audit",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "consent_withdraw" },
+    summary: "Withdraw a consent and end that application's sessions of the user (SPEC 4.16)",
+    description: "The application's access and refresh tokens for this user are refused at once.",
+    tags: ["audit"],
+    request: { params: consentParams },
+    responses: {
+      204: { description: "Withdrawn" },
+      401: badAccessToken,
+      404: { description: "unknown_consent", schema: v3Error },
     },
   },
   {

@@ -10,6 +10,7 @@ import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createConsentStore } from "./store/consents";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
@@ -52,6 +53,7 @@ function build() {
     totps: createTotpStore(deps),
     properties: createPropertyStore(deps),
     securityQuestions: createSecurityQuestionStore(deps),
+    consents: createConsentStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -81,12 +83,13 @@ export function attributeDeps(): AttributeDeps {
 
 /** What the password and refresh grants need. */
 export function loginDeps(): LoginDeps {
-  const { logins, sessions, events, accessTokens, keyRing } = services();
+  const { logins, sessions, events, consents, accessTokens, keyRing } = services();
   const settings = config().settings;
   return {
     logins,
     sessions,
     events,
+    consents,
     accessTokens,
     idToken: (input) =>
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),

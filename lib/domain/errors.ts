@@ -95,6 +95,11 @@ export const problems = {
   tooManyAttempts: (desc: string) =>
     new ApiError(429, "security_error", "too_many_attempts", desc, { v2Code: "too_many_attempts" }),
 
+  unknownConsent: () =>
+    new ApiError(404, "process_error", "unknown_consent", "the account granted no application under this id", {
+      v2Code: "not_found",
+    }),
+
   wrongValue: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
 

@@ -40,6 +40,8 @@ export const ENTITY = {
   securityQuestion: "security-question",
   /** Wrong security answers of one account within one hour. */
   securityAnswerFailures: "security-answer-failures",
+  /** The permissions a user granted one application through a login (acls). */
+  consent: "consent",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -106,6 +108,9 @@ export const keys = {
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
   /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
+  /** One per (user, application), named by a digest of the client id (path-safe). */
+  consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),
+  consentPrefix: "CONSENT#",
   securityQuestion: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "SECQSN" }),
   securityAnswerFailures: (sub: string, hour: number): TableKey => ({
     PK: `USER#${sub}`,

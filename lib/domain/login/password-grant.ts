@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
+import type { ConsentStore } from "../../store/consents";
 import type { LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
@@ -19,6 +20,8 @@ export interface LoginDeps {
   logins: LoginStore;
   sessions: SessionStore;
   events: SecurityEventStore;
+  /** Records what the user granted the application (acls). */
+  consents: ConsentStore;
   accessTokens: AccessTokens;
   idToken: (input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number }) => Promise<string>;
   settings: ServiceSettings;
@@ -204,6 +207,7 @@ async function signIn(
     deps.sessions.putItem(session),
     deps.sessions.deviceItem(device),
     deps.logins.clearFailuresItem(account.sub),
+    deps.consents.grantItem(account.sub, client.clientId, scopes, now * 1000),
     deps.events.putItem({
       sbj: account.sub,
       ts: now * 1000,

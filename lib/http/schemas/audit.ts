@@ -35,3 +35,26 @@ export const eventList: JsonSchema = {
     },
   },
 };
+
+export const consentList: JsonSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["id", "updated", "client_id", "scopes"],
+    properties: {
+      id: { type: "string" },
+      updated: { type: "integer", description: "milliseconds since the epoch of the latest grant" },
+      client_id: { type: "string" },
+      scopes: { type: "array", items: { type: "string" } },
+    },
+  },
+};
+
+export const consentParams: JsonSchema = {
+  type: "object",
+  required: ["subjectId", "id"],
+  properties: {
+    subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
+    id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "consent id from the list" },
+  },
+};
