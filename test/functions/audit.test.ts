@@ -1,12 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { config } from "../../lib/config";
 import { services } from "../../lib/services";
-import { documentClient } from "../../lib/store/client";
-import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken } from "../support/fixtures";
+import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
 import { request } from "../support/requests";
+import { storedItems } from "../support/stored";
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";
 const sys = async () => `Bearer ${await systemToken(["svc_api_sys_uaud"])}`;
@@ -101,7 +98,7 @@ describe("security events read (SPEC 4.16, 6)", () => {
 });
 
 describe("secrets never reach events or logs", () => {
-  it.skipIf(!hasOathtool())(
+  it.skipIf(!HAS_OATHTOOL)(
     "when a user signs in, enrols TOTP, uses it, sets and checks a security answer, no secret appears in any stored event or log line",
     async () => {
       const output: string[] = [];
@@ -142,7 +139,7 @@ describe("secrets never reach events or logs", () => {
         ...asUser,
       });
       const secret = issued.json.base32Secret as string;
-      const enrolCode = oathtool(secret, 0);
+      const enrolCode = oathtoolCode(secret, 0);
       expect(
         (
           await request("security", "events/security/totp-attach.json", {
@@ -157,7 +154,7 @@ describe("secrets never reach events or logs", () => {
         body: { requiredFactor: 2 },
         ...asUser,
       });
-      const loginCode = oathtool(secret, 30);
+      const loginCode = oathtoolCode(secret, 30);
       const second = await login(loginCode);
       await request("security", "events/security/secqsn-set.json", {
         params: { subjectId: account.sub },
@@ -175,13 +172,7 @@ describe("secrets never reach events or logs", () => {
         ...asUser,
       });
 
-      const { Items } = await documentClient().send(
-        new QueryCommand({
-          TableName: config().tableName,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
-          ExpressionAttributeValues: { ":pk": keys.userPartition(account.sub), ":p": "EVENT#" },
-        }),
-      );
+      const Items = await storedItems(account.sub, "EVENT#");
       const types = (Items ?? []).map((item) => item.type);
       expect(types).toEqual(
         expect.arrayContaining(["login", "totp_issue", "totp_attach", "secqsn_set", "secqsn_check"]),
@@ -208,18 +199,3 @@ describe("secrets never reach events or logs", () => {
     },
   );
 });
-
-function hasOathtool(): boolean {
-  try {
-    execFileSync("oathtool", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function oathtool(secret: string, offsetSeconds: number): string {
-  return execFileSync("oathtool", ["--totp", "-b", "-N", `now + ${offsetSeconds} seconds`, secret])
-    .toString()
-    .trim();
-}

@@ -1,35 +1,12 @@
-import { execFileSync } from "node:child_process";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
 import { request } from "../support/requests";
+import { storedItem, storedItems } from "../support/stored";
 
-/** Codes come from an independent implementation (Debian's oathtool), not from otplib. */
-function oathtoolAvailable(): boolean {
-  try {
-    execFileSync("oathtool", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const HAS_OATHTOOL = oathtoolAvailable();
-if (!HAS_OATHTOOL) console.warn("TOTP tests skipped: oathtool is not installed (apt-get install -y oathtool)");
 const withOathtool = it.skipIf(!HAS_OATHTOOL);
-
-const code = (secret: string, offsetSeconds = 0) =>
-  execFileSync("oathtool", [
-    "--totp",
-    "-b",
-    "-N",
-    `now ${offsetSeconds >= 0 ? "+" : "-"} ${Math.abs(offsetSeconds)} seconds`,
-    secret,
-  ])
-    .toString()
-    .trim();
+const code = oathtoolCode;
 
 const sys = async (scope: string) => `Bearer ${await systemToken([scope])}`;
 const PASSWORD = "correct horse battery staple";
@@ -39,17 +16,7 @@ const WRONG_OTP = {
   desc: "the code does not match an issued secret and the current time",
 };
 
-async function items(sub: string, prefix: string) {
-  const { Items } = await documentClient().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
-      ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":p": prefix },
-      ConsistentRead: true,
-    }),
-  );
-  return Items ?? [];
-}
+const items = storedItems;
 
 async function issue(sub: string) {
   const response = await request("security", "events/security/totp-issue.json", {
@@ -227,5 +194,7 @@ describe("second factor at login (SPEC 4.12 with 4.15)", () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.json.access_token).toEqual(expect.any(String));
     expect((await login(next)).json).toEqual(refusedReplay);
+    // A wrong code counts as a failed login (the success in between cleared the earlier one).
+    expect((await storedItem(keys.loginFailures(account.sub)))?.count).toBe(1);
   });
 });

@@ -14,6 +14,7 @@ import { checkPassword, describeViolation } from "../passwords/policy";
 import { parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
+import { waitAfter } from "./brute-force";
 import { verifyUserPassword } from "./verify-user-password";
 
 export interface LoginDeps {
@@ -104,7 +105,11 @@ export async function passwordGrant(
     if (typeof input.otp !== "string" || input.otp === "")
       throw await refuse("a second factor is required: send otp", "otp_required");
     const valid = deps.secondFactor ? await deps.secondFactor(account.sub, input.otp) : false;
-    if (!valid) throw await refuse("the otp is not valid", "otp_invalid");
+    if (!valid) {
+      // A wrong code counts like a wrong password, so the brute-force waits and caps cover codes too.
+      await deps.logins.recordFailure(account.sub, input.ip, now, waitAfter);
+      throw await refuse("the otp is not valid", "otp_invalid");
+    }
   }
   let newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined;
   if (account.needPasswordChange) {

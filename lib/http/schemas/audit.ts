@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../route";
+import { subjectItemParams } from "./security";
 
 export const auditQuery: JsonSchema = {
   type: "object",
@@ -50,11 +51,4 @@ export const consentList: JsonSchema = {
   },
 };
 
-export const consentParams: JsonSchema = {
-  type: "object",
-  required: ["subjectId", "id"],
-  properties: {
-    subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
-    id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "consent id from the list" },
-  },
-};
+export const consentParams = subjectItemParams("consent id from the list");

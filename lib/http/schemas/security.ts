@@ -87,14 +87,19 @@ export const deviceList: JsonSchema = {
   },
 };
 
-export const deviceParams: JsonSchema = {
-  type: "object",
-  required: ["subjectId", "id"],
-  properties: {
-    subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
-    id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "device id (ua_id) from the list" },
-  },
-};
+/** Path parameters of a call on one listed item of an account: `{subjectId}/.../{id}`. */
+export function subjectItemParams(idDescription: string): JsonSchema {
+  return {
+    type: "object",
+    required: ["subjectId", "id"],
+    properties: {
+      subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
+      id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: idDescription },
+    },
+  };
+}
+
+export const deviceParams = subjectItemParams("device id (ua_id) from the list");
 
 /** SPEC 2.7 TOTP generators; secrets are never shown after enrolment. */
 export const totpList: JsonSchema = {
@@ -126,14 +131,7 @@ export const totpAttachBody: JsonSchema = {
   },
 };
 
-export const totpParams: JsonSchema = {
-  type: "object",
-  required: ["subjectId", "id"],
-  properties: {
-    subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
-    id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "generator id from the list" },
-  },
-};
+export const totpParams = subjectItemParams("generator id from the list");
 
 /** SPEC 4.10 set and check body. */
 export const securityQuestionBody: JsonSchema = {
