@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredQuestion } from "../domain/security/security-question";
 import type { StoreDeps } from "./accounts";
-import { isConditionalCheckFailed } from "./errors";
+import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactWrite } from "./transact";
 
@@ -36,7 +36,7 @@ export function createSecurityQuestionStore({ client, tableName }: StoreDeps) {
         ]);
         return true;
       } catch (error) {
-        if ((error as { name?: string }).name === "TransactionCanceledException") return false;
+        if (failedConditions(error)?.length) return false;
         throw error;
       }
     },

@@ -69,7 +69,7 @@ export function createTotpStore({ client, tableName }: StoreDeps) {
         ]);
         return true;
       } catch (error) {
-        if (failedConditions(error)) return false;
+        if (failedConditions(error)?.length) return false;
         throw error;
       }
     },
