@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/services";
-import { createClient, invoke, sampleEvent, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { passwordLogin } from "../support/login";
 import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
@@ -115,20 +116,11 @@ describe("secrets never reach events or logs", () => {
       const scopes = "svc_api_usec svc_api_usec_chg svc_api_uaud";
       const client = await createClient(scopes.split(" "));
       const login = async (otp?: string) => {
-        const event = await sampleEvent("events/token/password-grant.json", {
-          clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
-          username: "x",
-          password: "x",
-        });
-        event.body = new URLSearchParams({
-          grant_type: "password",
-          scope: scopes,
-          username: account.sub,
-          password,
-          ...(otp && { otp }),
-        }).toString();
-        event.headers["user-agent"] = FIREFOX;
-        const response = await invoke("token", event);
+        const response = await passwordLogin(
+          client,
+          { scope: scopes, username: account.sub, password, ...(otp && { otp }) },
+          { "user-agent": FIREFOX },
+        );
         expect(response.statusCode).toBe(200);
         return response.json as { access_token: string; refresh_token: string };
       };

@@ -1,18 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { consentId } from "../../lib/store/consents";
-import { createClient, invoke, sampleEvent, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { passwordLogin } from "../support/login";
 import { request } from "../support/requests";
 
 const PASSWORD = "correct horse battery staple";
 
 async function login(client: { clientId: string; secret: string }, sub: string, scope: string) {
-  const event = await sampleEvent("events/token/password-grant.json", {
-    clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
-    username: "x",
-    password: "x",
-  });
-  event.body = new URLSearchParams({ grant_type: "password", scope, username: sub, password: PASSWORD }).toString();
-  const response = await invoke("token", event);
+  const response = await passwordLogin(client, { scope, username: sub, password: PASSWORD });
   expect(response.statusCode).toBe(200);
   return response.json as { access_token: string; refresh_token: string };
 }

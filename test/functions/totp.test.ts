@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
-import { createClient, invoke, sampleEvent, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { passwordLogin } from "../support/login";
 import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
 import { request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
@@ -167,21 +168,8 @@ describe("second factor at login (SPEC 4.12 with 4.15)", () => {
     expect(modes.json).toMatchObject({ requiredFactor: 2 });
 
     const client = await createClient(["svc_api_user"]);
-    const login = async (otp?: string) => {
-      const event = await sampleEvent("events/token/password-grant.json", {
-        clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
-        username: "x",
-        password: "x",
-      });
-      event.body = new URLSearchParams({
-        grant_type: "password",
-        scope: "svc_api_user",
-        username: account.sub,
-        password: PASSWORD,
-        ...(otp && { otp }),
-      }).toString();
-      return invoke("token", event);
-    };
+    const login = (otp?: string) =>
+      passwordLogin(client, { scope: "svc_api_user", username: account.sub, password: PASSWORD, ...(otp && { otp }) });
     expect((await login()).json).toEqual({
       error: "invalid_grant",
       error_description: "a second factor is required: send otp",
