@@ -1,9 +1,12 @@
 import { problems } from "../lib/domain/errors";
 import { setUntouchable, stateView } from "../lib/domain/security/account-state";
 import { type AuthModesBody, authModesView, changeAuthModes } from "../lib/domain/security/auth-modes";
+import { checkAnswer, readQuestion, setQuestion } from "../lib/domain/security/security-question";
+import { attachGenerator, detachGenerator, issueSecret, listGenerators } from "../lib/domain/security/totp-generators";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
+import { totpDeps } from "../lib/totp-deps";
 
 async function account(call: ApiCall) {
   const sub = call.subject as string;
@@ -12,6 +15,9 @@ async function account(call: ApiCall) {
   if (!found) throw problems.unknownUser(sub);
   return found;
 }
+
+type QuestionBody = { question: string; answer: string };
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export const handler = createApiFunction("security", {
   "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
@@ -29,6 +35,42 @@ export const handler = createApiFunction("security", {
   "security.state-change": async (call) => {
     const { till } = call.body as { till?: number };
     await setUntouchable(services().accountSecurity, call.subject as string, till, Math.floor(Date.now() / 1000));
+    return jsonResult(204, undefined);
+  },
+
+  "security.secqsn-get": async (call) =>
+    jsonResult(200, await readQuestion(services().securityQuestions, call.subject as string)),
+
+  "security.secqsn-set": async (call) => {
+    await setQuestion(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
+    return jsonResult(204, undefined);
+  },
+
+  "security.secqsn-delete": async (call) => {
+    await services().securityQuestions.remove(call.subject as string);
+    return jsonResult(204, undefined);
+  },
+
+  "security.secqsn-check": async (call) => {
+    await checkAnswer(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
+    return jsonResult(204, undefined);
+  },
+
+  "security.totp-list": async (call) => jsonResult(200, await listGenerators(services(), call.subject as string)),
+
+  "security.totp-issue": async (call) => jsonResult(200, await issueSecret(totpDeps(), await account(call))),
+
+  "security.totp-attach": async (call) => {
+    await attachGenerator(
+      totpDeps(),
+      call.subject as string,
+      call.body as { base32Secret: string; otpCode: string; name?: string },
+    );
+    return jsonResult(204, undefined);
+  },
+
+  "security.totp-delete": async (call) => {
+    await detachGenerator(services(), call.subject as string, call.params.id as string);
     return jsonResult(204, undefined);
   },
 });

@@ -4,9 +4,11 @@ import { passwordGrant } from "../lib/domain/login/password-grant";
 import { refreshGrant } from "../lib/domain/login/refresh-grant";
 import { authenticateClient, presentedClient } from "../lib/domain/oauth/client-authentication";
 import { clientCredentialsGrant } from "../lib/domain/oauth/client-credentials";
+import { verifyTotp } from "../lib/domain/security/totp-generators";
 import { jsonResult } from "../lib/http/error-body";
 import { createApiFunction } from "../lib/http/pipeline";
 import { loginDeps, services } from "../lib/services";
+import { totpDeps } from "../lib/totp-deps";
 
 /** RFC 6749 5.1: token responses must not be cached. */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -44,7 +46,7 @@ export const handler = createApiFunction("token", {
               ip: call.sourceIp ?? "unknown",
               userAgent: call.userAgent ?? "unknown",
             },
-            loginDeps(),
+            { ...loginDeps(), secondFactor: (sub, otp) => verifyTotp(totpDeps(), sub, otp) },
           ),
           NO_STORE,
         );

@@ -2,6 +2,7 @@ import { config } from "../lib/config";
 import { changeAccount, readAccount } from "../lib/domain/accounts/attributes";
 import type { AccountChangeBody } from "../lib/domain/accounts/change-plan";
 import { confirmContactChange } from "../lib/domain/accounts/contact-confirmation";
+import { changeProperties, type PropertiesChange, readProperties } from "../lib/domain/accounts/properties";
 import { createUserSearch } from "../lib/domain/search/users";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
@@ -34,6 +35,15 @@ export const handler = createApiFunction("users", {
         mode: call.principal?.mode ?? "system",
         language: call.language,
       }),
+    ),
+
+  "users.props-get": async (call) =>
+    jsonResult(200, await readProperties(services().properties, call.subject as string)),
+
+  "users.props-change": async (call) =>
+    jsonResult(
+      200,
+      await changeProperties(services().properties, call.subject as string, call.body as PropertiesChange),
     ),
 
   "users.validate_mobile": confirmation("phone_number"),

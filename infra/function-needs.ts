@@ -11,13 +11,14 @@ export interface FunctionNeeds {
   messaging?: true;
   /** EventBridge schedule expression; the function then runs on it. */
   schedule?: string;
-  /** Reads the data key secret (encrypts stored external tokens, signs bind states). */
+  /** Reads the data key secret (encrypts stored external tokens and TOTP secrets, signs bind states). */
   dataKey?: true;
 }
 
 export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Refresh-token sessions are stored by the token endpoint.
-  token: { table: "read-write" },
+  // Second-factor codes are checked against sealed TOTP secrets.
+  token: { table: "read-write", dataKey: true },
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   // Codes go out by SMS and e-mail; accounts are created.
@@ -31,10 +32,12 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   groups: { table: "read-write" },
   // New credentials, sessions ended; generated passwords by SMS, change notices by e-mail.
   passwords: { table: "read-write", messaging: true },
-  // Authentication modes and account state on the profile.
-  security: { table: "read-write" },
+  // Authentication modes and account state on the profile; TOTP secrets sealed with the data key.
+  security: { table: "read-write", dataKey: true },
   // Devices forgotten and sessions ended.
   devices: { table: "read-write" },
+  // Security events read; consents withdrawn with their application's sessions.
+  audit: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };

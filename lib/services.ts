@@ -10,16 +10,20 @@ import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
+import { createConsentStore } from "./store/consents";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
+import { createPropertyStore } from "./store/properties";
 import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
 import { createSecurityEventStore } from "./store/security-events";
+import { createSecurityQuestionStore } from "./store/security-questions";
 import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
+import { createTotpStore } from "./store/totps";
 import { createAccessTokens, issueIdToken } from "./tokens/access-token";
 import { createKeyRing } from "./tokens/key-ring";
 
@@ -46,6 +50,10 @@ function build() {
     rightDefinitions: createRightDefinitionStore(deps),
     groups: createGroupStore(deps),
     accountSearch: createAccountSearchStore(deps),
+    totps: createTotpStore(deps),
+    properties: createPropertyStore(deps),
+    securityQuestions: createSecurityQuestionStore(deps),
+    consents: createConsentStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -75,12 +83,13 @@ export function attributeDeps(): AttributeDeps {
 
 /** What the password and refresh grants need. */
 export function loginDeps(): LoginDeps {
-  const { logins, sessions, events, accessTokens, keyRing } = services();
+  const { logins, sessions, events, consents, accessTokens, keyRing } = services();
   const settings = config().settings;
   return {
     logins,
     sessions,
     events,
+    consents,
     accessTokens,
     idToken: (input) =>
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),

@@ -70,6 +70,36 @@ export const problems = {
       v2Code: "validation_error",
     }),
 
+  wrongOtpCode: () =>
+    new ApiError(
+      400,
+      "process_error",
+      "wrong_otp_code",
+      "the code does not match an issued secret and the current time",
+      {
+        v2Code: "wrong_otp_code",
+      },
+    ),
+
+  unknownTotp: () =>
+    new ApiError(404, "process_error", "unknown_totp", "no TOTP generator has this id", { v2Code: "not_found" }),
+
+  wrongSecurityAnswer: (desc: string) =>
+    new ApiError(400, "process_error", "wrong_security_answer", desc, { v2Code: "wrong_security_answer" }),
+
+  noSecurityQuestion: () =>
+    new ApiError(404, "process_error", "no_security_question", "no security question is set", {
+      v2Code: "not_found",
+    }),
+
+  tooManyAttempts: (desc: string) =>
+    new ApiError(429, "security_error", "too_many_attempts", desc, { v2Code: "too_many_attempts" }),
+
+  unknownConsent: () =>
+    new ApiError(404, "process_error", "unknown_consent", "the account granted no application under this id", {
+      v2Code: "not_found",
+    }),
+
   wrongValue: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
 

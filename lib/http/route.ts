@@ -26,6 +26,7 @@ export const FUNCTION_NAMES = [
   "rights",
   "groups",
   "jobs",
+  "audit",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

@@ -16,6 +16,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   security: () => import("../../functions/security"),
   devices: () => import("../../functions/devices"),
   jobs: () => import("../../functions/jobs"),
+  audit: () => import("../../functions/audit"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -32,6 +32,16 @@ export const ENTITY = {
   membership: "membership",
   /** One account under one value of an indexed name attribute (user search). */
   nameIndex: "name-index",
+  /** A TOTP generator (SPEC 4.15) with its sealed secret and last used time step. */
+  totpGenerator: "totp-generator",
+  /** A TOTP secret issued for enrolment, sealed, waiting for its first code (TTL). */
+  totpPending: "totp-pending",
+  /** The security question (SPEC 4.10) with the answer's scrypt hash. */
+  securityQuestion: "security-question",
+  /** Wrong security answers of one account within one hour. */
+  securityAnswerFailures: "security-answer-failures",
+  /** The permissions a user granted one application through a login (acls). */
+  consent: "consent",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -98,6 +108,17 @@ export const keys = {
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
   /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
+  /** One per (user, application), named by a digest of the client id (path-safe). */
+  consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),
+  consentPrefix: "CONSENT#",
+  securityQuestion: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "SECQSN" }),
+  securityAnswerFailures: (sub: string, hour: number): TableKey => ({
+    PK: `USER#${sub}`,
+    SK: `SECQSN_FAILURES#${hour}`,
+  }),
+  totpGenerator: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `TOTP#${id}` }),
+  /** Named by the secret's digest; the prefix must not start with totpPrefix (not a method yet). */
+  totpPending: (sub: string, digest: string): TableKey => ({ PK: `USER#${sub}`, SK: `TOTPPENDING#${digest}` }),
 
   // Access rights (SPEC 2.4, 4.3). A party's partition is its own item collection, so a
   // right lives beside the account, application or group it is about. Party keys never

@@ -3,6 +3,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { SecurityEvent } from "../domain/audit/security-event";
 import type { StoreDeps, TransactItem } from "./accounts";
 import { ENTITY, itemOf, keys } from "./keys";
+import { queryPages } from "./paging";
 
 export function createSecurityEventStore({ client, tableName }: StoreDeps, retentionDays: number) {
   const put = (event: SecurityEvent) => ({
@@ -19,6 +20,31 @@ export function createSecurityEventStore({ client, tableName }: StoreDeps, reten
 
     async record(event: SecurityEvent): Promise<void> {
       await client.send(new PutCommand(put(event)));
+    },
+
+    /** Events of [from, to] in ms, newest first: one range query on the sort key, never a scan. */
+    async list(sub: string, from: number, to: number, limit: number): Promise<SecurityEvent[]> {
+      const found: SecurityEvent[] = [];
+      for await (const page of queryPages(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to",
+        ExpressionAttributeValues: {
+          ":pk": keys.userPartition(sub),
+          ":from": keys.eventSortAt(from),
+          // Every SK of ts = to sorts below the next millisecond's prefix.
+          ":to": keys.eventSortAt(to + 1),
+        },
+        ScanIndexForward: false,
+        Limit: limit,
+      })) {
+        for (const item of page) {
+          const { sbj, ts, type, cId, ip, ua, sid, result, prms } = item;
+          if ((ts as number) >= from && (ts as number) <= to)
+            found.push({ sbj, ts, type, cId, ip, ua, sid, result, prms } as SecurityEvent);
+          if (found.length >= limit) return found;
+        }
+      }
+      return found;
     },
   };
 }

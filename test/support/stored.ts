@@ -1,7 +1,7 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "../../lib/config";
 import { documentClient } from "../../lib/store/client";
-import type { TableKey } from "../../lib/store/keys";
+import { keys, type TableKey } from "../../lib/store/keys";
 
 /** One item as stored, read strongly consistent, for checking state after a write. */
 export async function storedItem(key: TableKey): Promise<Record<string, unknown> | undefined> {
@@ -9,4 +9,17 @@ export async function storedItem(key: TableKey): Promise<Record<string, unknown>
     new GetCommand({ TableName: config().tableName, Key: key, ConsistentRead: true }),
   );
   return Item;
+}
+
+/** The items of one account's partition under a sort-key prefix, read strongly consistent. */
+export async function storedItems(sub: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const { Items } = await documentClient().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :p)",
+      ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":p": prefix },
+      ConsistentRead: true,
+    }),
+  );
+  return Items ?? [];
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
+import type { ConsentStore } from "../../store/consents";
 import type { LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
@@ -13,12 +14,15 @@ import { checkPassword, describeViolation } from "../passwords/policy";
 import { parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
+import { waitAfter } from "./brute-force";
 import { verifyUserPassword } from "./verify-user-password";
 
 export interface LoginDeps {
   logins: LoginStore;
   sessions: SessionStore;
   events: SecurityEventStore;
+  /** Records what the user granted the application (acls). */
+  consents: ConsentStore;
   accessTokens: AccessTokens;
   idToken: (input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number }) => Promise<string>;
   settings: ServiceSettings;
@@ -101,7 +105,11 @@ export async function passwordGrant(
     if (typeof input.otp !== "string" || input.otp === "")
       throw await refuse("a second factor is required: send otp", "otp_required");
     const valid = deps.secondFactor ? await deps.secondFactor(account.sub, input.otp) : false;
-    if (!valid) throw await refuse("the otp is not valid", "otp_invalid");
+    if (!valid) {
+      // A wrong code counts like a wrong password, so the brute-force waits and caps cover codes too.
+      await deps.logins.recordFailure(account.sub, input.ip, now, waitAfter);
+      throw await refuse("the otp is not valid", "otp_invalid");
+    }
   }
   let newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined;
   if (account.needPasswordChange) {
@@ -204,6 +212,7 @@ async function signIn(
     deps.sessions.putItem(session),
     deps.sessions.deviceItem(device),
     deps.logins.clearFailuresItem(account.sub),
+    deps.consents.grantItem(account.sub, client.clientId, scopes, now * 1000),
     deps.events.putItem({
       sbj: account.sub,
       ts: now * 1000,

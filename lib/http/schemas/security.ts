@@ -87,11 +87,65 @@ export const deviceList: JsonSchema = {
   },
 };
 
-export const deviceParams: JsonSchema = {
-  type: "object",
-  required: ["subjectId", "id"],
-  properties: {
-    subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
-    id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: "device id (ua_id) from the list" },
+/** Path parameters of a call on one listed item of an account: `{subjectId}/.../{id}`. */
+export function subjectItemParams(idDescription: string): JsonSchema {
+  return {
+    type: "object",
+    required: ["subjectId", "id"],
+    properties: {
+      subjectId: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$" },
+      id: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", description: idDescription },
+    },
+  };
+}
+
+export const deviceParams = subjectItemParams("device id (ua_id) from the list");
+
+/** SPEC 2.7 TOTP generators; secrets are never shown after enrolment. */
+export const totpList: JsonSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["id", "len", "name"],
+    properties: { id: { type: "string" }, len: { type: "integer" }, name: { type: "string" } },
   },
+};
+
+export const totpIssued: JsonSchema = {
+  type: "object",
+  required: ["base64QRCode", "base32Secret"],
+  properties: {
+    base64QRCode: { type: "string", description: "PNG, base64: an otpauth://totp URI with issuer and account" },
+    base32Secret: { type: "string", description: "the same secret for typing in; valid for enrolment 10 minutes" },
+  },
+};
+
+export const totpAttachBody: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["base32Secret", "otpCode"],
+  properties: {
+    base32Secret: { type: "string", pattern: "^[A-Za-z2-7]{16,128}=*$", description: "issued by GET attach/qr" },
+    otpCode: { type: "string", minLength: 1, maxLength: 16 },
+    name: { type: "string", minLength: 1, maxLength: 64 },
+  },
+};
+
+export const totpParams = subjectItemParams("generator id from the list");
+
+/** SPEC 4.10 set and check body. */
+export const securityQuestionBody: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["question", "answer"],
+  properties: {
+    question: { type: "string", minLength: 1, maxLength: 256 },
+    answer: { type: "string", minLength: 1, maxLength: 256 },
+  },
+};
+
+export const securityQuestionView: JsonSchema = {
+  type: "object",
+  required: ["question"],
+  properties: { question: { type: "string" } },
 };

@@ -85,3 +85,23 @@ export const accountChange: JsonSchema = {
     meta: { description: "read only: always refused" },
   },
 };
+
+const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024 };
+const propertyName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$" };
+
+/** SPEC 4.11: the property map; values are strings, numbers or booleans only. */
+export const propertyMap: JsonSchema = {
+  type: "object",
+  propertyNames: propertyName,
+  additionalProperties: propertyValue,
+};
+
+export const propertiesChange: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    add: { type: "object", maxProperties: 50, propertyNames: propertyName, additionalProperties: propertyValue },
+    remove: { type: "array", maxItems: 50, items: propertyName },
+  },
+};

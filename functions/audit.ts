@@ -1,0 +1,36 @@
+import { config } from "../lib/config";
+import { parseEventQuery } from "../lib/domain/audit/event-query";
+import { eventView, type UaForm } from "../lib/domain/audit/event-view";
+import { problems } from "../lib/domain/errors";
+import { jsonResult } from "../lib/http/error-body";
+import { createApiFunction } from "../lib/http/pipeline";
+import { services } from "../lib/services";
+
+export const handler = createApiFunction("audit", {
+  "audit.events": async (call) => {
+    const query = parseEventQuery(call.query.rql);
+    // Events past their retention may wait for TTL a while; they are not shown.
+    const oldest = Date.now() - config().settings.audit.retentionDays * 86_400_000;
+    const from = Math.max(query.from ?? 0, oldest);
+    const to = query.to ?? Date.now() + 60_000;
+    const events = from > to ? [] : await services().events.list(call.subject as string, from, to, query.limit);
+    return jsonResult(
+      200,
+      events.map((event) => eventView(event, (call.query.ua as UaForm | undefined) ?? "raw")),
+    );
+  },
+
+  "audit.acls-list": async (call) => jsonResult(200, await services().consents.list(call.subject as string)),
+
+  "audit.acls-delete": async (call) => {
+    const sub = call.subject as string;
+    const clientId = await services().consents.remove(sub, call.params.id as string);
+    if (clientId === undefined) throw problems.unknownConsent();
+    // Its sessions end, so its tokens are refused at once; the devices stay remembered.
+    await services().sessions.endSessionsAndDevices(sub, {
+      session: (session) => session.clientId === clientId,
+      device: () => false,
+    });
+    return jsonResult(204, undefined);
+  },
+});
