@@ -1,5 +1,7 @@
+import { spawnSync } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { coldStartTable, compareScrypt, measureColdStarts } from "./bench/cold-start";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
 import { measureRoundTrips, roundTripTable } from "./bench/round-trips";
@@ -219,6 +221,16 @@ async function benchLocalStack(): Promise<void> {
     ]);
     const measured = await runScenarios(scenarios);
     printTable(throughputTable(measured, floor));
+
+    process.stderr.write("cold starts: npm run build, then a fresh node process per bundle\n");
+    const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+    if (build.status !== 0) throw new Error("npm run build failed");
+    console.log(
+      `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 3)`,
+    );
+    printTable(coldStartTable(await measureColdStarts(rows, values)));
+    console.log("");
+    printTable(await compareScrypt());
   } finally {
     for (const server of servers) {
       server.close();
