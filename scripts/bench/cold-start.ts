@@ -26,9 +26,9 @@ const RUNS = 3;
 /** The child: import, answer one event, print the milliseconds of each step. */
 const RUNNER = `
 const started = performance.now();
-const mod = await import(process.argv[2]);
+const mod = await import(process.argv[1]);
 const imported = performance.now();
-const event = JSON.parse(process.argv[3]);
+const event = JSON.parse(process.argv[2]);
 const result = await mod.handler(event, { awsRequestId: "cold", functionName: "cold", getRemainingTimeInMillis: () => 29000 });
 const answered = performance.now();
 console.log(JSON.stringify({ importMs: imported - started, answerMs: answered - imported, status: result?.statusCode }));
