@@ -1,4 +1,4 @@
-import { createServer as createNetServer } from "node:net";
+import { freePort } from "../../lib/local/dynamodb-local";
 
 /**
  * The bench's own stack on loopback: DynamoDB Local in memory on a free port, the table,
@@ -6,17 +6,6 @@ import { createServer as createNetServer } from "node:net";
  */
 
 export const BENCH_CLIENT = { id: "bench-app", secret: "bench-app-secret-0123456789abcdef0123456789" };
-
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createNetServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 export async function startLocalStack() {
   const dynamodbPort = await freePort();

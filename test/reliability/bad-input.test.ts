@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { request } from "../support/requests";
-import { expectVersionShape, firstSampleOfEachRoute } from "../support/route-samples";
+import { expectVersionShape, firstSampleOfEachRoute, PLACEHOLDER_VALUES } from "../support/route-samples";
 
 /**
  * Bad input over every route of the table: each route's first sample event with its
@@ -14,27 +14,6 @@ import { expectVersionShape, firstSampleOfEachRoute } from "../support/route-sam
 
 const SEED = 20261121;
 const RUNS_PER_ROUTE = 20;
-
-/** Placeholders of the samples: arbitrary text is enough, the bad part is what is tested. */
-const VALUES: Record<string, string> = Object.fromEntries(
-  [
-    "context",
-    "state",
-    "code",
-    "deviceId",
-    "keepDeviceId",
-    "current",
-    "email",
-    "phone",
-    "password",
-    "username",
-    "sub",
-    "refreshToken",
-    "clientId",
-    "clientSecret",
-    "clientBasic",
-  ].map((name) => [name, `bad-${name}`]),
-);
 
 const nasty = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
@@ -94,7 +73,7 @@ describe("bad input over every route", () => {
             ]),
           );
           const result = await request(route.fn, sample, {
-            values: VALUES,
+            values: PLACEHOLDER_VALUES,
             ...(bad.kind === "body" && { body: bad.body }),
             ...(bad.kind === "params" && Object.keys(params).length > 0 && { params }),
             ...(bad.kind === "header" && { headers: { [bad.name]: bad.value } }),

@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningDynamo, startDynamoLocal } from "../../lib/local/dynamodb-local";
+import { freePort, type RunningDynamo, startDynamoLocal } from "../../lib/local/dynamodb-local";
 import { keys } from "../../lib/store/keys";
 
 /**
@@ -19,16 +18,6 @@ import { keys } from "../../lib/store/keys";
 const CLIENT = { id: "outage-app", secret: "outage-app-secret-0123456789abcdef0123456789" };
 const TABLE = "svc-identity-outage";
 const BASIC = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString("base64")}`;
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 let dynamo: RunningDynamo;
 let gateway: ChildProcess;

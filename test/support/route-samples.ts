@@ -34,3 +34,27 @@ export function expectVersionShape(version: ApiVersion, status: number, json: Re
     expect(json).toMatchObject({ error: expect.any(String) });
   }
 }
+
+/**
+ * Values for every {{placeholder}} of the samples that is not a token: arbitrary but
+ * well-formed (a state that passes the schema), so a sweep reaches the part it tests.
+ */
+export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
+  [
+    "context",
+    "code",
+    "deviceId",
+    "keepDeviceId",
+    "current",
+    "email",
+    "phone",
+    "password",
+    "username",
+    "sub",
+    "refreshToken",
+    "clientId",
+    "clientSecret",
+    "clientBasic",
+  ].map((name) => [name, `sample-${name}`]),
+);
+PLACEHOLDER_VALUES.state = "u1.c2FtcGxlLXVzZXI.AAAAAAAAAAAAAAAAAAAAAA";
