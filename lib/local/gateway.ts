@@ -5,6 +5,7 @@ import { errorResult, type HttpResult } from "../http/error-body";
 import { log } from "../http/logger";
 import { type FunctionName, routeKey } from "../http/route";
 import { matchRoute } from "../http/route-matcher";
+import { roundTripCount } from "../store/client";
 import { loadFunction } from "./functions";
 
 /**
@@ -106,7 +107,15 @@ function writeResult(res: ServerResponse, result: HttpResult & { isBase64Encoded
   res.end(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Debug header of the benchmark's gateway: DynamoDB calls the request cost. Never sent by Lambda. */
+export const ROUND_TRIPS_HEADER = "x-svc-round-trips";
+
+export interface GatewayOptions {
+  /** Adds ROUND_TRIPS_HEADER to every answer; only correct while requests do not overlap. */
+  countRoundTrips?: boolean;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
   const body = await readBody(req);
   if (body === "too-large") {
@@ -123,13 +132,17 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     params: match.kind === "route" ? match.params : undefined,
   });
   const handler = await loadFunction(fn);
+  const before = roundTripCount();
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
+  if (options.countRoundTrips) {
+    result.headers = { ...result.headers, [ROUND_TRIPS_HEADER]: String(roundTripCount() - before) };
+  }
   writeResult(res, result);
 }
 
-export function createGateway(): Server {
+export function createGateway(options: GatewayOptions = {}): Server {
   return createServer((req, res) => {
-    handle(req, res).catch((error) => {
+    handle(req, res, options).catch((error) => {
       log.error("gateway failure", { error });
       if (!res.headersSent) writeResult(res, errorResult(error, "v3", "gateway"));
     });

@@ -10,6 +10,7 @@ import { log } from "../logger";
 import type { Principal } from "../principal";
 import type { RequestState, SvcContext } from "../request-state";
 import type { AuthKind } from "../route";
+import { sourceIpOf } from "../source-ip";
 
 /**
  * A user token is only as alive as its session: ended sessions (reset, password
@@ -103,12 +104,7 @@ export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
           return;
         }
         if (auth === "user-bearer-or-user-basic") {
-          state.principal = await userPasswordPrincipal(
-            header,
-            request.event.headers?.["x-forwarded-for"]?.split(",")[0]?.trim() ||
-              request.event.requestContext?.http?.sourceIp ||
-              "unknown",
-          );
+          state.principal = await userPasswordPrincipal(header, sourceIpOf(request.event) || "unknown");
           return;
         }
       }

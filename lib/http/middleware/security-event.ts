@@ -4,6 +4,7 @@ import { ApiError } from "../../domain/errors";
 import { services } from "../../services";
 import { log } from "../logger";
 import type { SvcContext } from "../request-state";
+import { sourceIpOf } from "../source-ip";
 
 /**
  * SPEC 6: every user-mode call records a security event with the user's address and
@@ -21,7 +22,7 @@ export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
         ts: Date.now(),
         type: route.event?.type ?? route.id,
         cId: principal.clientId ?? "user",
-        ip: headers["x-forwarded-for"]?.split(",")[0]?.trim() || request.event.requestContext?.http?.sourceIp,
+        ip: sourceIpOf(request.event),
         ua: headers["user-agent"],
         ...(principal.via === "bearer" && { sid: principal.sid }),
         result,
