@@ -1,4 +1,5 @@
 import { problems } from "../lib/domain/errors";
+import { decideQrLogin, readQrLogin } from "../lib/domain/login/qr-login";
 import { setUntouchable, stateView } from "../lib/domain/security/account-state";
 import { type AuthModesBody, authModesView, changeAuthModes } from "../lib/domain/security/auth-modes";
 import { checkAnswer, readQuestion, setQuestion } from "../lib/domain/security/security-question";
@@ -19,8 +20,39 @@ async function account(call: ApiCall) {
 type QuestionBody = { question: string; answer: string };
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** The signed-in user deciding a QR login (the route admits user tokens only). */
+function userOf(call: ApiCall): string {
+  if (call.principal?.mode !== "user") throw new Error("QR decisions are made by a user");
+  return call.principal.sub;
+}
+
 export const handler = createApiFunction("security", {
   "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
+
+  "security.qr-read": async (call) =>
+    jsonResult(200, await readQrLogin(services().qrLogins, call.params.qrCode, Math.floor(Date.now() / 1000))),
+
+  "security.qr-confirm": async (call) => {
+    await decideQrLogin(
+      services().qrLogins,
+      call.params.qrCode,
+      "confirmed",
+      userOf(call),
+      Math.floor(Date.now() / 1000),
+    );
+    return jsonResult(204, undefined);
+  },
+
+  "security.qr-refuse": async (call) => {
+    await decideQrLogin(
+      services().qrLogins,
+      call.params.qrCode,
+      "refused",
+      userOf(call),
+      Math.floor(Date.now() / 1000),
+    );
+    return jsonResult(204, undefined);
+  },
 
   "security.auth-change": async (call) =>
     jsonResult(

@@ -1,6 +1,7 @@
 import { config } from "../lib/config";
 import { OAuthError } from "../lib/domain/errors";
 import { passwordGrant } from "../lib/domain/login/password-grant";
+import { QR_GRANT, qrGrant, startQrLogin } from "../lib/domain/login/qr-login";
 import { refreshGrant } from "../lib/domain/login/refresh-grant";
 import { authenticateClient, presentedClient } from "../lib/domain/oauth/client-authentication";
 import { clientCredentialsGrant } from "../lib/domain/oauth/client-credentials";
@@ -52,9 +53,38 @@ export const handler = createApiFunction("token", {
         );
       case "refresh_token":
         return jsonResult(200, await refreshGrant(client, form.refresh_token, loginDeps()), NO_STORE);
+      case QR_GRANT:
+        return jsonResult(
+          200,
+          await qrGrant(
+            services().qrLogins,
+            client,
+            form.qr_code,
+            {
+              uaId: call.headers["svc-ci-ua-id"],
+              ip: call.sourceIp ?? "unknown",
+              userAgent: call.userAgent ?? "unknown",
+            },
+            { ...loginDeps(), accounts: services().accounts },
+          ),
+          NO_STORE,
+        );
       default:
         throw new OAuthError("unsupported_grant_type", `grant_type ${String(form.grant_type)} is not supported`);
     }
+  },
+
+  "token.qr-start": async (call) => {
+    const form = (call.body ?? {}) as Record<string, unknown>;
+    const client = await authenticateClient(services().clients, presentedClient(call.headers.authorization, form));
+    const started = await startQrLogin(
+      services().qrLogins,
+      client,
+      form.scope,
+      { ip: call.sourceIp, userAgent: call.userAgent },
+      Math.floor(Date.now() / 1000),
+    );
+    return jsonResult(200, started, NO_STORE);
   },
 
   "token.jwks": async () =>

@@ -63,7 +63,14 @@ import {
   totpList,
   totpParams,
 } from "./http/schemas/security";
-import { tokenRequest, tokenResponse } from "./http/schemas/token";
+import {
+  qrCodeParam,
+  qrLoginView,
+  qrStartRequest,
+  qrStartResponse,
+  tokenRequest,
+  tokenResponse,
+} from "./http/schemas/token";
 import { accountChange, accountView, propertiesChange, propertyMap } from "./http/schemas/users";
 
 /**
@@ -1205,6 +1212,62 @@ export const routes: readonly RouteDefinition[] = [
       404: { description: "unknown_user", schema: v3Error },
     },
   },
+  {
+    id: "token.qr-start",
+    method: "POST",
+    path: "/svc/oauth/qr",
+    fn: "token",
+    version: "oauth",
+    auth: "client",
+    summary: "Start a QR-code login (svc_qr_auth)",
+    description:
+      "Client authentication as at the token endpoint. Answers a code, its QR PNG and an expiry; a signed-in user's app confirms or refuses it (GET/POST /svc/api/v3/auth/qr/{qrCode}), and this client polls POST /svc/oauth/te with grant_type=urn:svc:params:oauth:grant-type:qr and qr_code: authorization_pending before a decision, access_denied after a refusal, expired_token after the expiry, the user's tokens once (RFC 8628 polling).",
+    tags: ["tokens"],
+    request: { body: { contentType: "form", schema: qrStartRequest, required: true } },
+    responses: {
+      200: { description: "Code started", schema: qrStartResponse },
+      400: { description: "invalid_request, invalid_scope", schema: oauthError },
+      401: { description: "invalid_client", schema: oauthError },
+    },
+  },
+  {
+    id: "security.qr-read",
+    method: "GET",
+    path: "/svc/api/v3/auth/qr/{qrCode}",
+    fn: "security",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_qr_auth"] },
+    summary: "See who asks for a QR-code login: client, scopes, address, browser, expiry",
+    tags: ["security"],
+    request: { params: qrCodeParam },
+    responses: {
+      200: { description: "The pending login", schema: qrLoginView },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_qr_code: unknown, decided or expired", schema: v3Error },
+    },
+  },
+  ...(["confirm", "refuse"] as const).map(
+    (decision): RouteDefinition => ({
+      id: `security.qr-${decision}`,
+      method: "POST",
+      path: `/svc/api/v3/auth/qr/{qrCode}/${decision}`,
+      fn: "security",
+      version: "v3",
+      auth: "bearer",
+      permissions: { user: ["svc_qr_auth"] },
+      userHeaders: true,
+      event: { type: `qr_login_${decision}` },
+      summary: decision === "confirm" ? "Confirm a QR-code login as the signed-in user" : "Refuse a QR-code login",
+      tags: ["security"],
+      request: { params: qrCodeParam },
+      responses: {
+        204: { description: decision === "confirm" ? "Confirmed: the starting client gets the tokens" : "Refused" },
+        401: { description: "bad_access_token", schema: v3Error },
+        404: { description: "unknown_qr_code: unknown, already decided or expired", schema: v3Error },
+      },
+    }),
+  ),
 ];
 
 const byKey = new Map(routes.map((route) => [routeKey(route), route]));

@@ -16,6 +16,7 @@ import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
 import { createPropertyStore } from "./store/properties";
+import { createQrLoginStore } from "./store/qr-logins";
 import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
@@ -42,6 +43,7 @@ function build() {
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),
     logins: createLoginStore(deps),
+    qrLogins: createQrLoginStore(deps),
     accountSecurity: createAccountSecurityStore(deps),
     events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
     courier: courierFor(config()),

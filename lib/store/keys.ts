@@ -13,6 +13,7 @@ export const ENTITY = {
   registration: "registration",
   dynamicClient: "dynamic-client",
   session: "session",
+  qrLogin: "qr-login",
   device: "device",
   loginFailures: "login-failures",
   ipFailures: "ip-failures",
@@ -106,6 +107,8 @@ export const keys = {
     SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
   }),
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
+  /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
+  qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */

@@ -58,3 +58,4 @@ export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
   ].map((name) => [name, `sample-${name}`]),
 );
 PLACEHOLDER_VALUES.state = "u1.c2FtcGxlLXVzZXI.AAAAAAAAAAAAAAAAAAAAAA";
+PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";

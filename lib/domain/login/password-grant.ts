@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
+import type { TransactItem } from "../../store/accounts";
 import type { ConsentStore } from "../../store/consents";
 import type { LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
@@ -170,15 +171,19 @@ async function recordEvent(
   });
 }
 
-/** One transaction: session, device, profile state, counters, event (and a new password). */
-async function signIn(
+/**
+ * One transaction: session, device, profile state, counters, consent, event (and a new
+ * password, and whatever the sign-in flow must consume in the same breath, like a QR code).
+ */
+export async function signIn(
   account: Account,
   client: ClientRecord,
   scopes: string[],
-  input: PasswordGrantInput,
+  input: Pick<PasswordGrantInput, "uaId" | "ip" | "userAgent">,
   deps: LoginDeps,
   now: number,
   newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
+  flow: { method: string; items: TransactItem[] } = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
   const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
   const uaId = known?.id ?? randomBytes(12).toString("base64url");
@@ -222,8 +227,9 @@ async function signIn(
       ua: input.userAgent,
       sid: session.sid,
       result: "ok",
-      prms: { method: "password", scopes, ...(newCredential && { passwordChanged: true }) },
+      prms: { method: flow.method, scopes, ...(newCredential && { passwordChanged: true }) },
     }),
+    ...flow.items,
   ];
   if (newCredential)
     items.push(deps.logins.credentialItem(account.sub, newCredential.hash, now, newCredential.history));
