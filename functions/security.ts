@@ -26,33 +26,22 @@ function userOf(call: ApiCall): string {
   return call.principal.sub;
 }
 
+/** Confirm or refuse a QR login as the signed-in user. */
+function qrDecision(decision: "confirmed" | "refused") {
+  return async (call: ApiCall) => {
+    await decideQrLogin(services().qrLogins, call.params.qrCode, decision, userOf(call), Math.floor(Date.now() / 1000));
+    return jsonResult(204, undefined);
+  };
+}
+
 export const handler = createApiFunction("security", {
   "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
 
   "security.qr-read": async (call) =>
     jsonResult(200, await readQrLogin(services().qrLogins, call.params.qrCode, Math.floor(Date.now() / 1000))),
 
-  "security.qr-confirm": async (call) => {
-    await decideQrLogin(
-      services().qrLogins,
-      call.params.qrCode,
-      "confirmed",
-      userOf(call),
-      Math.floor(Date.now() / 1000),
-    );
-    return jsonResult(204, undefined);
-  },
-
-  "security.qr-refuse": async (call) => {
-    await decideQrLogin(
-      services().qrLogins,
-      call.params.qrCode,
-      "refused",
-      userOf(call),
-      Math.floor(Date.now() / 1000),
-    );
-    return jsonResult(204, undefined);
-  },
+  "security.qr-confirm": qrDecision("confirmed"),
+  "security.qr-refuse": qrDecision("refused"),
 
   "security.auth-change": async (call) =>
     jsonResult(

@@ -55,7 +55,7 @@ function unknownCode(): ApiError {
 /** What the deciding user sees: who asks, from where, until when. */
 export async function readQrLogin(store: QrLoginStore, code: string, now: number) {
   const found = await store.get(code, now);
-  if (!found || found.status !== "pending") throw unknownCode();
+  if (found?.status !== "pending") throw unknownCode();
   return {
     client_id: found.clientId,
     scopes: found.scopes,
