@@ -18,7 +18,10 @@ export const handler = createApiFunction("token", {
   "token.issue": async (call) => {
     const form = (call.body ?? {}) as Record<string, unknown>;
     if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
-    const client = await authenticateClient(services().clients, presentedClient(call.headers.authorization, form));
+    const client = await authenticateClient(
+      services().clientCredentials,
+      presentedClient(call.headers.authorization, form),
+    );
     switch (form.grant_type) {
       case "client_credentials":
         return jsonResult(
@@ -76,7 +79,10 @@ export const handler = createApiFunction("token", {
 
   "token.qr-start": async (call) => {
     const form = (call.body ?? {}) as Record<string, unknown>;
-    const client = await authenticateClient(services().clients, presentedClient(call.headers.authorization, form));
+    const client = await authenticateClient(
+      services().clientCredentials,
+      presentedClient(call.headers.authorization, form),
+    );
     const started = await startQrLogin(
       services().qrLogins,
       client,

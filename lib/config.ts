@@ -57,6 +57,8 @@ export interface ServiceSettings {
   };
   /** Security events (SPEC 6) are kept this long (TTL). */
   audit: { retentionDays: number };
+  /** How long a container keeps a client's record for client authentication (0: never). */
+  clients: { cacheSeconds: number };
 }
 
 /**
@@ -174,6 +176,11 @@ const settingsSchema = {
       additionalProperties: false,
       properties: { retentionDays: { type: "integer", minimum: 1, maximum: 3650 } },
     },
+    clients: {
+      type: "object",
+      additionalProperties: false,
+      properties: { cacheSeconds: { type: "integer", minimum: 0, maximum: 300 } },
+    },
     federation: {
       type: "object",
       additionalProperties: false,
@@ -226,6 +233,7 @@ export const defaultSettings: ServiceSettings = {
   },
   federation: { providers: [], stateTtlSeconds: 600 },
   audit: { retentionDays: 180 },
+  clients: { cacheSeconds: 10 },
 };
 
 /** The scope asked of a provider when its entry names none. */
@@ -277,6 +285,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     search: { ...defaultSettings.search, ...given.search },
     federation: federationSettings(given.federation),
     audit: { ...defaultSettings.audit, ...given.audit },
+    clients: { ...defaultSettings.clients, ...given.clients },
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");

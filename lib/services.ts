@@ -1,5 +1,6 @@
 import { config } from "./config";
 import type { AttributeDeps } from "./domain/accounts/attributes";
+import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { RegistrationDeps } from "./domain/registration/register";
@@ -36,9 +37,11 @@ function build() {
   const deps = { client: documentClient(), tableName: config().tableName };
   const signingKeys = createSigningKeyStore(deps);
   const keyRing = createKeyRing(signingKeys);
+  const clients = createClientStore(deps);
   return {
     accounts: createAccountStore(deps),
-    clients: createClientStore(deps),
+    clients,
+    clientCredentials: cachedClientCredentials(clients, config().settings.clients.cacheSeconds),
     registrations: createRegistrationStore(deps),
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),

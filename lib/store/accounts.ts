@@ -14,9 +14,9 @@ import {
 } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { foldName } from "../domain/search/fold";
-import { failedConditions, isConditionalCheckFailed } from "./errors";
+import { failedConditions, isConditionalCheckFailed, isTransactionConflict } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
-import { isTransactionConflict, transactWrite } from "./transact";
+import { transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
 export type UniqueField = "sub" | "email" | "phone_number";

@@ -18,6 +18,15 @@ export function failedConditions(error: unknown): number[] | undefined {
   return reasons.flatMap((reason, index) => (reason.Code === "ConditionalCheckFailed" ? [index] : []));
 }
 
+export function isTransactionConflict(error: unknown): boolean {
+  if ((error as { name?: string })?.name !== "TransactionCanceledException") return false;
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+  // Only a clash with another transaction in flight: a failed condition is an answer, not a race.
+  return (
+    reasons.some((r) => r.Code === "TransactionConflict") && !reasons.some((r) => r.Code === "ConditionalCheckFailed")
+  );
+}
+
 const UNAVAILABLE_NAMES = new Set([
   "TimeoutError",
   "RequestTimeout",
@@ -37,6 +46,8 @@ export function isStorageUnavailable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; cause?: { code?: string }; $metadata?: unknown };
   if (!e || typeof e !== "object") return false;
   if (e.name && UNAVAILABLE_NAMES.has(e.name)) return true;
+  // Still clashing with other writers after every retry: busy, worth trying again.
+  if (isTransactionConflict(error)) return true;
   if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
   if (e.cause?.code && UNAVAILABLE_CODES.has(e.cause.code)) return true;
   // AggregateError from Node's happy-eyeballs connect carries the codes of its attempts.

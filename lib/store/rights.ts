@@ -4,11 +4,11 @@ import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/p
 import { grantId } from "../domain/rights/plan";
 import type { StoreDeps } from "./accounts";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
-import { failedConditions } from "./errors";
+import { failedConditions, isTransactionConflict } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { partyPartition, partyRecord } from "./party-keys";
-import { isTransactionConflict, transactWrite } from "./transact";
+import { transactWrite } from "./transact";
 
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 

@@ -3,18 +3,12 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { failedConditions } from "./errors";
+import { failedConditions, isTransactionConflict } from "./errors";
 
-const ATTEMPTS = 4;
-
-export function isTransactionConflict(error: unknown): boolean {
-  if ((error as { name?: string })?.name !== "TransactionCanceledException") return false;
-  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-  // Only a clash with another transaction in flight: a failed condition is an answer, not a race.
-  return (
-    reasons.some((r) => r.Code === "TransactionConflict") && !reasons.some((r) => r.Code === "ConditionalCheckFailed")
-  );
-}
+// Concurrent logins of one account all touch its profile: enough tries, spread out, for
+// a burst of them to pass one after another rather than fail.
+const ATTEMPTS = 8;
+const MAX_BACKOFF_MS = 400;
 
 /**
  * TransactWriteItems, retried when DynamoDB cancels it only because another
@@ -31,7 +25,8 @@ export async function transactWrite(
       return;
     } catch (error) {
       if (attempt >= ATTEMPTS || !isTransactionConflict(error)) throw error;
-      await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));
+      // Full jitter: colliding writers must not retry in step.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
     }
   }
 }

@@ -1,15 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { scrypt as nodeScrypt, randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { build } from "esbuild";
-import scryptJs from "scrypt-js";
 import { esbuildOptions } from "../../infra/bundling";
 import { config } from "../../lib/config";
-import { DEFAULT_SCRYPT } from "../../lib/domain/credentials/password-hash";
 import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import type { RoundTripRow } from "./round-trips";
@@ -58,7 +54,7 @@ interface ColdStart {
   status: string;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
@@ -166,29 +162,5 @@ export function coldStartTable(results: ColdStart[]): string[][] {
       ms(r.answerMs),
       r.status,
     ]),
-  ];
-}
-
-/** The same password hashed by node:crypto (libuv pool, native) and by scrypt-js (pure JS). */
-export async function compareScrypt(): Promise<string[][]> {
-  const { N, r, p, keyLength } = DEFAULT_SCRYPT;
-  const password = Buffer.from("Bench-Password-2026-correct-horse");
-  const salt = randomBytes(16);
-  const native = promisify(nodeScrypt) as (pw: Buffer, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-  const time = async (hash: () => Promise<unknown>) => {
-    const times: number[] = [];
-    for (let run = 0; run < RUNS; run += 1) {
-      const started = performance.now();
-      await hash();
-      times.push(performance.now() - started);
-    }
-    return median(times);
-  };
-  const nodeMs = await time(() => native(password, salt, keyLength, { N, r, p, maxmem: 256 * N * r }));
-  const jsMs = await time(() => scryptJs.scrypt(password, salt, N, r, p, keyLength));
-  return [
-    ["scrypt N=2^17 r=8 p=1, one hash", "ms (median of 3)", "x node:crypto"],
-    ["node:crypto scrypt", nodeMs.toFixed(0), "1.00"],
-    ["scrypt-js", jsMs.toFixed(0), (jsMs / nodeMs).toFixed(2)],
   ];
 }

@@ -1,10 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { config } from "../../lib/config";
-import { createDocumentClient, roundTripCount } from "../../lib/store/client";
-import { keys } from "../../lib/store/keys";
+import type { ServerKind } from "./server-process";
 
 /** Requests per second and latency of one scenario, measured with autocannon on loopback or a stage. */
 
@@ -23,6 +20,8 @@ export interface Measured {
   p99: number;
   ok: number;
   failed: number;
+  /** What the failures were: statuses and timeouts, for a reader to tell load from bugs. */
+  failures: string;
   /** DynamoDB calls this process sent per answered request (local stack only: checks nothing is cached). */
   dynamoCallsPerRequest: number;
 }
@@ -32,8 +31,17 @@ export interface LoadSettings {
   seconds: number;
 }
 
-export async function measure(scenario: Scenario, load: LoadSettings): Promise<Measured> {
-  const callsBefore = roundTripCount();
+function failuresOf(result: autocannon.Result): string {
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith("2"))
+    .map(([status, stats]) => `${stats.count ?? 0}x${status}`);
+  const timeouts = result.timeouts ? [`${result.timeouts} timeouts`] : [];
+  const others = result.errors - result.timeouts ? [`${result.errors - result.timeouts} connection errors`] : [];
+  return [...statuses, ...timeouts, ...others].join(", ");
+}
+
+export async function measure(scenario: Scenario, load: LoadSettings, server?: ServerProcess): Promise<Measured> {
+  const callsBefore = server ? await server.calls() : 0;
   const result = await autocannon({
     url: scenario.url,
     method: scenario.method,
@@ -43,7 +51,8 @@ export async function measure(scenario: Scenario, load: LoadSettings): Promise<M
     duration: load.seconds,
     // Bounded in count as well as in time.
     maxOverallRequests: 200_000,
-    timeout: 10,
+    // A scrypt scenario queues ten hashes of ~0.5 s on two cores behind each other.
+    timeout: 30,
   });
   return {
     name: scenario.name,
@@ -51,46 +60,103 @@ export async function measure(scenario: Scenario, load: LoadSettings): Promise<M
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok: result["2xx"],
-    failed: result.non2xx + result.errors + result.timeouts,
-    dynamoCallsPerRequest: (roundTripCount() - callsBefore) / Math.max(1, result.requests.total),
+    // `errors` counts timeouts too.
+    failed: result.non2xx + result.errors,
+    failures: failuresOf(result),
+    dynamoCallsPerRequest: server
+      ? ((await server.calls()) - callsBefore) / Math.max(1, result.requests.total)
+      : Number.NaN,
   };
 }
 
-/**
- * The floor: an HTTP server that does exactly one consistent GetItem of a profile per
- * request, with the same client settings as the service. Nothing the service does per
- * request can be faster than this on the same DynamoDB Local.
- */
-export async function startGetItemServer(sub: string): Promise<{ url: string; server: Server }> {
-  const client = createDocumentClient({ endpoint: config().dynamodbEndpoint, region: config().region });
-  const server = createServer((_req, res) => {
-    client
-      .send(new GetCommand({ TableName: config().tableName, Key: keys.userProfile(sub), ConsistentRead: true }))
-      .then((out) => {
-        res.writeHead(out.Item ? 200 : 404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ found: Boolean(out.Item) }));
-      })
-      .catch(() => {
-        res.writeHead(503);
-        res.end();
-      });
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+/** A server of scripts/bench/server-process.ts under load in its own process. */
+export interface ServerProcess {
+  url: string;
+  /** DynamoDB calls the process has sent so far. */
+  calls(): Promise<number>;
+  stop(): void;
 }
 
-export function throughputTable(rows: Measured[], floor: Measured): string[][] {
+export async function startServerProcess(kind: ServerKind): Promise<ServerProcess> {
+  const child = fork(fileURLToPath(new URL("./server-process.ts", import.meta.url)), [kind], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((done, fail) => {
+    let seen = "";
+    child.stdout?.on("data", (chunk) => {
+      seen += String(chunk);
+      const ready = /ready (\d+)/.exec(seen);
+      if (ready) done(Number(ready[1]));
+    });
+    child.once("exit", (code) => fail(new Error(`${kind} server exited with ${code} before it was ready`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls: () =>
+      new Promise((done) => {
+        child.once("message", (message) => done((message as { calls: number }).calls));
+        child.send("count");
+      }),
+    stop: () => child.kill("SIGTERM"),
+  };
+}
+
+/** A measured scenario beside the reference it is judged against, and the issue's target ratio. */
+export interface Compared {
+  measured: Measured;
+  reference?: Measured;
+  /** Lowest acceptable ratio to the reference. */
+  minRatio?: number;
+  /** Lowest acceptable requests per second. */
+  minPerSecond?: number;
+}
+
+function verdict({ measured, reference, minRatio, minPerSecond }: Compared): string {
+  const ratio = reference ? measured.requestsPerSecond / reference.requestsPerSecond : undefined;
+  const checks: boolean[] = [];
+  if (minRatio !== undefined && ratio !== undefined) checks.push(ratio >= minRatio);
+  if (minPerSecond !== undefined) checks.push(measured.requestsPerSecond >= minPerSecond);
+  if (checks.length === 0) return "";
+  return checks.every(Boolean) ? "met" : "NOT MET";
+}
+
+function targetText({ minRatio, minPerSecond }: Compared): string {
+  return [minPerSecond !== undefined && `>= ${minPerSecond}/s`, minRatio !== undefined && `>= ${minRatio}x`]
+    .filter(Boolean)
+    .join(", ");
+}
+
+export function throughputTable(rows: Compared[]): string[][] {
   return [
-    ["scenario", "req/s", "p50 ms", "p99 ms", "2xx", "failed", "DynamoDB calls/req", "vs GetItem req/s"],
-    ...[...rows, floor].map((row) => [
-      row.name,
-      row.requestsPerSecond.toFixed(0),
-      String(row.p50),
-      String(row.p99),
-      String(row.ok),
-      String(row.failed),
-      row.dynamoCallsPerRequest.toFixed(2),
-      row === floor ? "1.00" : (row.requestsPerSecond / floor.requestsPerSecond).toFixed(2),
-    ]),
+    [
+      "scenario",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "2xx",
+      "failed",
+      "DynamoDB calls/req",
+      "reference",
+      "ratio",
+      "target",
+      "",
+    ],
+    ...rows.map((row) => {
+      const { measured, reference } = row;
+      return [
+        measured.name,
+        measured.requestsPerSecond.toFixed(0),
+        String(measured.p50),
+        String(measured.p99),
+        String(measured.ok),
+        measured.failed ? `${measured.failed} (${measured.failures})` : "0",
+        Number.isNaN(measured.dynamoCallsPerRequest) ? "-" : measured.dynamoCallsPerRequest.toFixed(2),
+        reference ? reference.name : "-",
+        reference ? (measured.requestsPerSecond / reference.requestsPerSecond).toFixed(2) : "-",
+        targetText(row) || "-",
+        verdict(row),
+      ];
+    }),
   ];
 }

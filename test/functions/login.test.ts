@@ -80,6 +80,19 @@ describe("grant_type=password", () => {
     expect((await readSelf(account, response.json.access_token as string)).statusCode).toBe(200);
   });
 
+  it("when ten logins of one account arrive at once, every one is signed in with a session of its own", async () => {
+    const client = await app();
+    const account = await seedAccount({}, PASSWORD);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => login(client, { username: account.sub, password: PASSWORD })),
+    );
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    const sids = responses.map((r) => decodeJwt(r.json.access_token as string).sid);
+    expect(new Set(sids).size).toBe(10);
+    const stored = (await userItems(account.sub, "SESSION#")).map((session) => session.sid);
+    expect(new Set(stored)).toEqual(new Set(sids));
+  });
+
   it("when the username is the e-mail or the phone, it signs the same account in", async () => {
     const client = await app();
     const account = await seedAccount({}, PASSWORD);

@@ -1,6 +1,6 @@
-import type { ClientStore } from "../../store/clients";
 import { parseBasic } from "../clients/basic-credentials";
 import type { ClientRecord } from "../clients/client";
+import type { ClientCredentialSource } from "../clients/credential-cache";
 import { secretMatches } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
 
@@ -30,7 +30,10 @@ export function presentedClient(authorization: string | undefined, form: Record<
   throw new OAuthError("invalid_client", "client authentication is required");
 }
 
-export async function authenticateClient(clients: ClientStore, presented: PresentedClient): Promise<ClientRecord> {
+export async function authenticateClient(
+  clients: ClientCredentialSource,
+  presented: PresentedClient,
+): Promise<ClientRecord> {
   const client = await clients.getWithSecrets(presented.id);
   // One answer for an unknown client and a wrong secret: nothing to enumerate.
   if (!client || !secretMatches(presented.secret, client.secretHash)) {

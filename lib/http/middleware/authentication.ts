@@ -46,7 +46,7 @@ async function bearerPrincipal(token: string, state: RequestState): Promise<Prin
 async function restPasswordPrincipal(header: string): Promise<Principal> {
   const credentials = parseBasic(header);
   if (!credentials) throw problems.badAccessToken("malformed_basic_credentials");
-  const client = await services().clients.getWithSecrets(credentials.id);
+  const client = await services().clientCredentials.getWithSecrets(credentials.id);
   if (!client || !secretMatches(credentials.secret, client.restPasswordHash)) {
     throw problems.badAccessToken("invalid_rest_password");
   }

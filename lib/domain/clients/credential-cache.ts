@@ -1,0 +1,45 @@
+import type { ClientRecord, ClientSecrets } from "./client";
+
+export type ClientWithSecrets = ClientRecord & ClientSecrets;
+
+export interface ClientCredentialSource {
+  getWithSecrets(clientId: string): Promise<ClientWithSecrets | undefined>;
+}
+
+/** Bounds the memory a flood of distinct (real) client ids can take in one container. */
+const MAX_ENTRIES = 1000;
+
+/**
+ * Client records with their secret digests, kept per container for `ttlSeconds`: client
+ * authentication is on every token request, and a read of the table per grant would cap
+ * the grant rate at the table's. A deleted client or a changed secret is therefore seen
+ * within `ttlSeconds` by warm containers (0: every request reads the table). Unknown ids
+ * are never kept, so a new client works at once; an entry still being read is shared by
+ * concurrent requests.
+ */
+export function cachedClientCredentials(
+  source: ClientCredentialSource,
+  ttlSeconds: number,
+  now: () => number = Date.now,
+): ClientCredentialSource {
+  if (ttlSeconds <= 0) return source;
+  const entries = new Map<string, { until: number; read: Promise<ClientWithSecrets | undefined> }>();
+  return {
+    getWithSecrets(clientId) {
+      const found = entries.get(clientId);
+      if (found && found.until > now()) return found.read;
+      entries.delete(clientId);
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
+      const read = source.getWithSecrets(clientId);
+      entries.set(clientId, { until: now() + ttlSeconds * 1000, read });
+      // Unknown clients and failed reads are asked again next time.
+      read.then(
+        (client) => {
+          if (!client) entries.delete(clientId);
+        },
+        () => entries.delete(clientId),
+      );
+      return read;
+    },
+  };
+}

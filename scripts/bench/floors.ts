@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { config } from "../../lib/config";
+import { DEFAULT_SCRYPT, hashPassword } from "../../lib/domain/credentials/password-hash";
+import { createDocumentClient } from "../../lib/store/client";
+import { keys } from "../../lib/store/keys";
+
+/**
+ * The references the service is measured against, each an HTTP listener doing only the
+ * unavoidable part of a request, so a ratio to it shows what the service adds.
+ */
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+function answer(res: ServerResponse, status: number): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ ok: status === 200 }));
+}
+
+/** One consistent GetItem of a profile per request, with the service's client settings. */
+export async function getItemListener(sub = "bench-user"): Promise<Listener> {
+  const client = createDocumentClient({ endpoint: config().dynamodbEndpoint, region: config().region });
+  const input = { TableName: config().tableName, Key: keys.userProfile(sub), ConsistentRead: true };
+  return (_req, res) => {
+    client.send(new GetCommand(input)).then(
+      (out) => answer(res, out.Item ? 200 : 404),
+      () => answer(res, 503),
+    );
+  };
+}
+
+/** One scrypt hash with the production parameters per request: the password grant's own cost. */
+export function scryptListener(): Listener {
+  return (_req, res) => {
+    hashPassword("Bench-Password-2026-correct-horse", DEFAULT_SCRYPT).then(
+      () => answer(res, 200),
+      () => answer(res, 500),
+    );
+  };
+}
