@@ -96,7 +96,7 @@ export interface Config {
 /** A provider's type or name: letters, digits and "-" (no "_": it separates them in fed_tkn_<type>_<name>). */
 export const PROVIDER_PART_PATTERN = "^[A-Za-z0-9-]{1,64}$";
 
-const settingsSchema = {
+export const settingsSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
@@ -265,9 +265,16 @@ function readSettingsSource(env: Env): unknown {
   }
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
 /** Validates an operator's settings object and merges it over the defaults. */
 export function parseSettings(source: unknown): ServiceSettings {
-  const ajv = new Ajv({ allErrors: true });
+  // Nothing configured, nothing to check: a cold start skips compiling the schema.
+  if (isEmptyObject(source)) return structuredClone(defaultSettings);
+  // The schema is ours and fixed (checked by test/lib/config.test.ts): no meta-schema compile at cold start.
+  const ajv = new Ajv({ allErrors: true, validateSchema: false });
   const validate = ajv.compile(settingsSchema);
   if (!validate(source)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");

@@ -24,6 +24,10 @@ import {
  * measures the throughput of that stage (client_credentials, and GET user when BENCH_USER_SUB is set).
  */
 
+/** BENCH_ONLY=throughput or cold-start: that part only (the round trips always run: the others use their samples). */
+const only = process.env.BENCH_ONLY?.split(",") ?? [];
+const part = (name: "throughput" | "cold-start") => only.length === 0 || only.includes(name);
+
 const load: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   seconds: Math.min(Number(process.env.BENCH_SECONDS ?? 5), 60),
@@ -320,14 +324,15 @@ async function benchLocalStack(): Promise<void> {
     const systemToken = (await tokenFrom(base, clientBasic, "grant_type=client_credentials&scope=svc_api_sys_users"))
       .access_token;
     const { token: userToken } = await mintUserToken("bench-user", BENCH_CLIENT.id, ["svc_api_user"], 3600);
-    await measureThroughput({ clientBasic, systemToken, userToken }, servers);
+    if (part("throughput")) await measureThroughput({ clientBasic, systemToken, userToken }, servers);
+    if (!part("cold-start")) return;
     process.stderr.write("cold starts: npm run build, then a fresh node process per bundle\n");
     const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
     if (build.status !== 0) throw new Error("npm run build failed");
     console.log(
-      `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 3)`,
+      `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 5 interleaved rounds)`,
     );
-    printTable(coldStartTable(await measureColdStarts(rows, values)));
+    printTable(coldStartTable(await measureColdStarts(rows, values, await oneHashMs())));
     console.log("");
     printTable(await compareScrypt());
   } finally {

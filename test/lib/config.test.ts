@@ -1,5 +1,6 @@
+import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultSettings, loadConfig, parseSettings } from "../../lib/config";
+import { ConfigError, defaultSettings, loadConfig, parseSettings, settingsSchema } from "../../lib/config";
 
 describe("configuration", () => {
   it("when nothing is configured, it uses the defaults of DESIGN 7", () => {
@@ -27,9 +28,15 @@ describe("configuration", () => {
     [{ codes: { lenght: 6 } }, /must NOT have additional properties/],
     [{ defaultLanguage: "de" }, /defaultLanguage/],
     [{ tokens: { accessTtlSeconds: "3600" } }, /must be integer/],
+    [{ clients: { cacheSeconds: 301 } }, /cacheSeconds must be <= 300/],
   ])("when the file says %j, it stops with a clear message", (source, message) => {
     expect(() => parseSettings(source)).toThrow(ConfigError);
     expect(() => parseSettings(source)).toThrow(message);
+  });
+
+  it("when the settings schema is checked against its meta-schema, it is valid (the cold start skips that check)", () => {
+    const ajv = new Ajv({ allErrors: true });
+    expect(ajv.validateSchema(settingsSchema), ajv.errorsText()).toBe(true);
   });
 
   it("when a port is not a number, it says which variable is wrong", () => {

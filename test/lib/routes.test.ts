@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { FUNCTION_NAMES, routeKey } from "../../lib/http/route";
 import { matchRoute } from "../../lib/http/route-matcher";
@@ -8,6 +9,16 @@ describe("the route table", () => {
   it("when listed, no route key appears twice and every id is unique", () => {
     expect(new Set(routes.map(routeKey)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => r.id)).size).toBe(routes.length);
+  });
+
+  it("when a route's request schemas are checked against the 2020-12 meta-schema, they are valid (the cold start skips that check)", () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    for (const route of routes) {
+      const { params, query, body } = route.request ?? {};
+      for (const schema of [params, query, body?.schema].filter(Boolean)) {
+        expect(ajv.validateSchema(schema as object), `${route.id}: ${ajv.errorsText()}`).toBe(true);
+      }
+    }
   });
 
   it("when paths share a prefix, variables at the same level have the same name (API Gateway and OpenAPI require it)", () => {

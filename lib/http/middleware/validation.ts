@@ -6,7 +6,9 @@ import { type FieldProblem, problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
 import type { RouteDefinition } from "../route";
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// Our schemas are checked against the meta-schema by a test (test/lib/routes.test.ts), so
+// a cold start does not compile the meta-schema to check them again.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, meta: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 
 interface RouteValidators {
