@@ -168,7 +168,7 @@ export async function measureColdStarts(
   }
   const samples = subjects.map((): Sampled => ({ walls: [], cpus: [], imports: [], answers: [], status: "" }));
   for (let round = 0; round < ROUNDS; round += 1) {
-    subjects.forEach((subject, i) => coldRun(subject.bundle, subject.event, samples[i]));
+    for (const [i, subject] of subjects.entries()) coldRun(subject.bundle, subject.event, samples[i]);
   }
   return [
     ...subjects.map((subject, i) => ({
