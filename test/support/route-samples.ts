@@ -49,6 +49,7 @@ export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
     "email",
     "phone",
     "password",
+    "newPassword",
     "username",
     "sub",
     "refreshToken",
