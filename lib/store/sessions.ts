@@ -6,6 +6,7 @@ import { batchGetAll, batchWriteAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { readUserPartition } from "./user-partition";
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -132,23 +133,34 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       await client.send(new DeleteCommand({ TableName: tableName, Key: keys.session(sub, sid) }));
     },
 
+    /** The devices and whether the account exists, in one Query of its partition. */
+    async devicesOfAccount(sub: string): Promise<{ devices: DeviceRecord[]; accountExists: boolean }> {
+      const read = await readUserPartition(client, tableName, sub, [keys.devicePrefix], true);
+      const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
+      return { devices, accountExists: read.profile !== undefined };
+    },
+
     /**
-     * Ends sessions and forgets devices. Deletes are idempotent, so a retry after a
-     * partial failure finishes the job; a token of an ended session fails its session
-     * check at once.
+     * Ends sessions and forgets devices: one Query reads the account's sessions, devices
+     * and profile, one BatchWriteItem deletes (nothing for an unknown account). Deletes
+     * are idempotent, so a retry after a partial failure finishes the job; a token of an
+     * ended session fails its session check at once.
      */
     async endSessionsAndDevices(
       sub: string,
       choose: { session: (s: SessionRecord) => boolean; device: (d: DeviceRecord) => boolean },
-    ): Promise<{ sessions: number; devices: number }> {
-      const [sessions, devices] = await Promise.all([this.listSessions(sub), this.listDevices(sub)]);
+    ): Promise<{ sessions: number; devices: number; accountExists: boolean }> {
+      const read = await readUserPartition(client, tableName, sub, [keys.sessionPrefix, keys.devicePrefix], true);
+      if (!read.profile) return { sessions: 0, devices: 0, accountExists: false };
+      const sessions = (read.byPrefix.get(keys.sessionPrefix) ?? []) as unknown as SessionRecord[];
+      const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
       const endedSessions = sessions.filter(choose.session);
       const forgottenDevices = devices.filter(choose.device);
       await batchWriteAll(client, tableName, [
         ...endedSessions.map((s) => ({ DeleteRequest: { Key: keys.session(sub, s.sid) } })),
         ...forgottenDevices.map((d) => ({ DeleteRequest: { Key: keys.device(sub, d.id) } })),
       ]);
-      return { sessions: endedSessions.length, devices: forgottenDevices.length };
+      return { sessions: endedSessions.length, devices: forgottenDevices.length, accountExists: true };
     },
   };
 }
