@@ -11,8 +11,8 @@ import { AccountNotFoundError, type StoreDeps } from "./accounts";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { queryAll } from "./paging";
+import { readUserPartition } from "./partition-read";
 import { transactWrite } from "./transact";
-import { readUserPartition } from "./user-partition";
 
 /** The external account is already linked to another local account. */
 export class FederatedAccountTakenError extends Error {
@@ -93,7 +93,7 @@ export function createFederationStore({ client, tableName }: StoreDeps) {
     async linksOfAccount(sub: string): Promise<{ links: FederatedLink[]; accountExists: boolean }> {
       const prefix = keys.federatedLinksPrefix;
       const read = await readUserPartition(client, tableName, sub, [prefix], true);
-      return { links: (read.byPrefix.get(prefix) ?? []).map(toLink), accountExists: read.profile !== undefined };
+      return { links: (read.byPrefix.get(prefix) ?? []).map(toLink), accountExists: read.record !== undefined };
     },
 
     /**

@@ -6,7 +6,7 @@ import { batchGetAll, batchWriteAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
-import { readUserPartition } from "./user-partition";
+import { readUserPartition } from "./partition-read";
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -137,7 +137,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
     async devicesOfAccount(sub: string): Promise<{ devices: DeviceRecord[]; accountExists: boolean }> {
       const read = await readUserPartition(client, tableName, sub, [keys.devicePrefix], true);
       const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
-      return { devices, accountExists: read.profile !== undefined };
+      return { devices, accountExists: read.record !== undefined };
     },
 
     /**
@@ -151,7 +151,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       choose: { session: (s: SessionRecord) => boolean; device: (d: DeviceRecord) => boolean },
     ): Promise<{ sessions: number; devices: number; accountExists: boolean }> {
       const read = await readUserPartition(client, tableName, sub, [keys.sessionPrefix, keys.devicePrefix], true);
-      if (!read.profile) return { sessions: 0, devices: 0, accountExists: false };
+      if (!read.record) return { sessions: 0, devices: 0, accountExists: false };
       const sessions = (read.byPrefix.get(keys.sessionPrefix) ?? []) as unknown as SessionRecord[];
       const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
       const endedSessions = sessions.filter(choose.session);

@@ -76,9 +76,8 @@ export async function changeRights(
 
 /** SPEC 4.3 rights of a subject: object key -> right -> tags. */
 export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
-  const grants = await deps.rights.grantsOf(subject);
-  // An empty answer needs a second look: no rights, or no such subject (400).
-  if (grants.length === 0 && !(await deps.rights.partyExists(subject))) throw rightProblems.unknownParty(subject);
+  const { grants, exists } = await deps.rights.grantsOfParty(subject);
+  if (!exists) throw rightProblems.unknownParty(subject);
   const out: Record<string, Record<string, string[]>> = {};
   for (const grant of grants) {
     out[grant.objectKey] ??= {};
@@ -89,8 +88,8 @@ export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record
 
 /** SPEC 4.3 rights on an object: subject key -> right names. */
 export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<string, string[]>> {
-  const holders = await deps.rights.holdersOn(object);
-  if (holders.length === 0 && !(await deps.rights.partyExists(object))) throw rightProblems.unknownParty(object);
+  const { holders, exists } = await deps.rights.holdersOnParty(object);
+  if (!exists) throw rightProblems.unknownParty(object);
   const out: Record<string, string[]> = {};
   for (const holder of holders) {
     out[holder.subjectKey] ??= [];
