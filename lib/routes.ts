@@ -608,6 +608,7 @@ export const routes: readonly RouteDefinition[] = [
     version: "v2",
     auth: "bearer-or-basic",
     permissions: { user: ["svc_user_rights"], system: ["svc_rm_rights"] },
+    event: { type: "rights.change", inTransaction: true },
     summary: "Assign and revoke rights of a lead account over others (SPEC 4.3)",
     description:
       "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) names itself as every subject; a system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",

@@ -189,8 +189,9 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
 
     /** Checks and writes in one transaction; throws RightsCommitError when refused. */
-    async commit(checks: Check[], writes: GrantWrite[]): Promise<void> {
-      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems)];
+    /** `alsoWrite`: unconditional items riding in the same transaction (a user-mode call's security event). */
+    async commit(checks: Check[], writes: GrantWrite[], alsoWrite: TransactItem[] = []): Promise<void> {
+      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems), ...alsoWrite];
       try {
         await transactWrite(client, items);
       } catch (error) {
