@@ -1180,7 +1180,7 @@ export const routes: readonly RouteDefinition[] = [
       permissions: { user: ["svc_api_uapps_chg"], system: ["svc_api_sys_uapps_chg"] },
       subject: { param: "subjectId", kind: "subjectId" },
       userHeaders: true,
-      event: { type: "device_delete" },
+      event: { type: "device_delete", inTransaction: true },
       summary: "Forget a device and end its sessions (SPEC 4.14)",
       tags: ["devices"],
       request: { params: deviceParams },
@@ -1201,7 +1201,7 @@ export const routes: readonly RouteDefinition[] = [
     permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
     subject: { param: "subjectId", kind: "subjectId" },
     userHeaders: true,
-    event: { type: "sessions_reset" },
+    event: { type: "sessions_reset", inTransaction: true },
     summary: "End every session but the one of SVC-CI-UA-ID (SPEC 4.14)",
     description:
       "Access and refresh tokens of the ended sessions are refused at once. Devices stay remembered (DELETE .../uas/{id} forgets one). The permission table writes the path with {instanceId}; this route takes the subject id like the endpoint page.",
