@@ -29,6 +29,11 @@ export interface RoundTripRow {
   status: number | "no example";
   roundTrips?: number;
   target?: number;
+  /**
+   * User mode only (SPEC 6): where the call's security event is written, counted in
+   * roundTrips either way: its own PutItem by the middleware, or inside the route's write.
+   */
+  event?: "own write" | "in the route's write";
 }
 
 type Route = (typeof routes)[number];
@@ -248,6 +253,7 @@ class Sweep {
       status,
       roundTrips,
       target: targetOf(route.method, mode),
+      ...(mode === "user" && { event: route.event?.inTransaction ? "in the route's write" : "own write" }),
     };
     const ok = status < 300;
     // The worst 2xx sample of a route and mode is its figure; an error only stands in for none.
@@ -390,12 +396,13 @@ export function overTarget(rows: RoundTripRow[]): RoundTripRow[] {
 export function roundTripTable(rows: RoundTripRow[]): string[][] {
   const over = new Set(overTarget(rows));
   return [
-    ["route", "mode", "status", "round trips", "target", "", "sample"],
+    ["route", "mode", "status", "round trips", "security event", "target", "", "sample"],
     ...rows.map((row) => [
       row.id,
       row.mode,
       String(row.status),
       succeeded(row) ? String(row.roundTrips) : row.status === "no example" ? "-" : `(${row.roundTrips} on error)`,
+      row.event === "own write" ? "+1 own write" : row.event === "in the route's write" ? "in the write" : "-",
       row.target === undefined ? "-" : String(row.target),
       over.has(row) ? "OVER" : "",
       row.sample,
