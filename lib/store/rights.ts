@@ -275,8 +275,8 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
 
     /**
-     * Whether one user holds a right on another: one strongly consistent GetItem. For
-     * callers such as the subordinate password change (SPEC 4.2, change_password).
+     * Whether one user holds a right on another: one strongly consistent GetItem. (The
+     * subordinate password change reads its right within the login snapshot instead.)
      */
     async hasRight(subjectSub: string, objectSub: string, right: string): Promise<boolean> {
       const { Item } = await client.send(

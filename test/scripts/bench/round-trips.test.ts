@@ -70,8 +70,8 @@ const ALLOWED_OVER: Record<string, { roundTrips: number; why: string }> = {
     why: "session check, login snapshot, the credential transaction with the event, then the session reset: the sessions are read AFTER the new credential is committed (a Query) and deleted (one write), so no session opened with the old password survives",
   },
   "passwords.subordinate user": {
-    roundTrips: 6,
-    why: "as passwords.change (always resets sessions), plus the lead's change_password right (GetItem) before anything else",
+    roundTrips: 5,
+    why: "as passwords.change, which it always is with the session reset; the lead's change_password right rides in the login snapshot's BatchGetItem",
   },
   "security.secqsn-check system": {
     roundTrips: 3,
