@@ -84,6 +84,7 @@ const HARVESTED_FIELDS: Record<string, string[]> = {
   context: ["context"],
   state: ["state"],
   deviceId: ["id"],
+  consentId: ["id"],
   keepDeviceId: ["id"],
   qrCode: ["qr_code"],
 };

@@ -44,6 +44,7 @@ export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
     "context",
     "code",
     "deviceId",
+    "consentId",
     "keepDeviceId",
     "current",
     "email",

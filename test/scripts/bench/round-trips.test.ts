@@ -37,7 +37,6 @@ const NO_2XX: Record<string, string> = {
   "security.totp-attach":
     "needs a TOTP code computed from the issued secret at request time; the sample holds a fixed one",
   "security.totp-delete": "its sample names a fixed generator id; generator ids are random",
-  "audit.acls-delete": "its sample names a fixed consent id; the sweep's consents have other ids",
 };
 
 /**
