@@ -202,7 +202,7 @@ class Sweep {
   }
 
   /** Keeps the newest answer's values, so a later sample can use them. */
-  private harvest(source: Sample, json: unknown, sent: string[]): Harvest | undefined {
+  private harvest(source: Sample, json: unknown, sent: string[]): void {
     const fields = new Map<string, string[]>();
     collectFields(json, fields);
     const values = new Map<string, string[]>();
@@ -213,10 +213,7 @@ class Sweep {
     const codePattern = new RegExp(`\\b\\d{${this.options.codeLength}}\\b`);
     const codes = sent.map((text) => text.match(codePattern)?.[0]).filter((c): c is string => c !== undefined);
     if (codes.length > 0) values.set(CODE, [...new Set(codes.reverse())]);
-    if (values.size === 0) return undefined;
-    const harvest = { source, values };
-    this.harvests.unshift(harvest);
-    return harvest;
+    if (values.size > 0) this.harvests.unshift({ source, values });
   }
 
   /** Fillings of the harvested placeholders from one answer: every combination of its values. */
@@ -273,7 +270,6 @@ class Sweep {
       return undefined;
     }
     const { status, roundTrips, json, sent } = await this.send(event);
-    if (process.env.RT_DEBUG) console.error(sample.file, status, roundTrips, JSON.stringify(json)?.slice(0, 300));
     const ok = this.record(route, sample, status, roundTrips);
     if (ok) {
       this.harvest(sample, json, sent);
