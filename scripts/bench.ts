@@ -127,7 +127,7 @@ async function benchLocalStack(): Promise<void> {
     const base = await listen(plain);
     const now = Math.floor(Date.now() / 1000);
     const hash = await hashPassword(BENCH_PASSWORD, DEFAULT_SCRYPT);
-    // The sample events' accounts (events/sample-users.jsonl) and one kept apart for throughput.
+    // One account kept apart for throughput; the sample events' accounts come with the round-trip sweep.
     await services().accounts.create(
       {
         sub: "bench-user",
