@@ -1,18 +1,21 @@
-import { deviceView } from "../lib/domain/devices/device";
+import { type DeviceRecord, deviceView } from "../lib/domain/devices/device";
 import { ApiError, problems } from "../lib/domain/errors";
 import { jsonResult } from "../lib/http/error-body";
+import { userCallEvent } from "../lib/http/middleware/security-event";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
-async function requireAccount(call: ApiCall): Promise<string> {
-  const sub = call.subject as string;
-  if (call.account?.sub !== sub && !(await services().accounts.get(sub))) throw problems.unknownUser(sub);
-  return sub;
-}
-
+/** One Query: the devices alone for a user token's own account (read with the session), else with the profile. */
 async function listDevices(call: ApiCall) {
-  const sub = await requireAccount(call);
-  const devices = await services().sessions.listDevices(sub);
+  const sub = call.subject as string;
+  let devices: DeviceRecord[];
+  if (call.account?.sub === sub) {
+    devices = await services().sessions.listDevices(sub);
+  } else {
+    const read = await services().sessions.devicesOfAccount(sub);
+    if (!read.accountExists) throw problems.unknownUser(sub);
+    devices = read.devices;
+  }
   return jsonResult(200, devices.sort((a, b) => b.lastUsed - a.lastUsed).map(deviceView));
 }
 
@@ -20,10 +23,13 @@ async function listDevices(call: ApiCall) {
 async function deleteDevice(call: ApiCall) {
   const sub = call.subject as string;
   const id = call.params.id;
-  const ended = await services().sessions.endSessionsAndDevices(sub, {
-    session: (s) => s.uaId === id,
-    device: (d) => d.id === id,
-  });
+  const event = userCallEvent(call);
+  const ended = await services().sessions.endSessionsAndDevices(
+    sub,
+    { session: (s) => s.uaId === id, device: (d) => d.id === id },
+    // An unknown device writes nothing: its refusal is recorded as such by the middleware.
+    ({ devices }) => (event && devices > 0 ? [services().events.putItem(event)] : []),
+  );
   if (ended.devices === 0) {
     throw new ApiError(404, "input_error", "unknown_device", "the account has no device with this id", { pos: "id" });
   }
@@ -37,13 +43,19 @@ export const handler = createApiFunction("devices", {
   "devices.delete-apps": deleteDevice,
 
   "devices.sessions-reset": async (call) => {
-    const sub = await requireAccount(call);
+    const sub = call.subject as string;
     const keep = call.headers["svc-ci-ua-id"];
-    await services().sessions.endSessionsAndDevices(sub, {
-      session: (s) => keep === undefined || s.uaId !== keep,
-      // A reset ends sessions; devices stay remembered (SPEC 4.14 lists them apart).
-      device: () => false,
-    });
+    const event = userCallEvent(call);
+    const ended = await services().sessions.endSessionsAndDevices(
+      sub,
+      {
+        session: (s) => keep === undefined || s.uaId !== keep,
+        // A reset ends sessions; devices stay remembered (SPEC 4.14 lists them apart).
+        device: () => false,
+      },
+      () => (event ? [services().events.putItem(event)] : []),
+    );
+    if (!ended.accountExists) throw problems.unknownUser(sub);
     return jsonResult(204, undefined);
   },
 });

@@ -81,7 +81,7 @@ async function unlink(call: ApiCall) {
 
 export const handler = createApiFunction("federation", {
   "federation.list": async (call) =>
-    jsonResult(200, await listLinks(services().federation, services().accounts, call.subject as string)),
+    jsonResult(200, await listLinks(services().federation, call.subject as string, call.account?.sub === call.subject)),
 
   "federation.link": async (call) => {
     const body = (call.body ?? {}) as { federatedAccountName?: string };

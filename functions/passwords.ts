@@ -1,8 +1,8 @@
 import { ApiError, problems } from "../lib/domain/errors";
-import { changePassword } from "../lib/domain/passwords/change-password";
+import { changePassword, leadLacksRight } from "../lib/domain/passwords/change-password";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { passwordChangeDeps, services } from "../lib/services";
+import { passwordChangeDeps } from "../lib/services";
 
 function eventOf(call: ApiCall) {
   const principal = call.principal;
@@ -41,23 +41,14 @@ export const handler = createApiFunction("passwords", {
 
   "passwords.subordinate": async (call) => {
     const lead = call.principal?.mode === "user" ? call.principal.sub : undefined;
+    if (!lead) throw leadLacksRight();
     const managed = call.params.subjectId;
-    if (!lead || !(await services().rights.hasRight(lead, managed, "change_password"))) {
-      throw new ApiError(
-        403,
-        "security_error",
-        "access_denied",
-        "the lead account lacks the right change_password over this account",
-        {
-          params: { right: "change_password" },
-        },
-      );
-    }
     const { value } = call.body as { value: string };
     try {
       await changePassword(
         {
           sub: managed,
+          lead,
           mode: "system",
           password: value,
           resetSessions: true,

@@ -9,6 +9,7 @@ import { partyKey } from "../lib/domain/rights/parties";
 import { type V2RightsBody, type V3RightsBody, v2Changes, v3Changes } from "../lib/domain/rights/requests";
 import { changeRights, rightsOf, rightsOn } from "../lib/domain/rights/rights";
 import { jsonResult } from "../lib/http/error-body";
+import { userCallEvent } from "../lib/http/middleware/security-event";
 import { createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
@@ -42,7 +43,11 @@ export const handler = createApiFunction("rights", {
 
   "rights.change": async (call) => {
     const caller = call.principal ?? { mode: "system" as const };
-    const outcome = await changeRights(services(), v2Changes(call.body as V2RightsBody, caller), { readAll: true });
+    const event = userCallEvent(call);
+    const outcome = await changeRights(services(), v2Changes(call.body as V2RightsBody, caller), {
+      readAll: true,
+      alsoWrite: event ? [services().events.putItem(event)] : [],
+    });
     return jsonResult(200, {
       rights: outcome.map((grant) => ({
         subject: partyKey(grant.subject),

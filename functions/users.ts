@@ -17,6 +17,7 @@ function confirmation(field: "phone_number" | "email") {
       field,
       call.params.state,
       value,
+      call.account,
     );
     return jsonResult(answer.status, answer.body);
   };

@@ -608,6 +608,7 @@ export const routes: readonly RouteDefinition[] = [
     version: "v2",
     auth: "bearer-or-basic",
     permissions: { user: ["svc_user_rights"], system: ["svc_rm_rights"] },
+    event: { type: "rights.change", inTransaction: true },
     summary: "Assign and revoke rights of a lead account over others (SPEC 4.3)",
     description:
       "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) names itself as every subject; a system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
@@ -1179,7 +1180,7 @@ export const routes: readonly RouteDefinition[] = [
       permissions: { user: ["svc_api_uapps_chg"], system: ["svc_api_sys_uapps_chg"] },
       subject: { param: "subjectId", kind: "subjectId" },
       userHeaders: true,
-      event: { type: "device_delete" },
+      event: { type: "device_delete", inTransaction: true },
       summary: "Forget a device and end its sessions (SPEC 4.14)",
       tags: ["devices"],
       request: { params: deviceParams },
@@ -1200,7 +1201,7 @@ export const routes: readonly RouteDefinition[] = [
     permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
     subject: { param: "subjectId", kind: "subjectId" },
     userHeaders: true,
-    event: { type: "sessions_reset" },
+    event: { type: "sessions_reset", inTransaction: true },
     summary: "End every session but the one of SVC-CI-UA-ID (SPEC 4.14)",
     description:
       "Access and refresh tokens of the ended sessions are refused at once. Devices stay remembered (DELETE .../uas/{id} forgets one). The permission table writes the path with {instanceId}; this route takes the subject id like the endpoint page.",

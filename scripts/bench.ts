@@ -5,7 +5,13 @@ import { availableParallelism } from "node:os";
 import { coldStartTable, measureColdStarts } from "./bench/cold-start";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
-import { measureRoundTrips, roundTripTable } from "./bench/round-trips";
+import {
+  freshValues,
+  measureRoundTrips,
+  roundTripTable,
+  seedSampleAccounts,
+  seedSampleDevices,
+} from "./bench/round-trips";
 import { compareScrypt, oneHashMs } from "./bench/scrypt";
 import {
   type LoadSettings,
@@ -252,6 +258,7 @@ async function benchLocalStack(): Promise<void> {
   const { services } = await import("../lib/services");
   const { DEFAULT_SCRYPT, hashPassword } = await import("../lib/domain/credentials/password-hash");
   const { mintUserToken } = await import("../lib/local/user-token");
+  const { config } = await import("../lib/config");
   const counting = createGateway({ countRoundTrips: true });
   const plain = createGateway();
   const servers: Stoppable[] = [counting, plain].map((server) => ({
@@ -265,29 +272,7 @@ async function benchLocalStack(): Promise<void> {
     const base = await listen(plain);
     const now = Math.floor(Date.now() / 1000);
     const hash = await hashPassword(BENCH_PASSWORD, DEFAULT_SCRYPT);
-    // The sample events' accounts (events/sample-users.jsonl) and one kept apart for throughput.
-    await services().accounts.create(
-      {
-        sub: "sample-user",
-        family_name: "Ivanova",
-        given_name: "Maria",
-        locked: false,
-        email: { value: "maria@example.com", verified: true },
-        phone_number: { value: "79991234567", verified: true },
-        createdAt: now,
-        updatedAt: now,
-      },
-      hash,
-    );
-    await services().accounts.create({
-      sub: "sample-admin",
-      family_name: "Smith",
-      given_name: "John",
-      locked: false,
-      email: { value: "john.smith@example.com", verified: true },
-      createdAt: now,
-      updatedAt: now,
-    });
+    // One account kept apart for throughput; the sample events' accounts come with the round-trip sweep.
     await services().accounts.create(
       {
         sub: "bench-user",
@@ -301,23 +286,14 @@ async function benchLocalStack(): Promise<void> {
       hash,
     );
     const clientBasic = basic(BENCH_CLIENT.id, BENCH_CLIENT.secret);
-    const { refresh_token } = await tokenFrom(
-      base,
-      clientBasic,
-      `grant_type=password&username=maria%40example.com&password=${encodeURIComponent(BENCH_PASSWORD)}&scope=svc_api_user`,
-    );
-    const values: Record<string, string> = {
-      clientId: BENCH_CLIENT.id,
-      clientSecret: BENCH_CLIENT.secret,
-      clientBasic: clientBasic.slice("Basic ".length),
-      sub: "sample-user",
-      username: "maria@example.com",
-      password: BENCH_PASSWORD,
-      ...(refresh_token && { refreshToken: refresh_token }),
-    };
+    const values = await seedSampleAccounts(base, BENCH_CLIENT, BENCH_PASSWORD, hash);
 
-    process.stderr.write("round trips: calling every route once\n");
-    const rows = await measureRoundTrips(countingBase, values);
+    process.stderr.write("round trips: calling every route's sample events\n");
+    const rows = await measureRoundTrips(countingBase, values, {
+      outboxFile: config().outboxFile,
+      codeLength: config().settings.codes.length,
+      reseed: seedSampleDevices,
+    });
     console.log("\nDynamoDB round trips per request (every route of lib/routes.ts, sample events from events/)");
     printTable(roundTripTable(rows));
 
@@ -332,7 +308,9 @@ async function benchLocalStack(): Promise<void> {
     console.log(
       `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 5 interleaved rounds)`,
     );
-    printTable(coldStartTable(await measureColdStarts(rows, values, await oneHashMs())));
+    printTable(
+      coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") }, await oneHashMs())),
+    );
     console.log("");
     printTable(await compareScrypt());
   } finally {

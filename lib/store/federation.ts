@@ -11,6 +11,7 @@ import { AccountNotFoundError, type StoreDeps } from "./accounts";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { queryAll } from "./paging";
+import { readUserPartition } from "./partition-read";
 import { transactWrite } from "./transact";
 
 /** The external account is already linked to another local account. */
@@ -86,6 +87,13 @@ export function createFederationStore({ client, tableName }: StoreDeps) {
   return {
     async listLinks(sub: string): Promise<FederatedLink[]> {
       return (await itemsWithPrefix(keys.userProfile(sub).PK, keys.federatedLinksPrefix)).map(toLink);
+    },
+
+    /** The links and whether the account exists, in one Query of its partition. */
+    async linksOfAccount(sub: string): Promise<{ links: FederatedLink[]; accountExists: boolean }> {
+      const prefix = keys.federatedLinksPrefix;
+      const read = await readUserPartition(client, tableName, sub, [prefix], true);
+      return { links: (read.byPrefix.get(prefix) ?? []).map(toLink), accountExists: read.record !== undefined };
     },
 
     /**

@@ -5,10 +5,11 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import type { Account } from "../domain/accounts/account";
 import type { AttributeValue, Group } from "../domain/groups/group";
 import { partyOfKey } from "../domain/rights/parties";
-import type { StoreDeps } from "./accounts";
-import { batchWriteAll, type WriteRequest } from "./batch";
+import { type StoreDeps, toAccount } from "./accounts";
+import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryPages } from "./paging";
@@ -180,6 +181,22 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
     async get(profile: string, id: string): Promise<Group | undefined> {
       const item = await readItem(profile, id);
       return item && !item.deleting ? toGroup(item) : undefined;
+    },
+
+    /**
+     * The group and member accounts in one BatchGetItem (an expanded member list): the
+     * group's record lives with its profile's groups, apart from its members.
+     */
+    async getWithAccounts(
+      profile: string,
+      id: string,
+      subs: string[],
+    ): Promise<{ group?: Group; accounts: Account[] }> {
+      const groupKey = keys.group(profile, id);
+      const items = await batchGetAll(client, tableName, [groupKey, ...subs.map(keys.userProfile)]);
+      const item = items.find((i) => i.PK === groupKey.PK && i.SK === groupKey.SK);
+      const accounts = items.filter((i) => i !== item).map(toAccount);
+      return { group: item && !item.deleting ? toGroup(item) : undefined, accounts };
     },
 
     /** The groups of a profile, page by page (1 MB each), in id order. */

@@ -4,8 +4,8 @@ import type { PasswordHash } from "../domain/credentials/password-hash";
 import type { FailureCounters } from "../domain/login/brute-force";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
-
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
+import { grantKey } from "./rights";
 import { transactUnlessRefused } from "./transact";
 
 /** Everything a password login needs to decide, read in one BatchGetItem. */
@@ -16,6 +16,8 @@ export interface LoginSnapshot {
   /** Owners of the e-mail or phone claims, when the username named one. */
   ownerByEmail?: string;
   ownerByPhone?: string;
+  /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
+  leadHoldsRight?: boolean;
 }
 
 const HOUR_SECONDS = 3600;
@@ -30,8 +32,19 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       candidate: { sub?: string; email?: string; phone?: string },
       ip: string | undefined,
       hour: number,
+      /** A lead acting on the account (SPEC 4.2): its right is read in the same call. */
+      leadRight?: { lead: string; right: string },
     ): Promise<LoginSnapshot> {
+      const leadGrant =
+        leadRight && candidate.sub
+          ? grantKey({
+              subject: { kind: "user", id: leadRight.lead },
+              object: { kind: "user", id: candidate.sub },
+              right: leadRight.right,
+            })
+          : undefined;
       const wanted = [
+        ...(leadGrant ? [leadGrant] : []),
         ...(candidate.sub
           ? [
               keys.userProfile(candidate.sub),
@@ -59,6 +72,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
         },
         ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
         ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
+        ...(leadGrant && { leadHoldsRight: find(leadGrant) !== undefined }),
       };
     },
 

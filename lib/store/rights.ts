@@ -7,6 +7,7 @@ import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import { failedConditions, isTransactionConflict } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
+import { readPartition } from "./partition-read";
 import { partyPartition, partyRecord } from "./party-keys";
 import { transactWrite } from "./transact";
 
@@ -66,6 +67,14 @@ function toGrantState(item: Record<string, unknown>) {
  * with its tags in the subject's partition ("rights of") and its mirror in the object's
  * partition ("rights on"), so both directions read consistently right after a write.
  */
+function grantView(item: Record<string, unknown>): { objectKey: string; right: string; tags: string[] } {
+  return { objectKey: item.objectKey as string, right: item.right as string, tags: toGrantState(item).tags };
+}
+
+function holderView(item: Record<string, unknown>): { subjectKey: string; right: string } {
+  return { subjectKey: item.subjectKey as string, right: item.right as string };
+}
+
 export function createRightStore({ client, tableName }: StoreDeps) {
   function checkItem(check: Check): TransactItem {
     if (check.kind === "party") {
@@ -180,8 +189,9 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
 
     /** Checks and writes in one transaction; throws RightsCommitError when refused. */
-    async commit(checks: Check[], writes: GrantWrite[]): Promise<void> {
-      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems)];
+    /** `alsoWrite`: unconditional items riding in the same transaction (a user-mode call's security event). */
+    async commit(checks: Check[], writes: GrantWrite[], alsoWrite: TransactItem[] = []): Promise<void> {
+      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems), ...alsoWrite];
       try {
         await transactWrite(client, items);
       } catch (error) {
@@ -206,11 +216,7 @@ export function createRightStore({ client, tableName }: StoreDeps) {
         ExpressionAttributeNames: { "#objectKey": "objectKey", "#right": "right", "#tags": "tags" },
         ConsistentRead: true,
       });
-      return items.map((item) => ({
-        objectKey: item.objectKey as string,
-        right: item.right as string,
-        tags: toGrantState(item).tags,
-      }));
+      return items.map(grantView);
     },
 
     /** Rights held on an object: subject key and right. */
@@ -223,7 +229,42 @@ export function createRightStore({ client, tableName }: StoreDeps) {
         ExpressionAttributeNames: { "#subjectKey": "subjectKey", "#right": "right" },
         ConsistentRead: true,
       });
-      return items.map((item) => ({ subjectKey: item.subjectKey as string, right: item.right as string }));
+      return items.map(holderView);
+    },
+
+    /**
+     * A party's items under `prefix` and whether the party exists (or has items, as before). Accounts and
+     * applications keep their record in their own partition: one Query reads both. A
+     * group's record lives with its profile's groups, so only an empty answer costs a
+     * second read there.
+     */
+    async itemsOfParty(party: Party, prefix: string): Promise<{ items: Record<string, unknown>[]; exists: boolean }> {
+      const record = partyRecord(party).key;
+      const pk = partyPartition(party);
+      if (record.PK === pk) {
+        const read = await readPartition(client, tableName, pk, [prefix], record.SK);
+        const items = read.byPrefix.get(prefix) ?? [];
+        return { items, exists: items.length > 0 || read.record !== undefined };
+      }
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix },
+        ConsistentRead: true,
+      });
+      return { items, exists: items.length > 0 || (await this.partyExists(party)) };
+    },
+
+    /** Rights held by a subject, and whether it exists (one Query for accounts and applications). */
+    async grantsOfParty(subject: Party) {
+      const { items, exists } = await this.itemsOfParty(subject, keys.rightGrantPrefix);
+      return { exists, grants: items.map(grantView) };
+    },
+
+    /** Rights held on an object, and whether it exists (one Query for accounts and applications). */
+    async holdersOnParty(object: Party) {
+      const { items, exists } = await this.itemsOfParty(object, keys.rightHolderPrefix);
+      return { exists, holders: items.map(holderView) };
     },
 
     async partyExists(party: Party): Promise<boolean> {
@@ -234,8 +275,8 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
 
     /**
-     * Whether one user holds a right on another: one strongly consistent GetItem. For
-     * callers such as the subordinate password change (SPEC 4.2, change_password).
+     * Whether one user holds a right on another: one strongly consistent GetItem. (The
+     * subordinate password change reads its right within the login snapshot instead.)
      */
     async hasRight(subjectSub: string, objectSub: string, right: string): Promise<boolean> {
       const { Item } = await client.send(

@@ -6,6 +6,11 @@ import { batchGetAll, batchWriteAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { readUserPartition } from "./partition-read";
+import { transactWrite } from "./transact";
+
+/** DynamoDB's TransactWriteItems limit. */
+const MAX_TRANSACTION_ITEMS = 100;
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -132,23 +137,50 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       await client.send(new DeleteCommand({ TableName: tableName, Key: keys.session(sub, sid) }));
     },
 
+    /** The devices and whether the account exists, in one Query of its partition. */
+    async devicesOfAccount(sub: string): Promise<{ devices: DeviceRecord[]; accountExists: boolean }> {
+      const read = await readUserPartition(client, tableName, sub, [keys.devicePrefix], true);
+      const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
+      return { devices, accountExists: read.record !== undefined };
+    },
+
     /**
-     * Ends sessions and forgets devices. Deletes are idempotent, so a retry after a
-     * partial failure finishes the job; a token of an ended session fails its session
-     * check at once.
+     * Ends sessions and forgets devices: one Query reads the account's sessions, devices
+     * and profile, one write deletes (nothing for an unknown account). `alsoWrite` names
+     * items for the same write, given what is ended (a user-mode call's security event):
+     * up to 100 items go in one transaction, more in batches (deletes are idempotent, so
+     * a retry after a partial failure finishes the job). A token of an ended session
+     * fails its session check at once.
      */
     async endSessionsAndDevices(
       sub: string,
       choose: { session: (s: SessionRecord) => boolean; device: (d: DeviceRecord) => boolean },
-    ): Promise<{ sessions: number; devices: number }> {
-      const [sessions, devices] = await Promise.all([this.listSessions(sub), this.listDevices(sub)]);
-      const endedSessions = sessions.filter(choose.session);
-      const forgottenDevices = devices.filter(choose.device);
-      await batchWriteAll(client, tableName, [
-        ...endedSessions.map((s) => ({ DeleteRequest: { Key: keys.session(sub, s.sid) } })),
-        ...forgottenDevices.map((d) => ({ DeleteRequest: { Key: keys.device(sub, d.id) } })),
-      ]);
-      return { sessions: endedSessions.length, devices: forgottenDevices.length };
+      alsoWrite: (ended: { sessions: number; devices: number }) => TransactItem[] = () => [],
+    ): Promise<{ sessions: number; devices: number; accountExists: boolean }> {
+      const read = await readUserPartition(client, tableName, sub, [keys.sessionPrefix, keys.devicePrefix], true);
+      if (!read.record) return { sessions: 0, devices: 0, accountExists: false };
+      const sessions = (read.byPrefix.get(keys.sessionPrefix) ?? []) as unknown as SessionRecord[];
+      const devices = (read.byPrefix.get(keys.devicePrefix) ?? []) as unknown as DeviceRecord[];
+      const deletes = [
+        ...sessions.filter(choose.session).map((s) => keys.session(sub, s.sid)),
+        ...devices.filter(choose.device).map((d) => keys.device(sub, d.id)),
+      ];
+      const ended = {
+        sessions: sessions.filter(choose.session).length,
+        devices: devices.filter(choose.device).length,
+      };
+      const extra = alsoWrite(ended);
+      if (extra.length > 0 && deletes.length + extra.length <= MAX_TRANSACTION_ITEMS) {
+        await transactWrite(client, [...deletes.map((Key) => ({ Delete: { TableName: tableName, Key } })), ...extra]);
+      } else {
+        await batchWriteAll(
+          client,
+          tableName,
+          deletes.map((Key) => ({ DeleteRequest: { Key } })),
+        );
+        if (extra.length > 0) await transactWrite(client, extra);
+      }
+      return { ...ended, accountExists: true };
     },
   };
 }

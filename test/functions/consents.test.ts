@@ -22,6 +22,7 @@ async function list(sub: string) {
 async function withdraw(sub: string, id: string) {
   return request("audit", "events/audit/acls-delete.json", {
     params: { subjectId: sub, id },
+    values: { consentId: id },
     authorization: `Bearer ${await systemToken(["svc_api_sys_usec_chg"])}`,
   });
 }

@@ -131,6 +131,7 @@ describe("phone change with confirmation (SPEC 4.6, 3.2)", () => {
       "phone_number",
       state,
       lastCode(phone),
+      undefined,
       later,
     );
     expect(answer).toEqual({ status: 410, body: { cause: "code_expired" } });

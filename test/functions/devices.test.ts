@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import type { Account } from "../../lib/domain/accounts/account";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
+import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemToken } from "../support/fixtures";
 import { request } from "../support/requests";
+import { userItems } from "../support/user-items";
 
 const PASSWORD = "correct horse battery staple";
 const SCOPES = "svc_api_user svc_api_uapps svc_api_uapps_chg svc_api_usec_chg";
@@ -87,6 +89,8 @@ describe("devices and sessions (SPEC 4.14)", () => {
     const account = await seedAccount({}, PASSWORD);
     const kept = await signIn(account, "Kept/1.0");
     const ended = await signIn(account, "Ended/1.0");
+    await readSelf(account, kept.access_token); // warm: signing keys are read once per container
+    const before = roundTripCount();
     const response = await request("devices", "events/devices/sessions-reset.json", {
       params: { subjectId: account.sub },
       values: { keepDeviceId: kept.uaId },
@@ -94,6 +98,10 @@ describe("devices and sessions (SPEC 4.14)", () => {
       headers: { "svc-ci-ua-id": kept.uaId },
     });
     expect(response.statusCode).toBe(204);
+    // Session check, one Query of the account's partition, one transaction: deletes and the security event.
+    expect(roundTripCount() - before).toBe(3);
+    const events = (await userItems(account.sub, "EVENT#")).filter((e) => e.type === "sessions_reset");
+    expect(events).toEqual([expect.objectContaining({ result: "ok", sbj: account.sub })]);
     expect((await readSelf(account, kept.access_token)).statusCode).toBe(200);
     expect((await readSelf(account, ended.access_token)).json).toMatchObject({ desc: "session_ended" });
     expect((await services().sessions.listDevices(account.sub)).length).toBe(2);

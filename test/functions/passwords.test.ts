@@ -140,7 +140,7 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
       });
     const denied = await call();
     expect(denied.statusCode).toBe(403);
-    expect(denied.json).toEqual({
+    const accessDenied = {
       errors: [
         {
           code: "access_denied",
@@ -148,7 +148,15 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
           params: { right: "change_password" },
         },
       ],
+    };
+    expect(denied.json).toEqual(accessDenied);
+    // Without the right, an unknown account answers the same: the lead learns nothing.
+    const unknown = await request("passwords", "events/passwords/subordinate-password.json", {
+      params: { subjectId: "nobody-here" },
+      body: { value: NEW },
+      authorization: `Bearer ${token}`,
     });
+    expect(unknown.json).toEqual(accessDenied);
     await grantChangePassword(lead.sub, managed.sub);
     const allowed = await call();
     expect(allowed.statusCode).toBe(200);

@@ -4,6 +4,7 @@ import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
+import { userItems } from "../support/user-items";
 
 function change(body: unknown, authorization: string) {
   return request("rights", "events/rights/change-rights-user.json", { body, authorization });
@@ -35,6 +36,22 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(await services().rights.hasRight("sample-admin", "sample-user", "change_password")).toBe(false);
   });
 
+  it("when a user changes rights, one security event is stored with the change; a refused change records one too", async () => {
+    const lead = await seedAccount();
+    const object = await seedAccount();
+    const token = await asUser(lead.sub);
+    const body = { update: [{ subject: lead.sub, object: object.sub, rights: ["SYS_MON"], tags: ["t"] }], delete: [] };
+    expect((await change(body, token)).statusCode).toBe(200);
+    let events = (await userItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    expect(events).toEqual([
+      expect.objectContaining({ result: "ok", ip: "203.0.113.10", prms: { route: "rights.change" } }),
+    ]);
+    const refused = await change({ update: [{ ...body.update[0], rights: ["NO_SUCH_RIGHT"] }], delete: [] }, token);
+    expect(refused.statusCode).toBe(400);
+    events = (await userItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    expect(events.map((e) => e.result).sort()).toEqual(["ok", "unknown_right"]);
+  });
+
   it("when update and delete come together, both apply in one transaction (the session check and two round trips)", async () => {
     const lead = await seedAccount();
     const a = await seedAccount();
@@ -55,8 +72,8 @@ describe("POST /svc/api/v2/users/rights/change", () => {
       },
       token,
     );
-    // Plus the user token's session check (one BatchGetItem) and the user-mode security event.
-    expect(roundTripCount() - before).toBe(4);
+    // Plus the user token's session check (one BatchGetItem); the security event rides in the transaction.
+    expect(roundTripCount() - before).toBe(3);
     expect(response.statusCode).toBe(200);
     expect(response.json.rights).toEqual([
       { subject: lead.sub, object: b.sub, right: "change_password", tags: ["new"] },
@@ -215,8 +232,8 @@ describe("POST /svc/api/v2/users/rights/change", () => {
       errors: [
         {
           code: "validation_error",
-          desc: "one call may change at most 100 stored items (two per right and one per party and custom right checked); this one needs 101: split it",
-          params: { items: 101, limit: 100 },
+          desc: "one call may change at most 100 stored items (two per right, one per party and custom right checked, one for a user's security event); this one needs 102: split it",
+          params: { items: 102, limit: 100 },
         },
       ],
     });

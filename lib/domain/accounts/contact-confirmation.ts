@@ -1,7 +1,7 @@
 import { AccountChangedError, AccountConflictError, type AccountStore } from "../../store/accounts";
 import { codeMatches } from "../codes/one-time-code";
 import { ApiError, problems } from "../errors";
-import { type AccountView, accountView, PENDING_FIELD } from "./account";
+import { type Account, type AccountView, accountView, PENDING_FIELD } from "./account";
 import { CONTACT_POS } from "./change-plan";
 
 /**
@@ -28,9 +28,11 @@ export async function confirmContactChange(
   field: "phone_number" | "email",
   state: string,
   code: string,
+  /** A user token's account, read with its session; the change is guarded by conditions either way. */
+  alreadyRead?: Account,
   now = Math.floor(Date.now() / 1000),
 ): Promise<ConfirmationAnswer> {
-  const account = await accounts.get(sub);
+  const account = alreadyRead?.sub === sub ? alreadyRead : await accounts.get(sub);
   const pending = account?.[PENDING_FIELD[field]];
   if (!account || !pending || pending.state !== state) throw unknownState();
   if (pending.attemptsLeft <= 0) return noAttempts;

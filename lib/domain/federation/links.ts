@@ -1,5 +1,5 @@
 import type { FederationProviderConfig } from "../../config";
-import { AccountNotFoundError, type AccountStore } from "../../store/accounts";
+import { AccountNotFoundError } from "../../store/accounts";
 import { FederatedAccountTakenError, type FederationStore } from "../../store/federation";
 import { problems } from "../errors";
 import { requireProvider } from "./providers";
@@ -7,14 +7,18 @@ import type { FederatedLink } from "./records";
 
 /** SPEC 4.9 links by a known external account id: list, link, unlink. */
 
-/** One query; an account without links costs a second read to tell "none" from "no account". */
+/**
+ * One Query: the links alone when the account is known (a user token's, read with its
+ * session), else the links and the profile together, to tell "none" from "no account".
+ */
 export async function listLinks(
-  federation: Pick<FederationStore, "listLinks">,
-  accounts: Pick<AccountStore, "get">,
+  federation: Pick<FederationStore, "listLinks" | "linksOfAccount">,
   sub: string,
+  knownAccount: boolean,
 ): Promise<FederatedLink[]> {
-  const links = await federation.listLinks(sub);
-  if (links.length === 0 && !(await accounts.get(sub))) throw problems.unknownUser(sub);
+  if (knownAccount) return federation.listLinks(sub);
+  const { links, accountExists } = await federation.linksOfAccount(sub);
+  if (!accountExists) throw problems.unknownUser(sub);
   return links;
 }
 

@@ -33,10 +33,25 @@ export interface PasswordChangeInput {
   resetSessions: boolean;
   /** Name of the attribute holding the phone the (generated) password goes to. */
   sendPswdToAttr?: string;
+  /** SPEC 4.2: a lead account changing it; it must hold change_password over the account. */
+  lead?: string;
   /** SVC-CI-UA-ID: the device (and its sessions) kept when sessions are reset. */
   keepUaId?: string;
   language: "ru" | "en";
   event: Omit<SecurityEvent, "sbj" | "ts" | "type" | "result">;
+}
+
+/** The right a lead needs over an account to set its password (SPEC 4.2). */
+export const SUBORDINATE_RIGHT = "change_password";
+
+export function leadLacksRight(): ApiError {
+  return new ApiError(
+    403,
+    "security_error",
+    "access_denied",
+    `the lead account lacks the right ${SUBORDINATE_RIGHT} over this account`,
+    { params: { right: SUBORDINATE_RIGHT } },
+  );
 }
 
 /** Attributes that can hold a phone number to send a password to. */
@@ -52,7 +67,10 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   if (input.mode === "user" && !input.current) {
     throw problems.wrongValues([{ error: "required", pos: "current", desc: "current is required in user mode" }]);
   }
-  const snapshot = await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now));
+  const leadRight = input.lead === undefined ? undefined : { lead: input.lead, right: SUBORDINATE_RIGHT };
+  const snapshot = await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now), leadRight);
+  // The right first: a lead without it learns nothing about the account, not even whether it exists.
+  if (leadRight && !snapshot.leadHoldsRight) throw leadLacksRight();
   const account = snapshot.account;
   if (!account) throw problems.unknownUser(input.sub);
   if (input.mode === "user") {

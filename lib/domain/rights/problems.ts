@@ -39,7 +39,7 @@ export const rightProblems = {
       400,
       "input_error",
       "too_many_changes",
-      `one call may change at most ${limit} stored items (two per right and one per party and custom right checked); this one needs ${items}: split it`,
+      `one call may change at most ${limit} stored items (two per right, one per party and custom right checked, one for a user's security event); this one needs ${items}: split it`,
       { params: { items, limit }, v2Code: "validation_error" },
     ),
 

@@ -1,3 +1,4 @@
+import type { TransactItem } from "../../store/accounts";
 import type { RightDefinitionStore } from "../../store/right-definitions";
 import { type RightStore, RightsCommitError } from "../../store/rights";
 import { appliesTo } from "./catalogue";
@@ -48,23 +49,29 @@ async function problemOf(deps: RightsDeps, check: Check, changes: RightChange[])
 export async function changeRights(
   deps: RightsDeps,
   changes: RightChange[],
-  options: { readAll: boolean },
+  /** `alsoWrite`: items for the same transaction, e.g. a user-mode call's security event. */
+  options: { readAll: boolean; alsoWrite?: TransactItem[] },
 ): Promise<Plan["outcome"]> {
+  const alsoWrite = options.alsoWrite ?? [];
   const merged = mergeChanges(changes);
-  // rights/change with both lists empty: nothing to check or write (DynamoDB refuses an empty transaction).
-  if (merged.length === 0) return [];
+  // rights/change with both lists empty: nothing to check or write but the extra items
+  // (DynamoDB refuses an empty transaction).
+  if (merged.length === 0) {
+    if (alsoWrite.length > 0) await deps.rights.commit([], [], alsoWrite);
+    return [];
+  }
   for (const change of merged) {
     const problem = builtinKindProblem(change);
     if (problem) throw problem;
   }
-  const items = worstCaseItems(merged);
+  const items = worstCaseItems(merged) + alsoWrite.length;
   if (items > MAX_TRANSACTION_ITEMS) throw rightProblems.tooManyChanges(items, MAX_TRANSACTION_ITEMS);
   const toRead = merged.filter((c) => options.readAll || removes(c));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const read = toRead.length > 0 ? await deps.rights.readGrants(toRead) : new Map();
     const plan = planChanges(merged, read);
     try {
-      await deps.rights.commit(plan.checks, plan.writes);
+      await deps.rights.commit(plan.checks, plan.writes, alsoWrite);
       return plan.outcome;
     } catch (error) {
       if (!(error instanceof RightsCommitError)) throw error;
@@ -76,9 +83,8 @@ export async function changeRights(
 
 /** SPEC 4.3 rights of a subject: object key -> right -> tags. */
 export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
-  const grants = await deps.rights.grantsOf(subject);
-  // An empty answer needs a second look: no rights, or no such subject (400).
-  if (grants.length === 0 && !(await deps.rights.partyExists(subject))) throw rightProblems.unknownParty(subject);
+  const { grants, exists } = await deps.rights.grantsOfParty(subject);
+  if (!exists) throw rightProblems.unknownParty(subject);
   const out: Record<string, Record<string, string[]>> = {};
   for (const grant of grants) {
     out[grant.objectKey] ??= {};
@@ -89,8 +95,8 @@ export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record
 
 /** SPEC 4.3 rights on an object: subject key -> right names. */
 export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<string, string[]>> {
-  const holders = await deps.rights.holdersOn(object);
-  if (holders.length === 0 && !(await deps.rights.partyExists(object))) throw rightProblems.unknownParty(object);
+  const { holders, exists } = await deps.rights.holdersOnParty(object);
+  if (!exists) throw rightProblems.unknownParty(object);
   const out: Record<string, string[]> = {};
   for (const holder of holders) {
     out[holder.subjectKey] ??= [];

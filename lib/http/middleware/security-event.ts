@@ -1,20 +1,44 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { SecurityEvent } from "../../domain/audit/security-event";
 import { ApiError } from "../../domain/errors";
 import { services } from "../../services";
 import { log } from "../logger";
+import type { ApiCall } from "../pipeline";
 import type { SvcContext } from "../request-state";
 import { sourceIpOf } from "../source-ip";
 
 /**
+ * The security event of a successful user-mode call, for a route that writes it in its
+ * own transaction (`event.inTransaction`): the same fields this middleware records.
+ * Undefined in system mode, which records none.
+ */
+export function userCallEvent(call: ApiCall): SecurityEvent | undefined {
+  const { principal, route } = call;
+  if (principal?.mode !== "user") return undefined;
+  return {
+    sbj: call.subject ?? (principal.sub as string),
+    ts: Date.now(),
+    type: route.event?.type ?? route.id,
+    cId: principal.clientId ?? "user",
+    ip: call.sourceIp,
+    ua: call.userAgent,
+    ...(principal.via === "bearer" && { sid: principal.sid }),
+    result: "ok",
+    prms: { route: route.id },
+  };
+}
+
+/**
  * SPEC 6: every user-mode call records a security event with the user's address and
- * User-Agent, whether it succeeded or was refused. Routes that write anyway record it
- * in their own transaction (`event.inTransaction`) and are skipped here.
+ * User-Agent, whether it succeeded or was refused. Routes that write anyway record a
+ * success in their own transaction (`event.inTransaction`), so only their refusals
+ * are recorded here.
  */
 export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   const record = async (request: { event: APIGatewayProxyEventV2; context: SvcContext }, result: string) => {
     const { route, principal, subject } = request.context.svc;
-    if (!route || principal?.mode !== "user" || route.event?.inTransaction) return;
+    if (!route || principal?.mode !== "user" || (route.event?.inTransaction && result === "ok")) return;
     const headers = request.event.headers ?? {};
     try {
       await services().events.record({
