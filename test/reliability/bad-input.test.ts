@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type RouteDefinition, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { createClient, invoke, seedAccount } from "../support/fixtures";
@@ -34,6 +34,15 @@ import { startTally } from "../support/tally";
  * the table holds what it held before (tableSnapshot: security events and brute-force
  * counters excepted by design).
  */
+
+// The sweep is about input handling, not hash cost: a bad input that still passes
+// validation would otherwise pay a production scrypt (0.5 s) per new password or answer.
+vi.mock("../../lib/domain/credentials/password-hash", async (original) => {
+  const real = await original<typeof import("../../lib/domain/credentials/password-hash")>();
+  // FAST_SCRYPT of test/support/fixtures.ts, which itself imports this module.
+  const fast = { N: 2 ** 10, r: 8, p: 1, keyLength: 32 };
+  return { ...real, hashPassword: (password: string, params = fast) => real.hashPassword(password, params) };
+});
 
 const SEED = 20261121;
 const SCHEMA_MUTATIONS_PER_ROUTE = 20;
