@@ -16,6 +16,18 @@ export const WRITTEN_BY_REFUSALS: ReadonlySet<string> = new Set([
   ENTITY.securityAnswerFailures,
 ]);
 
+/** The same value with object keys in order at every level, so equal items print alike. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value instanceof Set) return [...value].map(sortedKeys).sort();
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, sortedKeys(v)]),
+  );
+}
+
 /** Every item of the test file's table (a full, strongly consistent Scan), by key, without those. */
 export async function tableSnapshot(): Promise<Map<string, string>> {
   const items = new Map<string, string>();
@@ -26,7 +38,7 @@ export async function tableSnapshot(): Promise<Map<string, string>> {
     );
     for (const item of page.Items ?? []) {
       if (WRITTEN_BY_REFUSALS.has(String(item.entity))) continue;
-      items.set(`${item.PK} ${item.SK}`, JSON.stringify(item, Object.keys(item).sort()));
+      items.set(`${item.PK} ${item.SK}`, JSON.stringify(sortedKeys(item)));
     }
     start = page.LastEvaluatedKey;
   } while (start);
