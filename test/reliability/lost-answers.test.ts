@@ -2,12 +2,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { documentClient } from "../../lib/store/client";
 import { ENTITY } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { expectClaimsConsistent } from "../support/invariants";
 import { loseAnswers } from "../support/lost-answers";
 import { lastCode } from "../support/outbox";
 import { request } from "../support/requests";
 import { tableSnapshot } from "../support/table-snapshot";
 import { startTally } from "../support/tally";
-import { expectClaimsConsistent } from "../support/uniqueness";
 
 /**
  * A write that DynamoDB applied but whose answer was lost (timeout) is retried safely:

@@ -5,10 +5,10 @@ import { type RegistrationBody, register } from "../../lib/domain/registration/r
 import { registrationDeps } from "../../lib/services";
 import { ENTITY } from "../../lib/store/keys";
 import { invoke, sampleEvent, uniqueId } from "../support/fixtures";
+import { expectClaimsConsistent } from "../support/invariants";
 import { lastCode } from "../support/outbox";
 import { tableSnapshot } from "../support/table-snapshot";
 import { startTally } from "../support/tally";
-import { expectClaimsConsistent } from "../support/uniqueness";
 
 /**
  * One account per e-mail, phone and sub however registrations race: at once (confirmed

@@ -38,6 +38,20 @@ export function claimProblems(items: Item[]): string[] {
   return problems;
 }
 
+/**
+ * Rights are written in both directions in one transaction (lib/store/rights.ts): every
+ * grant in the subject's partition has its holder item in the object's, and back.
+ */
+export function rightsProblems(items: Item[]): string[] {
+  const id = (i: Item) => `${i.subjectKey} ${i.right} on ${i.objectKey}`;
+  const grants = new Set(items.filter((i) => i.entity === ENTITY.rightGrant).map(id));
+  const holders = new Set(items.filter((i) => i.entity === ENTITY.rightHolder).map(id));
+  return [
+    ...[...grants].filter((g) => !holders.has(g)).map((g) => `grant without holder: ${g}`),
+    ...[...holders].filter((h) => !grants.has(h)).map((h) => `holder without grant: ${h}`),
+  ];
+}
+
 export async function expectClaimsConsistent(): Promise<void> {
   const items = [...(await tableSnapshot()).values()].map((v) => JSON.parse(v) as Item);
   expect(claimProblems(items)).toEqual([]);
