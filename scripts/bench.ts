@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { coldStartTable, compareScrypt, measureColdStarts } from "./bench/cold-start";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
+import { benchReliability } from "./bench/reliability";
 import { measureRoundTrips, roundTripTable } from "./bench/round-trips";
 import {
   type LoadSettings,
@@ -235,6 +236,7 @@ async function benchLocalStack(): Promise<void> {
     printTable(coldStartTable(await measureColdStarts(rows, values)));
     console.log("");
     printTable(await compareScrypt());
+    benchReliability();
   } finally {
     for (const server of servers) {
       server.close();

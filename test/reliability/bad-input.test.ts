@@ -129,7 +129,7 @@ function parsedBody(route: RouteDefinition, event: APIGatewayProxyEventV2): unkn
 function asForm(value: unknown): string {
   if (typeof value !== "object" || value === null) return String(value);
   return new URLSearchParams(
-    Object.entries(value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    Object.entries(value).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   ).toString();
 }
 

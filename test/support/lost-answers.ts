@@ -11,22 +11,28 @@ export function loseAnswers(client: DynamoDBDocumentClient, layer: "inside" | "o
   const armed = new Map<string, number>();
   let lost = 0;
   const name = `loseAnswers-${layer}`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      const left = armed.get(context.commandName ?? "") ?? 0;
-      if (left > 0) {
-        armed.set(context.commandName ?? "", left - 1);
-        lost += 1;
-        throw Object.assign(new Error("socket timed out after the write was applied"), {
-          name: "TimeoutError",
-          $metadata: {},
-        });
-      }
-      return result;
-    },
-    layer === "inside" ? { step: "deserialize", name, priority: "high" } : { step: "initialize", name },
-  );
+  const afterCall = <R>(result: R, commandName = ""): R => {
+    const left = armed.get(commandName) ?? 0;
+    if (left === 0) return result;
+    armed.set(commandName, left - 1);
+    lost += 1;
+    throw Object.assign(new Error("socket timed out after the write was applied"), {
+      name: "TimeoutError",
+      $metadata: {},
+    });
+  };
+  if (layer === "inside") {
+    client.middlewareStack.add((next, context) => async (args) => afterCall(await next(args), context.commandName), {
+      step: "deserialize",
+      name,
+      priority: "high",
+    });
+  } else {
+    client.middlewareStack.add((next, context) => async (args) => afterCall(await next(args), context.commandName), {
+      step: "initialize",
+      name,
+    });
+  }
   return {
     /** Loses the answers of the next `times` calls of this command (e.g. TransactWriteItemsCommand). */
     arm(commandName: string, times = 1): void {
