@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { documentClient } from "../../lib/store/client";
 import { ENTITY } from "../../lib/store/keys";
-import { invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";
+import { passwordLogin } from "../support/login";
 import { loseAnswers } from "../support/lost-answers";
 import { lastCode } from "../support/outbox";
 import { request } from "../support/requests";
@@ -132,3 +133,58 @@ describe.each(["inside", "outside"] as const)(
     });
   },
 );
+
+/** Conditional single-item updates: the SDK's retry of an applied one meets its own write. */
+describe("an applied update whose answer was lost below the SDK's retries", () => {
+  const UPDATE = "UpdateItemCommand";
+
+  it("when it counted a wrong code, the code is counted once", async () => {
+    const sub = uniqueId("lost-wrong-");
+    const email = `${sub}@example.com`;
+    const started = await send(registrationEvent(sub, email, false));
+    const context = started.json.context as string;
+    const code = lastCode(email);
+    const wrongCode = code === "000000" ? "111111" : "000000";
+    const lostBefore = inside.lost;
+    inside.arm(UPDATE);
+    tally.fault();
+    const answer = await send(async () =>
+      invoke(
+        "registration",
+        await sampleEvent("events/registration/confirm-email-code.json", { context, code: wrongCode }),
+      ),
+    );
+    await tally.invariant(async () => {
+      expect(inside.lost).toBe(lostBefore + 1);
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect((answer.json.instructions as Array<{ attemts?: number }>)[0].attemts).toBe(2);
+      const [pending] = await itemsWhere((i) => i.entity === ENTITY.registration && i.context === context);
+      expect((pending.contacts as { email: { attemptsLeft: number } }).email.attemptsLeft).toBe(2);
+    });
+  });
+
+  it("when it rotated a refresh token, the grant answers new tokens that work and the session lives on", async () => {
+    const password = "Lost-Rotation-Password-9";
+    const account = await seedAccount({}, password);
+    const client = await createClient(["svc_api_user"]);
+    const login = await send(() => passwordLogin(client, { scope: "svc_api_user", username: account.sub, password }));
+    const basic = Buffer.from(`${client.clientId}:${client.secret}`).toString("base64");
+    const refresh = (token: string) =>
+      send(async () =>
+        invoke(
+          "token",
+          await sampleEvent("events/token/refresh-token-grant.json", { clientBasic: basic, refreshToken: token }),
+        ),
+      );
+    const lostBefore = inside.lost;
+    inside.arm(UPDATE);
+    tally.fault();
+    const rotated = await refresh(login.json.refresh_token as string);
+    await tally.invariant(async () => {
+      expect(inside.lost).toBe(lostBefore + 1);
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      const again = await refresh(rotated.json.refresh_token as string);
+      expect(again.statusCode, again.body).toBe(200);
+    });
+  });
+});
