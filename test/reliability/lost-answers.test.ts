@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { documentClient } from "../../lib/store/client";
 import { ENTITY } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
@@ -185,6 +186,32 @@ describe("an applied update whose answer was lost below the SDK's retries", () =
       expect(rotated.statusCode, rotated.body).toBe(200);
       const again = await refresh(rotated.json.refresh_token as string);
       expect(again.statusCode, again.body).toBe(200);
+    });
+  });
+
+  it("when it counted a wrong contact-change code, the code is counted once", async () => {
+    const account = await seedAccount();
+    const email = `${uniqueId("change")}@example.com`;
+    const change = await send(() =>
+      request("users", "events/users/change-email-with-code.json", {
+        params: { subjectId: instanceIdOf(account.sub) },
+        values: { email },
+      }),
+    );
+    const state = (change.json.notes as { actions: Array<{ state: string }> }).actions[0].state;
+    const code = lastCode(email);
+    const lostBefore = inside.lost;
+    inside.arm(UPDATE);
+    tally.fault();
+    const answer = await send(() =>
+      request("users", "events/users/validate-email.json", {
+        values: { state, code: code === "000000" ? "111111" : "000000" },
+      }),
+    );
+    await tally.invariant(() => {
+      expect(inside.lost).toBe(lostBefore + 1);
+      expect(answer.statusCode, answer.body).toBe(400);
+      expect(answer.json).toEqual({ msg: "wrong_code", attempts_left: 2 });
     });
   });
 });
