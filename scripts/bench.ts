@@ -5,9 +5,11 @@ import { availableParallelism } from "node:os";
 import { coldStartTable, measureColdStarts } from "./bench/cold-start";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
+import { benchReliability } from "./bench/reliability";
 import {
   freshValues,
   measureRoundTrips,
+  type RoundTripRow,
   roundTripTable,
   seedSampleAccounts,
   seedSampleDevices,
@@ -30,9 +32,9 @@ import {
  * measures the throughput of that stage (client_credentials, and GET user when BENCH_USER_SUB is set).
  */
 
-/** BENCH_ONLY=throughput or cold-start: that part only (the round trips always run: the others use their samples). */
+/** BENCH_ONLY=throughput, cold-start or reliability (comma-separated): those parts only (the round trips always run: the others use their samples). */
 const only = process.env.BENCH_ONLY?.split(",") ?? [];
-const part = (name: "throughput" | "cold-start") => only.length === 0 || only.includes(name);
+const part = (name: "throughput" | "cold-start" | "reliability") => only.length === 0 || only.includes(name);
 
 const load: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
@@ -251,6 +253,20 @@ async function measureThroughput(credentials: Credentials, servers: Stoppable[])
   );
 }
 
+async function benchColdStarts(rows: RoundTripRow[], values: Record<string, string>): Promise<void> {
+  process.stderr.write("cold starts: npm run build, then a fresh node process per bundle\n");
+  const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (build.status !== 0) throw new Error("npm run build failed");
+  console.log(
+    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 5 interleaved rounds)`,
+  );
+  printTable(
+    coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") }, await oneHashMs())),
+  );
+  console.log("");
+  printTable(await compareScrypt());
+}
+
 async function benchLocalStack(): Promise<void> {
   process.stderr.write("starting DynamoDB Local (in memory) and the gateway on loopback\n");
   const dynamo = await startLocalStack();
@@ -301,18 +317,8 @@ async function benchLocalStack(): Promise<void> {
       .access_token;
     const { token: userToken } = await mintUserToken("bench-user", BENCH_CLIENT.id, ["svc_api_user"], 3600);
     if (part("throughput")) await measureThroughput({ clientBasic, systemToken, userToken }, servers);
-    if (!part("cold-start")) return;
-    process.stderr.write("cold starts: npm run build, then a fresh node process per bundle\n");
-    const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
-    if (build.status !== 0) throw new Error("npm run build failed");
-    console.log(
-      `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 5 interleaved rounds)`,
-    );
-    printTable(
-      coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") }, await oneHashMs())),
-    );
-    console.log("");
-    printTable(await compareScrypt());
+    if (part("cold-start")) await benchColdStarts(rows, values);
+    if (part("reliability")) benchReliability();
   } finally {
     for (const server of servers) server.stop();
     await dynamo.stop();

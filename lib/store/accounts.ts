@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -261,23 +262,39 @@ export function createAccountStore({
       field: "email" | "phone_number",
       state: string,
     ): Promise<number | undefined> {
+      const answer = randomUUID();
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.userProfile(sub),
-            UpdateExpression: "SET #p.attemptsLeft = #p.attemptsLeft - :one",
-            // Only the change this state names, and never below zero.
-            ConditionExpression: "#p.#state = :state AND #p.attemptsLeft > :zero",
+            UpdateExpression:
+              "SET #p.attemptsLeft = #p.attemptsLeft - :one, #p.wrongAnswers = list_append(if_not_exists(#p.wrongAnswers, :none), :answers)",
+            // Only the change this state names, never below zero, and each answer once: when
+            // DynamoDB applied it but the answer was lost, the SDK's retry carries the same id.
+            ConditionExpression:
+              "#p.#state = :state AND #p.attemptsLeft > :zero AND NOT contains(#p.wrongAnswers, :answer)",
             ExpressionAttributeNames: { "#p": PENDING_FIELD[field], "#state": "state" },
-            ExpressionAttributeValues: { ":one": 1, ":zero": 0, ":state": state },
+            ExpressionAttributeValues: {
+              ":one": 1,
+              ":zero": 0,
+              ":state": state,
+              ":answer": answer,
+              ":answers": [answer],
+              ":none": [],
+            },
             ReturnValues: "UPDATED_NEW",
           }),
         );
         return (Attributes?.[PENDING_FIELD[field]] as { attemptsLeft: number } | undefined)?.attemptsLeft;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return undefined;
-        throw error;
+        if (!isConditionalCheckFailed(error)) throw error;
+        // Refused: no attempt was left, or this very answer was counted by the first try.
+        const { Item } = await client.send(
+          new GetCommand({ TableName: tableName, Key: keys.userProfile(sub), ConsistentRead: true }),
+        );
+        const pending = Item?.[PENDING_FIELD[field]] as { attemptsLeft: number; wrongAnswers?: string[] } | undefined;
+        return pending?.wrongAnswers?.includes(answer) ? pending.attemptsLeft : undefined;
       }
     },
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -23,6 +24,11 @@ export interface RegistrationCheck {
 const stillWaiting = "#c.#f.confirmed = :no";
 /** No code is accepted, right or wrong, once its attempts are spent. */
 const attemptsRemain = "#c.#f.attemptsLeft > :zero";
+/**
+ * Each wrong answer is counted once: when DynamoDB applied the update but its answer was
+ * lost, the SDK sends the same update again (same answer id), and this refuses it.
+ */
+const answerNotCounted = "NOT contains(#c.#f.wrongAnswers, :answer)";
 /** The code compared is the one stored now, not one replaced by a resend meanwhile. */
 const sameCode = "#c.#f.digest = :digest";
 /** An expired code is never accepted, even before TTL removes the item. */
@@ -111,15 +117,24 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
 
     /** Counts one wrong code; undefined when no attempt was left to count. */
     async recordWrongCode(context: string, field: ContactField): Promise<PendingRegistration | undefined> {
+      const answer = randomUUID();
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.registration(context),
-            UpdateExpression: "SET #c.#f.attemptsLeft = #c.#f.attemptsLeft - :one",
-            ConditionExpression: `${attemptsRemain} AND ${stillWaiting}`,
+            UpdateExpression:
+              "SET #c.#f.attemptsLeft = #c.#f.attemptsLeft - :one, #c.#f.wrongAnswers = list_append(if_not_exists(#c.#f.wrongAnswers, :none), :answers)",
+            ConditionExpression: `${attemptsRemain} AND ${stillWaiting} AND ${answerNotCounted}`,
             ExpressionAttributeNames: contactNames(field),
-            ExpressionAttributeValues: { ":one": 1, ":zero": 0, ":no": false },
+            ExpressionAttributeValues: {
+              ":one": 1,
+              ":zero": 0,
+              ":no": false,
+              ":answer": answer,
+              ":answers": [answer],
+              ":none": [],
+            },
             ReturnValues: "ALL_NEW",
           }),
         );

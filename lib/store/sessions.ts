@@ -109,6 +109,8 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
         const { session } = await this.sessionAndAccount(sub, sid);
+        // Our own rotation, applied but its answer lost, so the SDK's retry was refused: not a reuse.
+        if (session?.refreshHash === nextHash) return { rotated: session };
         return { refused: session ? "reused" : "unknown" };
       }
     },

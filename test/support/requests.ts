@@ -20,6 +20,11 @@ export interface RequestChanges {
  * sample at its own fresh accounts, groups and tokens.
  */
 export async function request(fn: FunctionName, samplePath: string, changes: RequestChanges = {}) {
+  return invoke(fn, await prepareRequest(samplePath, changes));
+}
+
+/** The event `request` would send, for tests that look at storage between preparing and sending. */
+export async function prepareRequest(samplePath: string, changes: RequestChanges = {}) {
   // A given Authorization replaces the sample's before its token placeholder is filled.
   const event = await sampleEvent(samplePath, changes.values, (raw) => {
     // A replaced body's placeholders need no values.
@@ -46,5 +51,5 @@ export async function request(fn: FunctionName, samplePath: string, changes: Req
     if (value === null) delete event.headers[name];
     else event.headers[name] = value;
   }
-  return invoke(fn, event);
+  return event;
 }

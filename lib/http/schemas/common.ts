@@ -4,6 +4,18 @@ import type { JsonSchema } from "../route";
 
 /** Schemas shared by several routes; OpenAPI lists them as they are. */
 
+/**
+ * Bounds for free numbers that are stored as they come (user properties, group
+ * attributes): DynamoDB refuses magnitudes below 1e-130 and the document client numbers
+ * beyond 2^53, and either gave a 500. Applies to numbers only: merge into a schema that
+ * also allows strings or booleans.
+ */
+export const STORABLE_NUMBER_BOUNDS: JsonSchema = {
+  minimum: -Number.MAX_SAFE_INTEGER,
+  maximum: Number.MAX_SAFE_INTEGER,
+  not: { type: "number", exclusiveMinimum: -1e-130, exclusiveMaximum: 1e-130, not: { const: 0 } },
+};
+
 export const subjectIdParam: JsonSchema = {
   type: "object",
   required: ["subjectId"],

@@ -7,6 +7,7 @@ import {
   PROFILE_PATTERN,
 } from "../../domain/groups/group";
 import type { JsonSchema } from "../route";
+import { STORABLE_NUMBER_BOUNDS } from "./common";
 
 /** Schemas of the group calls (SPEC 2.3, 4.8). */
 
@@ -51,7 +52,11 @@ export const membersQuery: JsonSchema = {
   properties: { profile, expand: { ...expand, description: "true: add family_name, middle_name, given_name" } },
 };
 
-const attributeValue: JsonSchema = { type: ["string", "number", "boolean"], maxLength: MAX_ATTRIBUTE_LENGTH };
+const attributeValue: JsonSchema = {
+  type: ["string", "number", "boolean"],
+  maxLength: MAX_ATTRIBUTE_LENGTH,
+  ...STORABLE_NUMBER_BOUNDS,
+};
 const groupName: JsonSchema = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]*$" };
 /** The reserved fields plus the attributes. */
 const maxFields = MAX_ATTRIBUTES + 4;

@@ -60,7 +60,13 @@ export const stateBody: JsonSchema = {
   required: ["name"],
   properties: {
     name: { const: "untouchable" },
-    till: { type: "integer", minimum: 0, description: "Unix time; now or earlier ends the status" },
+    // The upper bound keeps it a safe integer for DynamoDB (a larger one gave a 500); year 9999.
+    till: {
+      type: "integer",
+      minimum: 0,
+      maximum: 253_402_300_799,
+      description: "Unix time; now or earlier ends the status",
+    },
   },
 };
 

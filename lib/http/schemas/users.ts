@@ -1,5 +1,5 @@
 import type { JsonSchema } from "../route";
-import { personName } from "./common";
+import { personName, STORABLE_NUMBER_BOUNDS } from "./common";
 
 const contactView: JsonSchema = {
   type: "object",
@@ -86,7 +86,7 @@ export const accountChange: JsonSchema = {
   },
 };
 
-const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024 };
+const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024, ...STORABLE_NUMBER_BOUNDS };
 const propertyName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$" };
 
 /** SPEC 4.11: the property map; values are strings, numbers or booleans only. */

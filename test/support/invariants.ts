@@ -1,0 +1,58 @@
+import { expect } from "vitest";
+import { ENTITY } from "../../lib/store/keys";
+import { tableSnapshot } from "./table-snapshot";
+
+type Item = Record<string, unknown>;
+
+const CLAIMED = { email: ENTITY.uniqueEmail, phone_number: ENTITY.uniquePhone } as const;
+
+/**
+ * The uniqueness claims and the accounts agree, over the whole table: every e-mail and
+ * phone claim names an existing account holding that value, and every account's e-mail
+ * and phone has its claim naming it. Nothing half-written by a race or a fault.
+ */
+export function claimProblems(items: Item[]): string[] {
+  const profiles = new Map(items.filter((i) => i.entity === ENTITY.user).map((i) => [String(i.sub), i]));
+  const claims = new Map(items.filter((i) => String(i.PK).startsWith("UNIQUE#")).map((i) => [String(i.PK), i]));
+  const problems: string[] = [];
+  for (const [field, entity] of Object.entries(CLAIMED)) {
+    const prefix = `UNIQUE#${field === "email" ? "email" : "phone"}#`;
+    for (const claim of items.filter((i) => i.entity === entity)) {
+      const value = String(claim.PK).slice(prefix.length);
+      const owner = profiles.get(String(claim.owner));
+      if (!owner) problems.push(`${claim.PK} names ${claim.owner}, which does not exist`);
+      else if ((owner[field] as { value?: string } | undefined)?.value !== value)
+        problems.push(`${claim.PK} names ${claim.owner}, whose ${field} is not ${value}`);
+    }
+    for (const profile of profiles.values()) {
+      const value = (profile[field] as { value?: string } | undefined)?.value;
+      if (value === undefined) continue;
+      const claim = claims.get(`${prefix}${value}`);
+      if (claim?.owner !== profile.sub)
+        problems.push(`${profile.sub}'s ${field} ${value} is claimed by ${claim?.owner}`);
+    }
+  }
+  for (const claim of items.filter((i) => i.entity === ENTITY.uniqueFederatedAccount)) {
+    if (!profiles.has(String(claim.owner))) problems.push(`${claim.PK} names ${claim.owner}, which does not exist`);
+  }
+  return problems;
+}
+
+/**
+ * Rights are written in both directions in one transaction (lib/store/rights.ts): every
+ * grant in the subject's partition has its holder item in the object's, and back.
+ */
+export function rightsProblems(items: Item[]): string[] {
+  const id = (i: Item) => `${i.subjectKey} ${i.right} on ${i.objectKey}`;
+  const grants = new Set(items.filter((i) => i.entity === ENTITY.rightGrant).map(id));
+  const holders = new Set(items.filter((i) => i.entity === ENTITY.rightHolder).map(id));
+  return [
+    ...[...grants].filter((g) => !holders.has(g)).map((g) => `grant without holder: ${g}`),
+    ...[...holders].filter((h) => !grants.has(h)).map((h) => `holder without grant: ${h}`),
+  ];
+}
+
+export async function expectClaimsConsistent(): Promise<void> {
+  const items = [...(await tableSnapshot()).values()].map((v) => JSON.parse(v) as Item);
+  expect(claimProblems(items)).toEqual([]);
+}
