@@ -161,7 +161,7 @@ describe("SMS and e-mail failures", () => {
     failMail();
     const next = "Brand-New-Password-After-Notice-7";
     const result = await request("passwords", "events/passwords/change-user-mode.json", {
-      values: { current: PASSWORD, password: next },
+      values: { current: PASSWORD, newPassword: next },
     });
     tally.answered(result.statusCode);
     await tally.invariant(async () => {

@@ -134,6 +134,7 @@ describe("revoked sessions under concurrent use", () => {
           );
           return request("audit", "events/audit/acls-delete.json", {
             params: { subjectId: account.sub, id: consent?.id ?? "none" },
+            values: { consentId: consent?.id ?? "none" },
           });
         },
         1,
