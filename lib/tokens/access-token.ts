@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
 import { type KeyRing, SIGNING_ALG } from "./key-ring";
+import { createVerifiedTokens } from "./verified-tokens";
 
 /** RFC 9068 access tokens. */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
@@ -31,7 +32,8 @@ export interface AccessTokenClaims {
   ua_id?: string;
 }
 
-export function createAccessTokens(keyRing: KeyRing, issuer: string) {
+export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now) {
+  const verified = createVerifiedTokens<AccessTokenClaims>(now);
   return {
     async issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }> {
       const { kid, key } = await keyRing.signingKey();
@@ -59,6 +61,8 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string) {
      * failure is the same 401 to the caller, but for expiry, which SPEC 7.2 names.
      */
     async verify(token: string): Promise<AccessTokenClaims> {
+      const known = verified.get(token);
+      if (known) return known;
       try {
         const { payload } = await jwtVerify(
           token,
@@ -78,7 +82,9 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string) {
         if (typeof payload.client_id !== "string" || typeof payload.scope !== "string") {
           throw problems.badAccessToken("invalid_access_token");
         }
-        return payload as unknown as AccessTokenClaims;
+        const claims = payload as unknown as AccessTokenClaims;
+        verified.remember(token, claims);
+        return claims;
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) throw problems.badAccessToken("expired_access_token");
         if (error instanceof joseErrors.JOSEError) throw problems.badAccessToken("invalid_access_token");

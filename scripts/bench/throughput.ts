@@ -79,7 +79,12 @@ export interface ServerProcess {
 
 export async function startServerProcess(kind: ServerKind): Promise<ServerProcess> {
   const child = fork(fileURLToPath(new URL("./server-process.ts", import.meta.url)), [kind], {
-    execArgv: ["--import", "tsx"],
+    // BENCH_CPU_PROF=<dir>: a V8 profile of each server under load, written when it stops.
+    execArgv: [
+      "--import",
+      "tsx",
+      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   const port = await new Promise<number>((done, fail) => {

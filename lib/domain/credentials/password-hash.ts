@@ -1,4 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { availableParallelism } from "node:os";
+import pLimit from "p-limit";
 
 /**
  * Password hashes: scrypt through node:crypto (DESIGN 1). Parameters are stored with
@@ -21,7 +23,15 @@ export interface PasswordHash extends ScryptParams {
 /** OWASP's scrypt recommendation: N=2^17, r=8, p=1. */
 export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength: 32 };
 
+// scrypt runs on libuv's pool (4 threads), like WebCrypto's signing. More hashes at once
+// than cores finish no sooner, and would leave token signing queued behind them.
+const hashing = pLimit(Math.max(1, Math.min(availableParallelism(), 3)));
+
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+  return hashing(() => deriveNow(password, salt, params));
+}
+
+function deriveNow(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
     scrypt(
       password.normalize("NFKC"),
