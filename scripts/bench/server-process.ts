@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
  * One HTTP server under load, in a process of its own, so autocannon (in the bench's
  * process) and the server never share an event loop. Started by `startServerProcess`
  * with the bench's environment; prints `ready <port>` and answers `count` messages with
- * the DynamoDB calls it has sent.
+ * the DynamoDB calls it has sent and the CPU it has used.
  */
 
 export type ServerKind = "gateway" | "getitem-floor" | "scrypt-floor" | "oidc-provider";
@@ -39,7 +39,10 @@ const announce = () => process.stdout.write(`ready ${(server.address() as Addres
 if (server.listening) announce();
 else server.listen(0, "127.0.0.1", announce);
 process.on("message", (message) => {
-  if (message === "count") process.send?.({ calls: calls() });
+  if (message !== "count") return;
+  // Work of this process only (libuv's pool included): DynamoDB Local's share is left out.
+  const cpu = process.cpuUsage();
+  process.send?.({ calls: calls(), cpuMs: (cpu.user + cpu.system) / 1000 });
 });
 process.on("disconnect", () => process.exit(0));
 process.on("SIGTERM", () => process.exit(0));

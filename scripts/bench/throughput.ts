@@ -11,6 +11,8 @@ export interface Scenario {
   method: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /** Bodies sent in turn instead of `body` (e.g. one account per login, as real traffic has). */
+  bodies?: string[];
 }
 
 export interface Measured {
@@ -24,6 +26,8 @@ export interface Measured {
   failures: string;
   /** DynamoDB calls this process sent per answered request (local stack only: checks nothing is cached). */
   dynamoCallsPerRequest: number;
+  /** CPU the server process used per answered request (its libuv pool included). */
+  cpuMsPerRequest: number;
 }
 
 export interface LoadSettings {
@@ -40,13 +44,32 @@ function failuresOf(result: autocannon.Result): string {
   return [...statuses, ...timeouts, ...others].join(", ");
 }
 
+async function perRequest(
+  server: ServerProcess | undefined,
+  before: { calls: number; cpuMs: number },
+  requests: number,
+): Promise<Pick<Measured, "dynamoCallsPerRequest" | "cpuMsPerRequest">> {
+  if (!server) return { dynamoCallsPerRequest: Number.NaN, cpuMsPerRequest: Number.NaN };
+  const after = await server.stats();
+  return {
+    dynamoCallsPerRequest: (after.calls - before.calls) / requests,
+    cpuMsPerRequest: (after.cpuMs - before.cpuMs) / requests,
+  };
+}
+
+function inTurn(bodies: string[]): (request: autocannon.Request) => autocannon.Request {
+  let next = 0;
+  return (request) => ({ ...request, body: bodies[next++ % bodies.length] });
+}
+
 export async function measure(scenario: Scenario, load: LoadSettings, server?: ServerProcess): Promise<Measured> {
-  const callsBefore = server ? await server.calls() : 0;
+  const before = server ? await server.stats() : { calls: 0, cpuMs: 0 };
   const result = await autocannon({
     url: scenario.url,
     method: scenario.method,
     headers: scenario.headers,
     body: scenario.body,
+    ...(scenario.bodies && { requests: [{ setupRequest: inTurn(scenario.bodies) }] }),
     connections: load.connections,
     duration: load.seconds,
     // Bounded in count as well as in time.
@@ -63,17 +86,15 @@ export async function measure(scenario: Scenario, load: LoadSettings, server?: S
     // `errors` counts timeouts too.
     failed: result.non2xx + result.errors,
     failures: failuresOf(result),
-    dynamoCallsPerRequest: server
-      ? ((await server.calls()) - callsBefore) / Math.max(1, result.requests.total)
-      : Number.NaN,
+    ...(await perRequest(server, before, Math.max(1, result.requests.total))),
   };
 }
 
 /** A server of scripts/bench/server-process.ts under load in its own process. */
 export interface ServerProcess {
   url: string;
-  /** DynamoDB calls the process has sent so far. */
-  calls(): Promise<number>;
+  /** DynamoDB calls the process has sent and CPU it has used so far. */
+  stats(): Promise<{ calls: number; cpuMs: number }>;
   stop(): void;
 }
 
@@ -98,9 +119,9 @@ export async function startServerProcess(kind: ServerKind): Promise<ServerProces
   });
   return {
     url: `http://127.0.0.1:${port}`,
-    calls: () =>
+    stats: () =>
       new Promise((done) => {
-        child.once("message", (message) => done((message as { calls: number }).calls));
+        child.once("message", (message) => done(message as { calls: number; cpuMs: number }));
         child.send("count");
       }),
     stop: () => child.kill("SIGTERM"),
@@ -142,6 +163,7 @@ export function throughputTable(rows: Compared[]): string[][] {
       "2xx",
       "failed",
       "DynamoDB calls/req",
+      "server CPU ms/req",
       "reference",
       "ratio",
       "target",
@@ -157,6 +179,7 @@ export function throughputTable(rows: Compared[]): string[][] {
         String(measured.ok),
         measured.failed ? `${measured.failed} (${measured.failures})` : "0",
         Number.isNaN(measured.dynamoCallsPerRequest) ? "-" : measured.dynamoCallsPerRequest.toFixed(2),
+        Number.isNaN(measured.cpuMsPerRequest) ? "-" : measured.cpuMsPerRequest.toFixed(2),
         reference ? reference.name : "-",
         reference ? (measured.requestsPerSecond / reference.requestsPerSecond).toFixed(2) : "-",
         targetText(row) || "-",
