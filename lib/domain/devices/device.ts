@@ -44,8 +44,27 @@ export function deviceView(device: DeviceRecord) {
 
 export type DeviceView = ReturnType<typeof deviceView>;
 
+/**
+ * ua-parser-js tries hundreds of regular expressions per string (10–25 ms in a fresh
+ * process for a User-Agent it does not know), and clients send the same few strings
+ * again and again: an event list of 20 entries from one app parses once.
+ */
+const DESCRIBED_LIMIT = 256;
+const described = new Map<string, ReturnType<typeof parseUserAgent>>();
+
 /** Browser, OS and device fields from a User-Agent string (ua-parser-js). */
 export function describeUserAgent(userAgent: string) {
+  let found = described.get(userAgent);
+  if (!found) {
+    found = parseUserAgent(userAgent);
+    // Oldest first out: a Map iterates in insertion order.
+    if (described.size >= DESCRIBED_LIMIT) described.delete(described.keys().next().value as string);
+    described.set(userAgent, found);
+  }
+  return { ...found };
+}
+
+function parseUserAgent(userAgent: string) {
   const parsed = new UAParser(userAgent).getResult();
   const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(" ");
   const os = [parsed.os.name, parsed.os.version].filter(Boolean).join(" ");
