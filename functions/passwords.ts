@@ -2,7 +2,7 @@ import { ApiError, problems } from "../lib/domain/errors";
 import { changePassword, leadLacksRight } from "../lib/domain/passwords/change-password";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { passwordChangeDeps } from "../lib/services";
+import { passwordChangeDeps } from "../lib/messaging";
 
 function eventOf(call: ApiCall) {
   const principal = call.principal;

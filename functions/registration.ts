@@ -3,7 +3,7 @@ import { type RegistrationBody, register } from "../lib/domain/registration/regi
 import { jsonResult } from "../lib/http/error-body";
 import type { ApiCall } from "../lib/http/pipeline";
 import { createApiFunction } from "../lib/http/pipeline";
-import { registrationDeps } from "../lib/services";
+import { registrationDeps } from "../lib/messaging";
 
 function callerOf(call: ApiCall) {
   return {

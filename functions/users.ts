@@ -6,7 +6,8 @@ import { changeProperties, type PropertiesChange, readProperties } from "../lib/
 import { createUserSearch } from "../lib/domain/search/users";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { attributeDeps, services } from "../lib/services";
+import { attributeDeps } from "../lib/messaging";
+import { services } from "../lib/services";
 
 function confirmation(field: "phone_number" | "email") {
   return async (call: ApiCall) => {

@@ -1,11 +1,6 @@
 import { config } from "./config";
-import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { LoginDeps } from "./domain/login/password-grant";
-import type { PasswordChangeDeps } from "./domain/passwords/change-password";
-import type { RegistrationDeps } from "./domain/registration/register";
-import { log } from "./http/logger";
-import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
@@ -49,7 +44,6 @@ function build() {
     qrLogins: createQrLoginStore(deps),
     accountSecurity: createAccountSecurityStore(deps),
     events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
-    courier: courierFor(config()),
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),
@@ -74,18 +68,6 @@ export function services(): ReturnType<typeof build> {
 
 export type Services = ReturnType<typeof build>;
 
-/** What the registration flows need, from the container's services. */
-export function registrationDeps(): RegistrationDeps {
-  const { accounts, registrations, dynamicClients, sessions, courier } = services();
-  return { accounts, registrations, dynamicClients, sessions, courier, settings: config().settings };
-}
-
-/** What the attribute calls need. */
-export function attributeDeps(): AttributeDeps {
-  const { accounts, courier } = services();
-  return { accounts, courier, settings: config().settings };
-}
-
 /** What the password and refresh grants need. */
 export function loginDeps(): LoginDeps {
   const { logins, sessions, events, consents, accessTokens, keyRing } = services();
@@ -100,10 +82,4 @@ export function loginDeps(): LoginDeps {
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
     settings,
   };
-}
-
-/** What password changes need. */
-export function passwordChangeDeps(): PasswordChangeDeps {
-  const { logins, sessions, events, courier } = services();
-  return { logins, sessions, events, courier, settings: config().settings, log: log.warn };
 }

@@ -2,10 +2,8 @@ import { SESClient, SendEmailCommand } from "@aws-sdk/client-ses";
 import { PublishCommand, SNSClient } from "@aws-sdk/client-sns";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { config, setEnvDefaults } from "../../lib/config";
+import { setEnvDefaults } from "../../lib/config";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
-import { courierFor } from "../../lib/notify/transport";
-import { services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { prepareRequest, request } from "../support/requests";
@@ -20,10 +18,10 @@ import { startTally } from "../support/tally";
  * the password-changed notice, which follows a committed change, fails without undoing it.
  */
 
-// The production courier (SNS and SES senders) in place of the outbox the suite's setup chose.
+// The production courier (SNS and SES senders) in place of the outbox the suite's setup chose:
+// lib/messaging.ts builds it on first use, after this.
 process.env.SVC_MESSAGES = "aws";
 setEnvDefaults({});
-services().courier = courierFor(config());
 
 const tally = startTally(import.meta.filename);
 const sns = mockClient(SNSClient);

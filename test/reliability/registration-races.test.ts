@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { type RegistrationBody, register } from "../../lib/domain/registration/register";
-import { registrationDeps } from "../../lib/services";
+import { registrationDeps } from "../../lib/messaging";
 import { ENTITY } from "../../lib/store/keys";
 import { invoke, sampleEvent, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";

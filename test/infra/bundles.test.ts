@@ -1,0 +1,38 @@
+import { build, type Metafile } from "esbuild";
+import { beforeAll, describe, expect, it } from "vitest";
+import { esbuildOptions } from "../../infra/bundling";
+import { FUNCTION_NEEDS } from "../../infra/function-needs";
+import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
+
+/**
+ * What goes into each Lambda bundle, as `cdk synth` builds it. Every byte is parsed on a
+ * cold start (issue 8 target 3), so packages stay out of the functions that never use them.
+ */
+
+const inputs = new Map<FunctionName, string[]>();
+
+async function bundledInputs(fn: FunctionName): Promise<string[]> {
+  const result = await build({
+    ...esbuildOptions(`functions/${fn}.ts`, `dist-test/${fn}/index.mjs`),
+    write: false,
+    metafile: true,
+    sourcemap: false,
+  });
+  return Object.keys((result.metafile as Metafile).inputs);
+}
+
+function includesPackage(fn: FunctionName, name: string): boolean {
+  return (inputs.get(fn) ?? []).some((path) => path.includes(`node_modules/${name}/`));
+}
+
+beforeAll(async () => {
+  for (const fn of FUNCTION_NAMES) inputs.set(fn, await bundledInputs(fn));
+}, 120_000);
+
+describe("Lambda bundles", () => {
+  it.each(FUNCTION_NAMES)("when %s is bundled, it carries the SNS and SES clients only if it sends messages", (fn) => {
+    const messaging = FUNCTION_NEEDS[fn].messaging === true;
+    expect(includesPackage(fn, "@aws-sdk/client-sns")).toBe(messaging);
+    expect(includesPackage(fn, "@aws-sdk/client-ses")).toBe(messaging);
+  });
+});
