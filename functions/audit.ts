@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/audit-routes";
 import { config } from "../lib/config";
 import { parseEventQuery } from "../lib/domain/audit/event-query";
 import { eventView, type UaForm } from "../lib/domain/audit/event-view";
@@ -6,7 +7,7 @@ import { jsonResult } from "../lib/http/error-body";
 import { createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
-export const handler = createApiFunction("audit", {
+export const handler = createApiFunction("audit", servedRoutes, {
   "audit.events": async (call) => {
     const query = parseEventQuery(call.query.rql);
     // Events past their retention may wait for TTL a while; they are not shown.

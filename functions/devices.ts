@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/devices-routes";
 import { type DeviceRecord, deviceView } from "../lib/domain/devices/device";
 import { ApiError, problems } from "../lib/domain/errors";
 import { jsonResult } from "../lib/http/error-body";
@@ -36,7 +37,7 @@ async function deleteDevice(call: ApiCall) {
   return jsonResult(204, undefined);
 }
 
-export const handler = createApiFunction("devices", {
+export const handler = createApiFunction("devices", servedRoutes, {
   "devices.list-uas": listDevices,
   "devices.list-apps": listDevices,
   "devices.delete-uas": deleteDevice,

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { servedRoutes } from "../lib/compiled/federation-routes";
 import { config } from "../lib/config";
 import { dataKeys } from "../lib/crypto/data-key";
 import { problems } from "../lib/domain/errors";
@@ -10,7 +11,6 @@ import { jsonResult, redirectResult } from "../lib/http/error-body";
 import { log } from "../lib/http/logger";
 import { acceptedPermissions } from "../lib/http/middleware/authorization";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { routes } from "../lib/routes";
 import { services } from "../lib/services";
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -26,7 +26,7 @@ function linkOf(call: ApiCall) {
   };
 }
 
-const CALLBACK_PATH = routes.find((r) => r.id === "federation.callback")?.path as string;
+const CALLBACK_PATH = servedRoutes.find((r) => r.id === "federation.callback")?.path as string;
 const HOST = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 /** Our callback as the provider will call it: configured, else this request's own origin. */
@@ -79,7 +79,7 @@ async function unlink(call: ApiCall) {
   return jsonResult(204, undefined);
 }
 
-export const handler = createApiFunction("federation", {
+export const handler = createApiFunction("federation", servedRoutes, {
   "federation.list": async (call) =>
     jsonResult(200, await listLinks(services().federation, call.subject as string, call.account?.sub === call.subject)),
 

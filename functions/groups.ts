@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/groups-routes";
 import {
   addMembers,
   changeGroup,
@@ -22,7 +23,7 @@ function deps(): GroupDeps {
 
 type Members = Array<{ subjectId: string }>;
 
-export const handler = createApiFunction("groups", {
+export const handler = createApiFunction("groups", servedRoutes, {
   "groups.get": async (call) =>
     jsonResult(200, await readGroup(deps(), call.query.profile, call.params.groupId, call.query.expand === "true")),
 

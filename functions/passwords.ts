@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/passwords-routes";
 import { ApiError, problems } from "../lib/domain/errors";
 import { changePassword, leadLacksRight } from "../lib/domain/passwords/change-password";
 import { jsonResult } from "../lib/http/error-body";
@@ -14,7 +15,7 @@ function eventOf(call: ApiCall) {
   };
 }
 
-export const handler = createApiFunction("passwords", {
+export const handler = createApiFunction("passwords", servedRoutes, {
   "passwords.change": async (call) => {
     const body = (call.body ?? {}) as {
       current?: string;

@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/registration-routes";
 import { type ConfirmationBody, confirmRegistration } from "../lib/domain/registration/confirm";
 import { type RegistrationBody, register } from "../lib/domain/registration/register";
 import { jsonResult } from "../lib/http/error-body";
@@ -14,7 +15,7 @@ function callerOf(call: ApiCall) {
   };
 }
 
-export const handler = createApiFunction("registration", {
+export const handler = createApiFunction("registration", servedRoutes, {
   "registration.register": async (call) =>
     jsonResult(200, await register(call.body as RegistrationBody, callerOf(call), registrationDeps())),
 

@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/rights-routes";
 import {
   createRightDefinition,
   deleteRightDefinition,
@@ -14,7 +15,7 @@ import { createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
 /** Rights (SPEC 4.3) and the rights catalogue (SPEC 4.16). */
-export const handler = createApiFunction("rights", {
+export const handler = createApiFunction("rights", servedRoutes, {
   "rights.of-user": async (call) =>
     jsonResult(200, await rightsOf(services(), { kind: "user", id: call.params.subjectId })),
 

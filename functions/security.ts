@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/security-routes";
 import { problems } from "../lib/domain/errors";
 import { decideQrLogin, readQrLogin } from "../lib/domain/login/qr-login";
 import { setUntouchable, stateView } from "../lib/domain/security/account-state";
@@ -34,7 +35,7 @@ function qrDecision(decision: "confirmed" | "refused") {
   };
 }
 
-export const handler = createApiFunction("security", {
+export const handler = createApiFunction("security", servedRoutes, {
   "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
 
   "security.qr-read": async (call) =>

@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/token-routes";
 import { config } from "../lib/config";
 import { OAuthError } from "../lib/domain/errors";
 import { passwordGrant } from "../lib/domain/login/password-grant";
@@ -14,7 +15,7 @@ import { totpDeps } from "../lib/totp-deps";
 /** RFC 6749 5.1: token responses must not be cached. */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
-export const handler = createApiFunction("token", {
+export const handler = createApiFunction("token", servedRoutes, {
   "token.issue": async (call) => {
     const form = (call.body ?? {}) as Record<string, unknown>;
     if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");

@@ -1,3 +1,4 @@
+import { servedRoutes } from "../lib/compiled/users-routes";
 import { config } from "../lib/config";
 import { changeAccount, readAccount } from "../lib/domain/accounts/attributes";
 import type { AccountChangeBody } from "../lib/domain/accounts/change-plan";
@@ -26,7 +27,7 @@ function confirmation(field: "phone_number" | "email") {
 
 let searchUsers: ReturnType<typeof createUserSearch> | undefined;
 
-export const handler = createApiFunction("users", {
+export const handler = createApiFunction("users", servedRoutes, {
   "users.get": async (call) =>
     jsonResult(200, await readAccount(services().accounts, call.subject as string, call.account)),
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { Ajv } from "ajv";
+import { validateSettings } from "./compiled/settings-validator";
 
 /**
  * The one place that reads the environment. Everything else asks `config()`.
@@ -93,124 +93,6 @@ export interface Config {
   settings: ServiceSettings;
 }
 
-/** A provider's type or name: letters, digits and "-" (no "_": it separates them in fed_tkn_<type>_<name>). */
-export const PROVIDER_PART_PATTERN = "^[A-Za-z0-9-]{1,64}$";
-
-export const settingsSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    passwordPolicy: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        minLength: { type: "integer", minimum: 1 },
-        maxLength: { type: "integer", minimum: 64 },
-        groups: {
-          type: "array",
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["desc", "chars", "min"],
-            properties: {
-              desc: { type: "string" },
-              chars: { type: "string", minLength: 1 },
-              min: { type: "integer", minimum: 1 },
-            },
-          },
-        },
-        historyDepth: { type: "integer", minimum: 0 },
-        minNewChars: { type: "integer", minimum: 0 },
-        stopWords: { type: "array", items: { type: "string", minLength: 1 } },
-        dictionary: { type: "boolean" },
-        minAgeSeconds: { type: "integer", minimum: 0 },
-      },
-    },
-    codes: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        length: { type: "integer", minimum: 4, maximum: 10 },
-        ttlSeconds: { type: "integer", minimum: 30 },
-        attempts: { type: "integer", minimum: 1, maximum: 10 },
-      },
-    },
-    registration: {
-      type: "object",
-      additionalProperties: false,
-      properties: { createBeforeConfirm: { type: "boolean" } },
-    },
-    tokens: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        accessTtlSeconds: { type: "integer", minimum: 60, maximum: 86400 },
-        refreshTtlSeconds: { type: "integer", minimum: 60 },
-      },
-    },
-    fedToken: {
-      type: "object",
-      additionalProperties: false,
-      properties: { minLifetimeSeconds: { type: "integer", minimum: 0 } },
-    },
-    inactivity: {
-      type: "object",
-      additionalProperties: false,
-      properties: { lockAfterDays: { type: "integer", minimum: 0 } },
-    },
-    defaultLanguage: { enum: ["ru", "en"] },
-    search: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        // What user search can find accounts by without scanning (lib/domain/search/users.ts).
-        indexedAttributes: {
-          type: "array",
-          uniqueItems: true,
-          items: { enum: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"] },
-        },
-      },
-    },
-    audit: {
-      type: "object",
-      additionalProperties: false,
-      properties: { retentionDays: { type: "integer", minimum: 1, maximum: 3650 } },
-    },
-    clients: {
-      type: "object",
-      additionalProperties: false,
-      properties: { cacheSeconds: { type: "integer", minimum: 0, maximum: 300 } },
-    },
-    federation: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        providers: {
-          type: "array",
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["type", "name", "authorizeUrl", "tokenUrl", "clientId", "clientSecret"],
-            properties: {
-              type: { type: "string", pattern: PROVIDER_PART_PATTERN },
-              name: { type: "string", pattern: PROVIDER_PART_PATTERN },
-              authorizeUrl: { type: "string" },
-              tokenUrl: { type: "string" },
-              userinfoUrl: { type: "string" },
-              clientId: { type: "string", minLength: 1 },
-              clientSecret: { type: "string", minLength: 1 },
-              rememberTokens: { type: "boolean" },
-              scope: { type: "string", minLength: 1 },
-            },
-          },
-        },
-        callbackUrl: { type: "string" },
-        stateTtlSeconds: { type: "integer", minimum: 60, maximum: 3600 },
-      },
-    },
-  },
-} as const;
-
 export const defaultSettings: ServiceSettings = {
   passwordPolicy: {
     minLength: 8,
@@ -271,13 +153,11 @@ function isEmptyObject(value: unknown): boolean {
 
 /** Validates an operator's settings object and merges it over the defaults. */
 export function parseSettings(source: unknown): ServiceSettings {
-  // Nothing configured, nothing to check: a cold start skips compiling the schema.
+  // Nothing configured, nothing to check.
   if (isEmptyObject(source)) return structuredClone(defaultSettings);
-  // The schema is ours and fixed (checked by test/lib/config.test.ts): no meta-schema compile at cold start.
-  const ajv = new Ajv({ allErrors: true, validateSchema: false });
-  const validate = ajv.compile(settingsSchema);
-  if (!validate(source)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
+  // Compiled ahead of time from lib/settings-schema.ts (npm run compile-schemas).
+  if (!validateSettings(source)) {
+    const problems = (validateSettings.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`).join("; ");
     throw new ConfigError(`SVC_CONFIG is invalid: ${problems}`);
   }
   const given = source as Partial<{ [K in keyof ServiceSettings]: Partial<ServiceSettings[K]> }>;

@@ -3,7 +3,6 @@ import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { config } from "../config";
 import type { Account } from "../domain/accounts/account";
-import { routes } from "../routes";
 import type { HttpResult } from "./error-body";
 import { authentication } from "./middleware/authentication";
 import { authorization } from "./middleware/authorization";
@@ -14,12 +13,12 @@ import { securityEvent } from "./middleware/security-event";
 import { validation } from "./middleware/validation";
 import type { Principal } from "./principal";
 import type { SvcContext } from "./request-state";
-import type { FunctionName, RouteDefinition } from "./route";
+import type { FunctionName, RouteShape, ServedRoute } from "./route";
 import { sourceIpOf } from "./source-ip";
 
 /** What a route implementation receives: validated input and the established caller. */
 export interface ApiCall<Body = unknown> {
-  route: RouteDefinition;
+  route: ServedRoute;
   requestId: string;
   params: Record<string, string>;
   query: Record<string, string>;
@@ -37,19 +36,25 @@ export interface ApiCall<Body = unknown> {
 
 export type RouteHandler = (call: ApiCall) => Promise<HttpResult>;
 
-function languageOf(route: RouteDefinition, acceptLanguage: string | undefined): "ru" | "en" {
+function languageOf(route: ServedRoute, acceptLanguage: string | undefined): "ru" | "en" {
   if ((route.version === "v3" || route.version === "reg") && acceptLanguage && /^\s*en\b/i.test(acceptLanguage))
     return "en";
   return config().settings.defaultLanguage;
 }
 
 /**
- * Builds the Lambda handler of one endpoint group. Every route the table gives this
- * function must have an implementation and no implementation may lack a route, so a
- * route cannot be half added.
+ * Builds the Lambda handler of one endpoint group from its served routes
+ * (lib/compiled/<fn>-routes.ts). Every route the table gives this function must have an
+ * implementation and no implementation may lack a route, so a route cannot be half added.
  */
-export function createApiFunction(fn: FunctionName, implementations: Record<string, RouteHandler>) {
-  const expected = routes.filter((r) => r.fn === fn).map((r) => r.id);
+export function createApiFunction(
+  fn: FunctionName,
+  served: readonly ServedRoute[],
+  implementations: Record<string, RouteHandler>,
+  /** For the function that answers `$default`: every route, so an unmatched call gets 405 rather than 404. */
+  known: readonly RouteShape[] = served,
+) {
+  const expected = served.filter((r) => r.fn === fn).map((r) => r.id);
   const missing = expected.filter((id) => !implementations[id]);
   const extra = Object.keys(implementations).filter((id) => !expected.includes(id));
   if (missing.length > 0 || extra.length > 0) {
@@ -60,7 +65,7 @@ export function createApiFunction(fn: FunctionName, implementations: Record<stri
 
   const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResult> => {
     const state = (context as SvcContext).svc;
-    const route = state.route as RouteDefinition;
+    const route = state.route as ServedRoute;
     const headers = event.headers ?? {};
     const result = await implementations[route.id]({
       route,
@@ -83,7 +88,7 @@ export function createApiFunction(fn: FunctionName, implementations: Record<stri
   // Order matters: the error shaper first, so its onError runs last (middy runs onError in reverse).
   return middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
     .use(errorShaper())
-    .use(routeResolution())
+    .use(routeResolution(served, known))
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())

@@ -1,12 +1,12 @@
 import type { Context } from "aws-lambda";
 import type { Account } from "../domain/accounts/account";
 import type { Principal } from "./principal";
-import type { RouteDefinition } from "./route";
+import type { ServedRoute } from "./route";
 
 /** What the pipeline learns about a request, step by step. */
 export interface RequestState {
   requestId: string;
-  route?: RouteDefinition;
+  route?: ServedRoute;
   params: Record<string, string>;
   query: Record<string, string>;
   principal?: Principal;

@@ -1,18 +1,17 @@
-import { routes } from "../routes";
-import type { RouteDefinition } from "./route";
+import type { RouteShape } from "./route";
 
 /**
  * Matches a method and a raw path against the route table, as API Gateway does for
  * the deployed stack: used by the local gateway, and to tell 404 from 405.
  */
 
-interface Compiled {
-  route: RouteDefinition;
+interface Compiled<R extends RouteShape> {
+  route: R;
   pattern: RegExp;
   names: string[];
 }
 
-function compile(route: RouteDefinition): Compiled {
+function compile<R extends RouteShape>(route: R): Compiled<R> {
   const names: string[] = [];
   const source = route.path
     .split("/")
@@ -26,20 +25,24 @@ function compile(route: RouteDefinition): Compiled {
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
-const compiled = routes.map(compile);
-
 /** Literal segments beat variables, as in API Gateway's most-specific-match rule. */
-function specificity(c: Compiled): number {
+function specificity(c: Compiled<RouteShape>): number {
   return -c.names.length;
 }
 
-export type RouteMatch =
-  | { kind: "route"; route: RouteDefinition; params: Record<string, string> }
+export type RouteMatch<R extends RouteShape> =
+  | { kind: "route"; route: R; params: Record<string, string> }
   | { kind: "wrong-method"; allowed: string[] }
   | { kind: "none" };
 
-export function matchRoute(method: string, path: string): RouteMatch {
-  const candidates: Array<{ c: Compiled; values: string[] }> = [];
+/** A matcher over `routes`: the whole table in the local gateway, a function's own routes in it. */
+export function createRouteMatcher<R extends RouteShape>(routes: readonly R[]) {
+  const compiled = routes.map(compile);
+  return (method: string, path: string): RouteMatch<R> => matchAmong(compiled, method, path);
+}
+
+function matchAmong<R extends RouteShape>(compiled: Compiled<R>[], method: string, path: string): RouteMatch<R> {
+  const candidates: Array<{ c: Compiled<R>; values: string[] }> = [];
   for (const c of compiled) {
     const found = c.pattern.exec(path);
     if (found) candidates.push({ c, values: found.slice(1) });

@@ -1,5 +1,7 @@
 /** The shape of one entry of the route table (lib/routes.ts, DESIGN 3). */
 
+import type { ValidateFunction } from "ajv";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
 /** Decides the error body shape (SPEC 7.1) and the accepted authorization (SPEC 9). */
@@ -72,6 +74,23 @@ export interface RouteDefinition {
   responses: Record<number, RouteResponse>;
 }
 
-export function routeKey(route: Pick<RouteDefinition, "method" | "path">): string {
+/** Enough of a route to match a request to it. */
+export type RouteShape = Pick<RouteDefinition, "method" | "path">;
+
+export function routeKey(route: RouteShape): string {
   return `${route.method} ${route.path}`;
+}
+
+/**
+ * What a function keeps of a route at run time: the table entry without its
+ * documentation and schemas, with its request validators compiled ahead of time
+ * (lib/compiled/<fn>-routes.ts, made by npm run compile-schemas).
+ */
+export interface ServedRoute
+  extends Pick<
+    RouteDefinition,
+    "id" | "method" | "path" | "fn" | "version" | "auth" | "permissions" | "subject" | "event" | "userHeaders"
+  > {
+  body?: { contentType: "json" | "form"; required: boolean };
+  validate?: { params?: ValidateFunction; query?: ValidateFunction; body?: ValidateFunction };
 }

@@ -4,9 +4,13 @@ import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { errorResult, type HttpResult } from "../http/error-body";
 import { log } from "../http/logger";
 import { type FunctionName, routeKey } from "../http/route";
-import { matchRoute } from "../http/route-matcher";
+import { createRouteMatcher } from "../http/route-matcher";
+import { routes } from "../routes";
 import { roundTripCount } from "../store/client";
 import { loadFunction } from "./functions";
+
+/** The whole route table, as API Gateway matches it for the deployed stack. */
+const matchRoute = createRouteMatcher(routes);
 
 /**
  * The local stand-in for API Gateway's HTTP API: turns an HTTP request into a payload

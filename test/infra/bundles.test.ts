@@ -35,4 +35,15 @@ describe("Lambda bundles", () => {
     expect(includesPackage(fn, "@aws-sdk/client-sns")).toBe(messaging);
     expect(includesPackage(fn, "@aws-sdk/client-ses")).toBe(messaging);
   });
+
+  it.each(FUNCTION_NAMES)(
+    "when %s is bundled, it carries no schema compiler: its validators are compiled ahead of time",
+    (fn) => {
+      const compilerFiles = (inputs.get(fn) ?? []).filter((path) =>
+        /node_modules\/ajv\/dist\/(compile|core|vocabularies)\//.test(path),
+      );
+      expect(compilerFiles).toEqual([]);
+      expect(includesPackage(fn, "fast-uri")).toBe(false);
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultSettings, loadConfig, parseSettings, settingsSchema } from "../../lib/config";
+import { ConfigError, defaultSettings, loadConfig, parseSettings } from "../../lib/config";
+import { settingsSchema } from "../../lib/settings-schema";
 
 describe("configuration", () => {
   it("when nothing is configured, it uses the defaults of DESIGN 7", () => {

@@ -2,8 +2,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { FUNCTION_NAMES, routeKey } from "../../lib/http/route";
-import { matchRoute } from "../../lib/http/route-matcher";
+import { createRouteMatcher } from "../../lib/http/route-matcher";
 import { routes } from "../../lib/routes";
+
+const matchRoute = createRouteMatcher(routes);
 
 describe("the route table", () => {
   it("when listed, no route key appears twice and every id is unique", () => {

@@ -2,15 +2,21 @@ import { randomUUID } from "node:crypto";
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { problems } from "../../domain/errors";
-import { routeByKey } from "../../routes";
 import type { SvcContext } from "../request-state";
-import { matchRoute } from "../route-matcher";
+import { type RouteShape, routeKey, type ServedRoute } from "../route";
+import { createRouteMatcher } from "../route-matcher";
 
 /**
- * Finds the route of the table the gateway matched (`routeKey`). Requests that reach a
- * function through the `$default` route, or a key we do not serve, get 404 or 405.
+ * Finds the function's route the gateway matched (`routeKey`). Requests that reach a
+ * function through the `$default` route, or a key we do not serve, get 404 or 405: 405
+ * when a route of `known` has the path with other methods.
  */
-export function routeResolution(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+export function routeResolution(
+  served: readonly ServedRoute[],
+  known: readonly RouteShape[] = served,
+): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+  const byKey = new Map(served.map((route) => [routeKey(route), route]));
+  const matchRoute = createRouteMatcher(known);
   return {
     before: async (request) => {
       const { event } = request;
@@ -19,7 +25,7 @@ export function routeResolution(): MiddlewareObj<APIGatewayProxyEventV2, unknown
         params: {},
         query: {},
       };
-      const route = routeByKey(event.routeKey);
+      const route = byKey.get(event.routeKey);
       if (route) {
         request.context.svc.route = route;
         request.context.svc.params = { ...(event.pathParameters as Record<string, string>) };

@@ -1,38 +1,8 @@
 import type { MiddlewareObj } from "@middy/core";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { ErrorObject } from "ajv";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type FieldProblem, problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
-import type { RouteDefinition } from "../route";
-
-// Our schemas are checked against the meta-schema by a test (test/lib/routes.test.ts), so
-// a cold start does not compile the meta-schema to check them again.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, meta: false });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
-
-interface RouteValidators {
-  params?: ValidateFunction;
-  query?: ValidateFunction;
-  body?: ValidateFunction;
-}
-
-// Compiled on a route's first request, so a cold start pays only for the routes it serves.
-const compiled = new Map<string, RouteValidators>();
-
-function validatorsOf(route: RouteDefinition): RouteValidators {
-  let found = compiled.get(route.id);
-  if (!found) {
-    const { params, query, body } = route.request ?? {};
-    found = {
-      params: params && ajv.compile(params),
-      query: query && ajv.compile(query),
-      body: body && ajv.compile(body.schema),
-    };
-    compiled.set(route.id, found);
-  }
-  return found;
-}
 
 function fieldOf(error: ErrorObject, prefix: string): string {
   const path = error.instancePath.split("/").filter(Boolean);
@@ -69,14 +39,17 @@ function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): F
   return [...seen.values()];
 }
 
-/** Checks path parameters, query and body against the route's schemas (DESIGN 4). */
+/**
+ * Checks path parameters, query and body against the route's schemas (DESIGN 4), with
+ * the validators npm run compile-schemas made from them (lib/compiled).
+ */
 export function validation(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
       const state = request.context.svc;
       const route = state.route;
       if (!route) return;
-      const validators = validatorsOf(route);
+      const validators = route.validate ?? {};
       const found: FieldProblem[] = [];
       if (validators.params && !validators.params(state.params)) {
         found.push(...problemsOf(validators.params.errors, ""));

@@ -1,6 +1,6 @@
-import { PROVIDER_PART_PATTERN } from "../../config";
 import { CLIENT_ID_PATTERN } from "../../domain/clients/client";
 import { SID_PATTERN } from "../../domain/federation/external-account";
+import { PROVIDER_PART_PATTERN } from "../../settings-schema";
 import type { JsonSchema } from "../route";
 import { personName, subjectIdParam } from "./common";
 

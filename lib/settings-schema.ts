@@ -1,0 +1,123 @@
+/**
+ * The schema of the operator's settings (SVC_CONFIG, DESIGN 7). Its validator is compiled
+ * ahead of time into lib/compiled/settings-validator.ts (npm run compile-schemas), so a
+ * cold start neither bundles nor runs a schema compiler.
+ */
+
+/** A provider's type or name: letters, digits and "-" (no "_": it separates them in fed_tkn_<type>_<name>). */
+export const PROVIDER_PART_PATTERN = "^[A-Za-z0-9-]{1,64}$";
+
+export const settingsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    passwordPolicy: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        minLength: { type: "integer", minimum: 1 },
+        maxLength: { type: "integer", minimum: 64 },
+        groups: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["desc", "chars", "min"],
+            properties: {
+              desc: { type: "string" },
+              chars: { type: "string", minLength: 1 },
+              min: { type: "integer", minimum: 1 },
+            },
+          },
+        },
+        historyDepth: { type: "integer", minimum: 0 },
+        minNewChars: { type: "integer", minimum: 0 },
+        stopWords: { type: "array", items: { type: "string", minLength: 1 } },
+        dictionary: { type: "boolean" },
+        minAgeSeconds: { type: "integer", minimum: 0 },
+      },
+    },
+    codes: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        length: { type: "integer", minimum: 4, maximum: 10 },
+        ttlSeconds: { type: "integer", minimum: 30 },
+        attempts: { type: "integer", minimum: 1, maximum: 10 },
+      },
+    },
+    registration: {
+      type: "object",
+      additionalProperties: false,
+      properties: { createBeforeConfirm: { type: "boolean" } },
+    },
+    tokens: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        accessTtlSeconds: { type: "integer", minimum: 60, maximum: 86400 },
+        refreshTtlSeconds: { type: "integer", minimum: 60 },
+      },
+    },
+    fedToken: {
+      type: "object",
+      additionalProperties: false,
+      properties: { minLifetimeSeconds: { type: "integer", minimum: 0 } },
+    },
+    inactivity: {
+      type: "object",
+      additionalProperties: false,
+      properties: { lockAfterDays: { type: "integer", minimum: 0 } },
+    },
+    defaultLanguage: { enum: ["ru", "en"] },
+    search: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        // What user search can find accounts by without scanning (lib/domain/search/users.ts).
+        indexedAttributes: {
+          type: "array",
+          uniqueItems: true,
+          items: { enum: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"] },
+        },
+      },
+    },
+    audit: {
+      type: "object",
+      additionalProperties: false,
+      properties: { retentionDays: { type: "integer", minimum: 1, maximum: 3650 } },
+    },
+    clients: {
+      type: "object",
+      additionalProperties: false,
+      properties: { cacheSeconds: { type: "integer", minimum: 0, maximum: 300 } },
+    },
+    federation: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        providers: {
+          type: "array",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["type", "name", "authorizeUrl", "tokenUrl", "clientId", "clientSecret"],
+            properties: {
+              type: { type: "string", pattern: PROVIDER_PART_PATTERN },
+              name: { type: "string", pattern: PROVIDER_PART_PATTERN },
+              authorizeUrl: { type: "string" },
+              tokenUrl: { type: "string" },
+              userinfoUrl: { type: "string" },
+              clientId: { type: "string", minLength: 1 },
+              clientSecret: { type: "string", minLength: 1 },
+              rememberTokens: { type: "boolean" },
+              scope: { type: "string", minLength: 1 },
+            },
+          },
+        },
+        callbackUrl: { type: "string" },
+        stateTtlSeconds: { type: "integer", minimum: 60, maximum: 3600 },
+      },
+    },
+  },
+} as const;
