@@ -4,7 +4,9 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { BRUTE_FORCE } from "../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
+import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
+import { storedItem } from "../support/stored";
 import { userItems } from "../support/user-items";
 
 const PASSWORD = "correct horse battery staple";
@@ -229,6 +231,24 @@ describe("brute-force protection", () => {
     await expect(attempt("wrong", start + BRUTE_FORCE.WAIT_STEP + 2)).rejects.toMatchObject({
       description: "invalid username or password",
     });
+  });
+
+  it("when a login succeeds after a failure, the failure record is gone; with none on record, it signs in all the same", async () => {
+    const client = await app();
+    const account = await seedAccount({}, PASSWORD);
+    const record = await services().clients.getWithSecrets(client.clientId);
+    const attempt = (password: string) =>
+      passwordGrant(
+        record as never,
+        { username: account.sub, password, scope: "svc_api_user", ip: "203.0.113.77", userAgent: "t" },
+        loginDeps(),
+      );
+    await expect(attempt("wrong")).rejects.toMatchObject({ description: "invalid username or password" });
+    expect(await storedItem(keys.loginFailures(account.sub))).toMatchObject({ count: 1 });
+    await expect(attempt(PASSWORD)).resolves.toMatchObject({ token_type: "Bearer" });
+    expect(await storedItem(keys.loginFailures(account.sub))).toBeUndefined();
+    await expect(attempt(PASSWORD)).resolves.toMatchObject({ token_type: "Bearer" });
+    expect(await storedItem(keys.loginFailures(account.sub))).toBeUndefined();
   });
 
   it("when one address fails too often, logins from it are refused for the hour, for any account", async () => {

@@ -119,7 +119,11 @@ export async function passwordGrant(
     }
     newCredential = await changedCredential(account, input.password, input.newPassword as string, snapshot, deps);
   }
-  return signIn(account, client, scopes, input, deps, now, newCredential);
+  return signIn(account, client, scopes, input, deps, now, newCredential, {
+    method: "password",
+    items: [],
+    failuresOnRecord: snapshot.counters.consecutive > 0 || snapshot.counters.waitUntil !== undefined,
+  });
 }
 
 async function changedCredential(
@@ -183,7 +187,12 @@ export async function signIn(
   deps: LoginDeps,
   now: number,
   newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
-  flow: { method: string; items: TransactItem[] } = { method: "password", items: [] },
+  flow: {
+    method: string;
+    items: TransactItem[];
+    /** False when the login's own read found no failure record: nothing to forget, one item less. */
+    failuresOnRecord?: boolean;
+  } = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
   const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
   const uaId = known?.id ?? randomBytes(12).toString("base64url");
@@ -216,7 +225,7 @@ export async function signIn(
       : deps.logins.loginRecordedItem(account.sub, now, Boolean(newCredential)),
     deps.sessions.putItem(session),
     deps.sessions.deviceItem(device),
-    deps.logins.clearFailuresItem(account.sub),
+    ...(flow.failuresOnRecord === false ? [] : [deps.logins.clearFailuresItem(account.sub)]),
     deps.consents.grantItem(account.sub, client.clientId, scopes, now * 1000),
     deps.events.putItem({
       sbj: account.sub,
