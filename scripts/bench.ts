@@ -276,11 +276,9 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("npm run build failed");
   console.log(
-    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (median of 5 interleaved rounds)`,
+    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (medians of 7 rounds; each run paired with a floor run just before it)`,
   );
-  printTable(
-    coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") }, await oneHashMs())),
-  );
+  printTable(coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") })));
   console.log("");
   printTable(await compareScrypt());
 }
