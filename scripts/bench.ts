@@ -138,6 +138,16 @@ interface Credentials {
   userToken: string;
 }
 
+/** Rounds of each reference-then-scenario pair in the throughput part. */
+const PAIRED_ROUNDS = 3;
+
+interface Run {
+  scenario: Scenario;
+  server: ServerProcess;
+  /** Seconds under load, when not the configured ones (scrypt needs longer). */
+  seconds?: number;
+}
+
 /**
  * Every scenario against a server in a process of its own (autocannon keeps this one),
  * each beside the reference it is judged by, measured in the same run on the same cores.
@@ -157,100 +167,115 @@ async function measureThroughput(credentials: Credentials, servers: Stoppable[])
     body: `grant_type=client_credentials&scope=${scope}`,
   });
   const userPath = `${gateway.url}/svc/api/v3/users/bench-user`;
-  const runs: { scenario: Scenario; server: ServerProcess; seconds?: number }[] = [
-    {
-      server: getItemFloor,
-      scenario: { name: "raw GetItem (reference)", url: `${getItemFloor.url}/`, method: "GET", headers: {} },
+  const getItem: Run = {
+    server: getItemFloor,
+    scenario: { name: "raw GetItem (reference)", url: `${getItemFloor.url}/`, method: "GET", headers: {} },
+  };
+  const oidc: Run = {
+    server: oidcProvider,
+    scenario: {
+      ...clientCredentials(
+        `${oidcProvider.url}/token`,
+        basic(REFERENCE_CLIENT.id, REFERENCE_CLIENT.secret),
+        REFERENCE_SCOPE,
+      ),
+      name: "node-oidc-provider client_credentials (reference)",
     },
-    {
-      server: oidcProvider,
-      scenario: {
-        ...clientCredentials(
-          `${oidcProvider.url}/token`,
-          basic(REFERENCE_CLIENT.id, REFERENCE_CLIENT.secret),
-          REFERENCE_SCOPE,
-        ),
-        name: "node-oidc-provider client_credentials (reference)",
+  };
+  const grant: Run = {
+    server: gateway,
+    scenario: {
+      ...clientCredentials(`${gateway.url}/svc/oauth/te`, credentials.clientBasic, "svc_api_sys_users"),
+      name: "client_credentials grant",
+    },
+  };
+  const systemGet: Run = {
+    server: gateway,
+    scenario: {
+      name: "GET user, system mode",
+      url: userPath,
+      method: "GET",
+      headers: { authorization: `Bearer ${credentials.systemToken}` },
+    },
+  };
+  const userGet: Run = {
+    server: gateway,
+    scenario: {
+      name: "GET user, user mode",
+      url: userPath,
+      method: "GET",
+      headers: {
+        authorization: `Bearer ${credentials.userToken}`,
+        "x-forwarded-for": "203.0.113.10",
+        "user-agent": "svc-bench",
       },
     },
-    {
-      server: gateway,
-      scenario: {
-        ...clientCredentials(`${gateway.url}/svc/oauth/te`, credentials.clientBasic, "svc_api_sys_users"),
-        name: "client_credentials grant",
-      },
+  };
+  // One scrypt N=2^17 hash is ~0.5 s of CPU: a short run would end before the first answers.
+  const scryptSeconds = Math.max(load.seconds, 20);
+  const scryptOnly: Run = {
+    server: scryptFloor,
+    seconds: scryptSeconds,
+    scenario: { name: "scrypt hash only (reference)", url: `${scryptFloor.url}/`, method: "GET", headers: {} },
+  };
+  const passwordGrantRun: Run = {
+    server: gateway,
+    seconds: scryptSeconds,
+    scenario: {
+      name: "password grant (scrypt N=2^17)",
+      url: `${gateway.url}/svc/oauth/te`,
+      method: "POST",
+      headers: { authorization: credentials.clientBasic, "content-type": FORM },
+      bodies: loginAccounts().map(
+        ({ email }) =>
+          `grant_type=password&username=${encodeURIComponent(email)}&password=${encodeURIComponent(BENCH_PASSWORD)}&scope=svc_api_user`,
+      ),
     },
-    {
-      server: gateway,
-      scenario: {
-        name: "GET user, system mode",
-        url: userPath,
-        method: "GET",
-        headers: { authorization: `Bearer ${credentials.systemToken}` },
-      },
-    },
-    {
-      server: gateway,
-      scenario: {
-        name: "GET user, user mode",
-        url: userPath,
-        method: "GET",
-        headers: {
-          authorization: `Bearer ${credentials.userToken}`,
-          "x-forwarded-for": "203.0.113.10",
-          "user-agent": "svc-bench",
-        },
-      },
-    },
-    // One scrypt N=2^17 hash is ~0.5 s of CPU: a short run would end before the first answers.
-    {
-      server: scryptFloor,
-      seconds: Math.max(load.seconds, 20),
-      scenario: { name: "scrypt hash only (reference)", url: `${scryptFloor.url}/`, method: "GET", headers: {} },
-    },
-    {
-      server: gateway,
-      seconds: Math.max(load.seconds, 20),
-      scenario: {
-        name: "password grant (scrypt N=2^17)",
-        url: `${gateway.url}/svc/oauth/te`,
-        method: "POST",
-        headers: { authorization: credentials.clientBasic, "content-type": FORM },
-        bodies: loginAccounts().map(
-          ({ email }) =>
-            `grant_type=password&username=${encodeURIComponent(email)}&password=${encodeURIComponent(BENCH_PASSWORD)}&scope=svc_api_user`,
-        ),
-      },
-    },
-  ];
+  };
+  const all = [getItem, oidc, grant, systemGet, userGet, scryptOnly, passwordGrantRun];
   // DynamoDB Local's JVM needs several seconds of load before it answers at full speed.
-  await measure(runs[0].scenario, { ...load, seconds: 8 }, runs[0].server);
-  // Each server answers an unreported run first: JIT, key loading. Not the scrypt ones:
-  // hashes still running after a run would slow the next scenario.
-  for (const run of runs.filter((r) => r.seconds === undefined))
-    await measure(run.scenario, { ...load, seconds: 2 }, run.server);
+  await measure(getItem.scenario, { ...load, seconds: 8 }, getItem.server);
+  // Each scenario gets an unreported run first (JIT, key loading, the login path's first
+  // compiles); measure() waits after every run until its server has finished what was in flight.
+  for (const run of all) await measure(run.scenario, { ...load, seconds: 2 }, run.server);
   console.log(
-    `\nThroughput on loopback (${load.connections} connections, ${load.seconds} s each, 20 s for scrypt; autocannon in the bench process, each server in its own)`,
+    `\nThroughput on loopback (${load.connections} connections, ${load.seconds} s each, ${scryptSeconds} s for scrypt; ` +
+      `${PAIRED_ROUNDS} rounds of reference then scenario, the round with the median ratio shown; ` +
+      "autocannon in the bench process, each server in its own)",
   );
-  const measured: Measured[] = [];
-  const fast = runs.filter((r) => r.seconds === undefined);
-  for (const run of runs) {
-    process.stderr.write(`  ${run.scenario.name} ...\n`);
-    measured.push(await measure(run.scenario, { ...load, seconds: run.seconds ?? load.seconds }, run.server));
-    if (run === fast[fast.length - 1]) {
-      // The GetItem reference once more after the fast scenarios; the better run is the reference.
-      const again = await measure(runs[0].scenario, load, runs[0].server);
-      if (again.requestsPerSecond > measured[0].requestsPerSecond) measured[0] = again;
+  const pairedRun = (run: Run) => ({ ...load, seconds: run.seconds ?? load.seconds });
+  /**
+   * The reference and the scenario judged by it, one after the other, PAIRED_ROUNDS times:
+   * on a shared machine a busy minute then moves both sides of a ratio. The round with the
+   * median ratio is the one reported.
+   */
+  const paired = async (reference: Run, subject: Run) => {
+    const rounds: { reference: Measured; measured: Measured }[] = [];
+    for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
+      process.stderr.write(`  ${reference.scenario.name} / ${subject.scenario.name}, round ${round + 1} ...\n`);
+      const referenceRun = await measure(reference.scenario, pairedRun(reference), reference.server);
+      rounds.push({
+        reference: referenceRun,
+        measured: await measure(subject.scenario, pairedRun(subject), subject.server),
+      });
     }
-  }
-  const [getItem, oidc, grant, systemGet, userGet, scrypt, passwordGrant] = measured;
+    const ratio = (r: (typeof rounds)[number]) => r.measured.requestsPerSecond / r.reference.requestsPerSecond;
+    return [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)];
+  };
+  const grants = await paired(oidc, grant);
+  const systemGets = await paired(getItem, systemGet);
+  process.stderr.write(`  ${userGet.scenario.name} ...\n`);
+  const userGets = await measure(userGet.scenario, load, userGet.server);
+  const logins = await paired(scryptOnly, passwordGrantRun);
+  const scrypt = logins.reference;
+  const passwordGrant = logins.measured;
   printTable(
     throughputTable([
-      { measured: getItem },
-      { measured: oidc },
-      { measured: grant, reference: oidc, minRatio: 1, minPerSecond: 1000 },
-      { measured: systemGet, reference: getItem, minRatio: 0.7 },
-      { measured: userGet, reference: getItem },
+      { measured: systemGets.reference },
+      { measured: grants.reference },
+      { measured: grants.measured, reference: grants.reference, minRatio: 1, minPerSecond: 1000 },
+      { measured: systemGets.measured, reference: systemGets.reference, minRatio: 0.7 },
+      { measured: userGets, reference: systemGets.reference },
       { measured: scrypt },
       { measured: passwordGrant, reference: scrypt, minRatio: 0.9 },
     ]),

@@ -77,6 +77,8 @@ export async function measure(scenario: Scenario, load: LoadSettings, server?: S
     // A scrypt scenario queues ten hashes of ~0.5 s on two cores behind each other.
     timeout: 30,
   });
+  const counted = await perRequest(server, before, Math.max(1, result.requests.total));
+  if (server) await untilIdle(server);
   return {
     name: scenario.name,
     requestsPerSecond: result.requests.average,
@@ -86,8 +88,26 @@ export async function measure(scenario: Scenario, load: LoadSettings, server?: S
     // `errors` counts timeouts too.
     failed: result.non2xx + result.errors,
     failures: failuresOf(result),
-    ...(await perRequest(server, before, Math.max(1, result.requests.total))),
+    ...counted,
   };
+}
+
+/**
+ * Waits until the server has finished what autocannon left in flight: a scrypt run ends
+ * with up to one hash per connection still queued (seconds of CPU), which would otherwise
+ * be charged to whichever scenario runs next.
+ */
+async function untilIdle(server: ServerProcess): Promise<void> {
+  const INTERVAL_MS = 250;
+  const IDLE_CPU_MS = 0.1 * INTERVAL_MS;
+  const deadline = Date.now() + 30_000;
+  let last = await server.stats();
+  while (Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, INTERVAL_MS));
+    const now = await server.stats();
+    if (now.cpuMs - last.cpuMs < IDLE_CPU_MS) return;
+    last = now;
+  }
 }
 
 /** A server of scripts/bench/server-process.ts under load in its own process. */
