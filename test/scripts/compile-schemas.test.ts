@@ -1,6 +1,12 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES, type ServedRoute } from "../../lib/http/route";
+import { routes } from "../../lib/routes";
 import { COMPILED_DIR, compiledModules, staleModules } from "../../scripts/compile-schemas";
 
 describe("compiled schemas (lib/compiled)", () => {
@@ -24,3 +30,51 @@ describe("compiled schemas (lib/compiled)", () => {
     }
   });
 });
+
+describe("compiled validators", () => {
+  it("when given any value, each compiled route validator agrees with ajv compiling the same schema at run time", async () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    let compared = 0;
+    for (const fn of FUNCTION_NAMES) {
+      const served = routes.filter((route) => route.fn === fn);
+      if (served.length === 0) continue;
+      const { servedRoutes } = (await import(`../../lib/compiled/${fn}-routes.ts`)) as {
+        servedRoutes: readonly ServedRoute[];
+      };
+      for (const route of served) {
+        const compiled = servedRoutes.find((entry) => entry.id === route.id)?.validate ?? {};
+        for (const part of ["params", "query", "body"] as const) {
+          const schema = part === "body" ? route.request?.body?.schema : route.request?.[part];
+          if (!schema) continue;
+          const generated = compiled[part] as ValidateFunction;
+          const reference = ajv.compile(schema);
+          fc.assert(
+            fc.property(valuesFor(schema), (value) => {
+              const expected = reference(value);
+              expect(generated(value), `${route.id} ${part} ${JSON.stringify(value)}`).toBe(expected);
+              if (!expected) expect(keywordsOf(generated.errors)).toEqual(keywordsOf(reference.errors));
+            }),
+            { numRuns: 60, seed: 8 },
+          );
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(50);
+  });
+});
+
+function keywordsOf(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((error) => `${error.instancePath} ${error.keyword} ${error.message}`);
+}
+
+/** Values near the schema (its own property names, strings and numbers) and anything at all. */
+function valuesFor(schema: object): fc.Arbitrary<unknown> {
+  const properties = Object.keys((schema as { properties?: object }).properties ?? {});
+  const near = fc.dictionary(
+    properties.length ? fc.constantFrom(...properties) : fc.string(),
+    fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 })),
+  );
+  return fc.oneof(near, fc.anything());
+}
