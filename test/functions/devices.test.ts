@@ -6,7 +6,7 @@ import { loginDeps, services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemToken } from "../support/fixtures";
 import { request } from "../support/requests";
-import { userItems } from "../support/user-items";
+import { storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
 const SCOPES = "svc_api_user svc_api_uapps svc_api_uapps_chg svc_api_usec_chg";
@@ -100,7 +100,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     expect(response.statusCode).toBe(204);
     // Session check, one Query of the account's partition, one transaction: deletes and the security event.
     expect(roundTripCount() - before).toBe(3);
-    const events = (await userItems(account.sub, "EVENT#")).filter((e) => e.type === "sessions_reset");
+    const events = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "sessions_reset");
     expect(events).toEqual([expect.objectContaining({ result: "ok", sbj: account.sub })]);
     expect((await readSelf(account, kept.access_token)).statusCode).toBe(200);
     expect((await readSelf(account, ended.access_token)).json).toMatchObject({ desc: "session_ended" });

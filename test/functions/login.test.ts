@@ -6,8 +6,7 @@ import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
-import { storedItem } from "../support/stored";
-import { userItems } from "../support/user-items";
+import { storedItem, storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
 const USER_SCOPES = "svc_api_user svc_api_user_chg svc_api_usec svc_api_usec_chg svc_api_uapps svc_api_uapps_chg";
@@ -58,7 +57,7 @@ describe("grant_type=password", () => {
     expect(id).toMatchObject({ sub: account.sub, aud: client.clientId, ua_id: access.ua_id, sid: access.sid });
     expect(response.json.refresh_token).toMatch(/^rt1\./);
 
-    const [device] = await userItems(account.sub, "DEVICE#");
+    const [device] = await storedItems(account.sub, "DEVICE#");
     expect(device).toMatchObject({
       id: access.ua_id,
       subjectId: account.sub,
@@ -69,7 +68,7 @@ describe("grant_type=password", () => {
     });
     const stored = await services().accounts.get(account.sub);
     expect(stored?.state).toEqual({ name: "active", checkedOn: expect.any(Number) });
-    const [event] = await userItems(account.sub, "EVENT#");
+    const [event] = await storedItems(account.sub, "EVENT#");
     expect(event).toMatchObject({
       type: "login",
       sbj: account.sub,
@@ -91,7 +90,7 @@ describe("grant_type=password", () => {
     expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     const sids = responses.map((r) => decodeJwt(r.json.access_token as string).sid);
     expect(new Set(sids).size).toBe(10);
-    const stored = (await userItems(account.sub, "SESSION#")).map((session) => session.sid);
+    const stored = (await storedItems(account.sub, "SESSION#")).map((session) => session.sid);
     expect(new Set(stored)).toEqual(new Set(sids));
   });
 
@@ -134,7 +133,7 @@ describe("grant_type=password", () => {
       const response = await login(client, { username: account.sub, password: PASSWORD });
       expect(response.statusCode).toBe(400);
       expect(response.json).toEqual({ error: "invalid_grant", error_description: why });
-      expect(await userItems(account.sub, "SESSION#")).toEqual([]);
+      expect(await storedItems(account.sub, "SESSION#")).toEqual([]);
     },
   );
 
@@ -170,7 +169,7 @@ describe("grant_type=password", () => {
       { "svc-ci-ua-id": first.ua_id as string },
     );
     expect(decodeJwt(again.json.id_token as string).ua_id).toBe(first.ua_id);
-    const devices = await userItems(account.sub, "DEVICE#");
+    const devices = await storedItems(account.sub, "DEVICE#");
     expect(devices).toHaveLength(1);
     expect(devices[0].newlyCreated).toBe(false);
   });

@@ -6,13 +6,13 @@ import { mintUserToken } from "../../lib/local/user-token";
 import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
-import { userItems } from "../support/user-items";
+import { storedItems } from "../support/stored";
 
 const OLD = "correct horse battery staple";
 const NEW = "a brand new passphrase";
 
 async function credential(sub: string) {
-  return (await userItems(sub, "CRED#password"))[0] as never;
+  return (await storedItems(sub, "CRED#password"))[0] as never;
 }
 
 async function userChange(account: Account, body: unknown, token?: string, headers: Record<string, string> = {}) {
@@ -43,12 +43,12 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     });
     expect(response.statusCode).toBe(204);
     expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
-    const sessions = (await userItems(account.sub, "SESSION#")).map((s) => s.sid);
+    const sessions = (await storedItems(account.sub, "SESSION#")).map((s) => s.sid);
     expect(sessions).toEqual([mine.sid]);
     const notice = outbox(account.email?.value).at(-1);
     expect(notice).toMatchObject({ channel: "email", subject: "Your password was changed", lang: "en" });
     expect(notice?.text).not.toContain(NEW);
-    const [event] = (await userItems(account.sub, "EVENT#")).filter((e) => e.type === "password_change");
+    const [event] = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "password_change");
     expect(event).toMatchObject({ result: "ok", ip: "203.0.113.10", prms: { mode: "user", generated: false } });
     expect(JSON.stringify(event)).not.toContain(NEW);
   });
@@ -122,8 +122,8 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     const account = await seedAccount({}, OLD);
     await mintUserToken(account.sub, "app", ["svc_api_user"], 600);
     expect((await systemChange(account, { password: NEW })).statusCode).toBe(204);
-    expect(await userItems(account.sub, "SESSION#")).toEqual([]);
-    expect(await userItems(account.sub, "DEVICE#")).toEqual([]);
+    expect(await storedItems(account.sub, "SESSION#")).toEqual([]);
+    expect(await storedItems(account.sub, "DEVICE#")).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
-import { userItems } from "../support/user-items";
+import { storedItems } from "../support/stored";
 
 function change(body: unknown, authorization: string) {
   return request("rights", "events/rights/change-rights-user.json", { body, authorization });
@@ -42,13 +42,13 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     const token = await asUser(lead.sub);
     const body = { update: [{ subject: lead.sub, object: object.sub, rights: ["SYS_MON"], tags: ["t"] }], delete: [] };
     expect((await change(body, token)).statusCode).toBe(200);
-    let events = (await userItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    let events = (await storedItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
     expect(events).toEqual([
       expect.objectContaining({ result: "ok", ip: "203.0.113.10", prms: { route: "rights.change" } }),
     ]);
     const refused = await change({ update: [{ ...body.update[0], rights: ["NO_SUCH_RIGHT"] }], delete: [] }, token);
     expect(refused.statusCode).toBe(400);
-    events = (await userItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    events = (await storedItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
     expect(events.map((e) => e.result).sort()).toEqual(["ok", "unknown_right"]);
   });
 
