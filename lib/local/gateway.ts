@@ -6,7 +6,7 @@ import { log } from "../http/logger";
 import { type FunctionName, routeKey } from "../http/route";
 import { createRouteMatcher } from "../http/route-matcher";
 import { routes } from "../routes";
-import { roundTripCount } from "../store/client";
+import { roundTripCount, roundTripKinds } from "../store/client";
 import { loadFunction } from "./functions";
 
 /** The whole route table, as API Gateway matches it for the deployed stack. */
@@ -113,6 +113,8 @@ function writeResult(res: ServerResponse, result: HttpResult & { isBase64Encoded
 
 /** Debug header of the benchmark's gateway: DynamoDB calls the request cost. Never sent by Lambda. */
 export const ROUND_TRIPS_HEADER = "x-svc-round-trips";
+/** The same calls by kind, as DESIGN 5 counts them: "<reads> <writes>". */
+export const ROUND_TRIP_KINDS_HEADER = "x-svc-round-trip-kinds";
 
 export interface GatewayOptions {
   /** Adds ROUND_TRIPS_HEADER to every answer; only correct while requests do not overlap. */
@@ -137,9 +139,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   });
   const handler = await loadFunction(fn);
   const before = roundTripCount();
+  const kindsBefore = roundTripKinds();
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
   if (options.countRoundTrips) {
-    result.headers = { ...result.headers, [ROUND_TRIPS_HEADER]: String(roundTripCount() - before) };
+    const kinds = roundTripKinds();
+    result.headers = {
+      ...result.headers,
+      [ROUND_TRIPS_HEADER]: String(roundTripCount() - before),
+      [ROUND_TRIP_KINDS_HEADER]: `${kinds.reads - kindsBefore.reads} ${kinds.writes - kindsBefore.writes}`,
+    };
   }
   writeResult(res, result);
 }

@@ -8,11 +8,25 @@ import { config } from "../config";
  */
 
 let roundTrips = 0;
+let reads = 0;
+let writes = 0;
 
 /** DynamoDB calls sent by this process so far. */
 export function roundTripCount(): number {
   return roundTrips;
 }
+
+/**
+ * The same calls split as DESIGN 5's targets count them: reads (GetItem, BatchGetItem,
+ * Query, Scan, TransactGetItems) and writes (PutItem, UpdateItem, DeleteItem,
+ * BatchWriteItem, TransactWriteItems). Table administration is in neither.
+ */
+export function roundTripKinds(): { reads: number; writes: number } {
+  return { reads, writes };
+}
+
+const READ_COMMAND = /^(Get|BatchGet|Query|Scan|TransactGet)/;
+const WRITE_COMMAND = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
 
 export interface DynamoSettings {
   endpoint?: string;
@@ -31,8 +45,10 @@ export function createDocumentClient(settings: DynamoSettings): DynamoDBDocument
     maxAttempts: 3,
   });
   client.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       roundTrips += 1;
+      if (READ_COMMAND.test(context.commandName ?? "")) reads += 1;
+      else if (WRITE_COMMAND.test(context.commandName ?? "")) writes += 1;
       return next(args);
     },
     { step: "initialize", name: "countRoundTrips" },

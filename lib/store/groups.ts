@@ -1,20 +1,14 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { AttributeValue, Group } from "../domain/groups/group";
 import { partyOfKey } from "../domain/rights/parties";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
-import { ENTITY, itemOf, keys } from "./keys";
+import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryPages } from "./paging";
 import { grantKey, holderKey } from "./rights";
-import { transactWrite } from "./transact";
+import { deleteAndFinish, transactWrite } from "./transact";
 
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
@@ -146,16 +140,14 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
   }
 
   /** The deletes that remove one item of a group's partition and its mirror elsewhere. */
-  function cleanupOf(profile: string, id: string, item: Record<string, unknown>): WriteRequest[] {
-    const own: WriteRequest = { DeleteRequest: { Key: { PK: item.PK as string, SK: item.SK as string } } };
-    if (item.entity === ENTITY.groupMember) {
-      return [own, { DeleteRequest: { Key: keys.membership(item.sub as string, profile, id) } }];
-    }
+  function cleanupOf(profile: string, id: string, item: Record<string, unknown>): TableKey[] {
+    const own: TableKey = { PK: item.PK as string, SK: item.SK as string };
+    if (item.entity === ENTITY.groupMember) return [own, keys.membership(item.sub as string, profile, id)];
     if (item.entity === ENTITY.rightHolder) {
       const subject = partyOfKey(item.subjectKey as string);
       if (!subject) return [own];
       const ref = { subject, object: { kind: "grps" as const, id, profile }, right: item.right as string };
-      return [{ DeleteRequest: { Key: holderKey(ref) } }, { DeleteRequest: { Key: grantKey(ref) } }];
+      return [holderKey(ref), grantKey(ref)];
     }
     return [own];
   }
@@ -355,29 +347,26 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
         if (isConditionalCheckFailed(error)) return false;
         throw error;
       }
+      // Each page's clean-up is sent once the next page is known, so the last one can go
+      // with the record's removal: a group of up to ~50 members costs one write here.
+      let lastPage: TableKey[] = [];
       for await (const page of queryPages(client, {
         TableName: tableName,
         KeyConditionExpression: "PK = :pk",
         ExpressionAttributeValues: { ":pk": keys.groupPartition(profile, id) },
         ConsistentRead: true,
       })) {
-        await batchWriteAll(
-          client,
-          tableName,
-          page.flatMap((item) => cleanupOf(profile, id, item)),
-        );
+        await deleteAndFinish(client, tableName, lastPage, []);
+        lastPage = page.flatMap((item) => cleanupOf(profile, id, item));
       }
       try {
-        await client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: keys.group(profile, id),
-            ConditionExpression: deletionStarted,
-          }),
-        );
+        await deleteAndFinish(client, tableName, lastPage, [
+          // Only the deletion this call marked (or resumed): never a group created since.
+          { Delete: { TableName: tableName, Key: keys.group(profile, id), ConditionExpression: deletionStarted } },
+        ]);
       } catch (error) {
         // A concurrent delete of the same group finished first: the outcome is the same.
-        if (!isConditionalCheckFailed(error)) throw error;
+        if (!isConditionalCheckFailed(error) && !failedConditions(error)?.length) throw error;
       }
       return true;
     },

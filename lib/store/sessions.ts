@@ -2,15 +2,12 @@ import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb"
 import type { Account } from "../domain/accounts/account";
 import type { DeviceRecord } from "../domain/devices/device";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
-import { batchGetAll, batchWriteAll } from "./batch";
+import { batchGetAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
-import { transactWrite } from "./transact";
-
-/** DynamoDB's TransactWriteItems limit. */
-const MAX_TRANSACTION_ITEMS = 100;
+import { deleteAndFinish } from "./transact";
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -171,17 +168,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
         sessions: sessions.filter(choose.session).length,
         devices: devices.filter(choose.device).length,
       };
-      const extra = alsoWrite(ended);
-      if (extra.length > 0 && deletes.length + extra.length <= MAX_TRANSACTION_ITEMS) {
-        await transactWrite(client, [...deletes.map((Key) => ({ Delete: { TableName: tableName, Key } })), ...extra]);
-      } else {
-        await batchWriteAll(
-          client,
-          tableName,
-          deletes.map((Key) => ({ DeleteRequest: { Key } })),
-        );
-        if (extra.length > 0) await transactWrite(client, extra);
-      }
+      await deleteAndFinish(client, tableName, deletes, alsoWrite(ended));
       return { ...ended, accountExists: true };
     },
   };

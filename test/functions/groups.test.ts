@@ -9,6 +9,7 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
+import { spentBy } from "../support/round-trips";
 import { storedItem } from "../support/stored";
 
 const PROFILE = "org";
@@ -490,9 +491,11 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
       });
       expect(assigned.statusCode).toBe(204);
     }
-    const response = await deleteGroup(id);
+    // Mark, read the partition, then the clean-up and the record's removal in one transaction.
+    const { result: response, reads, writes } = await spentBy(() => deleteGroup(id));
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe("");
+    expect({ reads, writes }).toEqual({ reads: 1, writes: 2 });
     expect((await getGroup(id)).statusCode).toBe(404);
     for (const account of accounts) expect(await storedItem(keys.membership(account.sub, PROFILE, id))).toBeUndefined();
     expect(await services().rights.grantsOf({ kind: "user", id: lead.sub })).toEqual([]);
@@ -502,6 +505,22 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
     const recreated = await request("groups", "events/groups/create-group.json", { body: { profile: PROFILE, id } });
     expect(recreated.statusCode).toBe(201);
     expect((await members(id)).json).toEqual([]);
+  });
+
+  it("when a group's clean-up is too big for one transaction, it goes in batches and the record still goes last", async () => {
+    const id = await newGroup();
+    // 60 members: 120 deletes, over TransactWriteItems' 100 items.
+    const subs = Array.from({ length: 60 }, () => uniqueId("member-"));
+    await services().groups.importMembers(PROFILE, id, subs, 1_800_000_000);
+    const { result: response, writes } = await spentBy(() => deleteGroup(id));
+    expect(response.statusCode).toBe(204);
+    // The mark, five batches of 25 deletes or fewer, the record's conditional removal.
+    expect(writes).toBe(7);
+    expect(await storedItem(keys.group(PROFILE, id))).toBeUndefined();
+    for (const sub of subs) {
+      expect(await storedItem(keys.groupMember(PROFILE, id, sub))).toBeUndefined();
+      expect(await storedItem(keys.membership(sub, PROFILE, id))).toBeUndefined();
+    }
   });
 
   it("when a deletion was interrupted, the group is gone for every call and a repeated DELETE finishes it", async () => {
