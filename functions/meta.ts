@@ -18,5 +18,5 @@ export const handler = createApiFunction(
     "meta.openapi": async () => jsonResult(200, buildOpenApiDocument(), { "cache-control": "public, max-age=300" }),
   },
   // The OpenAPI document needs the whole table anyway.
-  routes,
+  { known: routes },
 );

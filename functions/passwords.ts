@@ -1,9 +1,12 @@
 import { servedRoutes } from "../lib/compiled/passwords-routes";
 import { ApiError, problems } from "../lib/domain/errors";
-import { changePassword, leadLacksRight } from "../lib/domain/passwords/change-password";
+import { hourOf } from "../lib/domain/login/brute-force";
+import { changePassword, leadLacksRight, SUBORDINATE_RIGHT } from "../lib/domain/passwords/change-password";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { passwordChangeDeps } from "../lib/messaging";
+import { services } from "../lib/services";
+import type { LoginSnapshot } from "../lib/store/logins";
 
 function eventOf(call: ApiCall) {
   const principal = call.principal;
@@ -15,53 +18,73 @@ function eventOf(call: ApiCall) {
   };
 }
 
-export const handler = createApiFunction("passwords", servedRoutes, {
-  "passwords.change": async (call) => {
-    const body = (call.body ?? {}) as {
-      current?: string;
-      password?: string;
-      resetSessions?: boolean;
-      sendPswdToAttr?: string;
-    };
-    await changePassword(
-      {
-        sub: call.subject as string,
-        mode: call.principal?.mode ?? "system",
-        current: body.current,
-        password: body.password,
-        resetSessions: body.resetSessions ?? true,
-        sendPswdToAttr: body.sendPswdToAttr,
-        keepUaId: call.headers["svc-ci-ua-id"],
-        language: call.language,
-        event: eventOf(call),
-      },
-      passwordChangeDeps(),
-    );
-    return jsonResult(204, undefined);
-  },
-
-  "passwords.subordinate": async (call) => {
-    const lead = call.principal?.mode === "user" ? call.principal.sub : undefined;
-    if (!lead) throw leadLacksRight();
-    const managed = call.params.subjectId;
-    const { value } = call.body as { value: string };
-    try {
+export const handler = createApiFunction(
+  "passwords",
+  servedRoutes,
+  {
+    "passwords.change": async (call) => {
+      const body = (call.body ?? {}) as {
+        current?: string;
+        password?: string;
+        resetSessions?: boolean;
+        sendPswdToAttr?: string;
+      };
       await changePassword(
         {
-          sub: managed,
-          lead,
-          mode: "system",
-          password: value,
-          resetSessions: true,
+          sub: call.subject as string,
+          mode: call.principal?.mode ?? "system",
+          current: body.current,
+          password: body.password,
+          resetSessions: body.resetSessions ?? true,
+          sendPswdToAttr: body.sendPswdToAttr,
+          keepUaId: call.headers["svc-ci-ua-id"],
           language: call.language,
-          event: { ...eventOf(call), cId: `${call.principal?.clientId ?? "user"} via ${lead}` },
+          event: eventOf(call),
+          // User mode acts on the caller's own account (authorization), the one the plan read.
+          snapshot: call.principal?.mode === "user" ? (call.alongSession as LoginSnapshot | undefined) : undefined,
         },
         passwordChangeDeps(),
       );
-    } catch (error) {
-      if (error instanceof ApiError && error.error === "unknown_user") throw problems.unknownUser(managed);
-      throw error;
-    }
-    return jsonResult(200, {});
+      return jsonResult(204, undefined);
+    },
+
+    "passwords.subordinate": async (call) => {
+      const lead = call.principal?.mode === "user" ? call.principal.sub : undefined;
+      if (!lead) throw leadLacksRight();
+      const managed = call.params.subjectId;
+      const { value } = call.body as { value: string };
+      try {
+        await changePassword(
+          {
+            sub: managed,
+            lead,
+            mode: "system",
+            password: value,
+            resetSessions: true,
+            language: call.language,
+            event: { ...eventOf(call), cId: `${call.principal?.clientId ?? "user"} via ${lead}` },
+            // Planned from the same caller and path: the managed account and the lead's right.
+            snapshot: call.alongSession as LoginSnapshot | undefined,
+          },
+          passwordChangeDeps(),
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.error === "unknown_user") throw problems.unknownUser(managed);
+        throw error;
+      }
+      return jsonResult(200, {});
+    },
   },
-});
+  {
+    // The login snapshot rides in the session check: one BatchGetItem instead of two.
+    alongSession: {
+      "passwords.change": (caller) =>
+        services().logins.snapshotPlan({ sub: caller.sub }, caller.sourceIp, hourOf(caller.now)),
+      "passwords.subordinate": (caller) =>
+        services().logins.snapshotPlan({ sub: caller.params.subjectId }, caller.sourceIp, hourOf(caller.now), {
+          lead: caller.sub,
+          right: SUBORDINATE_RIGHT,
+        }),
+    },
+  },
+);

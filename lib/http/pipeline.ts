@@ -3,6 +3,7 @@ import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { config } from "../config";
 import type { Account } from "../domain/accounts/account";
+import type { AlongSession } from "./along-session";
 import type { HttpResult } from "./error-body";
 import { authentication } from "./middleware/authentication";
 import { authorization } from "./middleware/authorization";
@@ -28,6 +29,8 @@ export interface ApiCall<Body = unknown> {
   subject?: string;
   /** In user mode: the caller's account, already read with the session check. */
   account?: Account;
+  /** In user mode: what the route's AlongSession plan read with the session check. */
+  alongSession?: unknown;
   /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
   sourceIp?: string;
@@ -51,8 +54,12 @@ export function createApiFunction(
   fn: FunctionName,
   served: readonly ServedRoute[],
   implementations: Record<string, RouteHandler>,
-  /** For the function that answers `$default`: every route, so an unmatched call gets 405 rather than 404. */
-  known: readonly RouteShape[] = served,
+  options: {
+    /** For the function that answers `$default`: every route, so an unmatched call gets 405 rather than 404. */
+    known?: readonly RouteShape[];
+    /** By route id: reads that ride in a user token's session check. */
+    alongSession?: Readonly<Record<string, AlongSession>>;
+  } = {},
 ) {
   const expected = served.filter((r) => r.fn === fn).map((r) => r.id);
   const missing = expected.filter((id) => !implementations[id]);
@@ -77,6 +84,7 @@ export function createApiFunction(
       principal: state.principal,
       subject: state.subject,
       account: state.account,
+      alongSession: state.alongSession,
       language: languageOf(route, headers["accept-language"]),
       sourceIp: sourceIpOf(event),
       userAgent: headers["user-agent"],
@@ -88,11 +96,11 @@ export function createApiFunction(
   // Order matters: the error shaper first, so its onError runs last (middy runs onError in reverse).
   return middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
     .use(errorShaper())
-    .use(routeResolution(served, known))
+    .use(routeResolution(served, options.known ?? served))
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())
-    .use(authentication())
+    .use(authentication(options.alongSession))
     .use(authorization())
     .use(securityEvent())
     .handler(dispatch);

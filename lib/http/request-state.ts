@@ -14,6 +14,8 @@ export interface RequestState {
   subject?: string;
   /** A user token's account, read with its session check: routes reuse it. */
   account?: Account;
+  /** What the route's AlongSession plan read with the session check (lib/http/along-session.ts). */
+  alongSession?: unknown;
 }
 
 export type SvcContext = Context & { svc: RequestState };

@@ -80,6 +80,16 @@ export async function batchGetAll(
   return pages.flat();
 }
 
+/**
+ * Items one step needs, as keys and what to make of them: so the keys can ride in
+ * another step's BatchGetItem (a user-mode call's session check) instead of a read of
+ * their own. `read` receives every item that BatchGetItem found, its own among them.
+ */
+export interface ReadPlan<T> {
+  keys: TableKey[];
+  read(found: Item[]): T;
+}
+
 export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: TableKey } };
 
 /**

@@ -3,7 +3,7 @@ import type { Account } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import type { FailureCounters } from "../domain/login/brute-force";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
-import { batchGetAll } from "./batch";
+import { batchGetAll, type ReadPlan } from "./batch";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { grantKey } from "./rights";
 import { transactUnlessRefused } from "./transact";
@@ -35,6 +35,17 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       /** A lead acting on the account (SPEC 4.2): its right is read in the same call. */
       leadRight?: { lead: string; right: string },
     ): Promise<LoginSnapshot> {
+      const plan = this.snapshotPlan(candidate, ip, hour, leadRight);
+      return plan.read(await batchGetAll(client, tableName, plan.keys));
+    },
+
+    /** The snapshot's keys and reading, for a BatchGetItem of another step (see ReadPlan). */
+    snapshotPlan(
+      candidate: { sub?: string; email?: string; phone?: string },
+      ip: string | undefined,
+      hour: number,
+      leadRight?: { lead: string; right: string },
+    ): ReadPlan<LoginSnapshot> {
       const leadGrant =
         leadRight && candidate.sub
           ? grantKey({
@@ -57,22 +68,26 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
         ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
         ...(ip ? [keys.ipFailures(ip, hour)] : []),
       ];
-      const found = await batchGetAll(client, tableName, wanted);
-      const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
-      const sub = candidate.sub;
-      const profile = sub ? find(keys.userProfile(sub)) : undefined;
       return {
-        account: profile ? toAccount(profile) : undefined,
-        credential: sub ? (find(keys.passwordCredential(sub)) as LoginSnapshot["credential"]) : undefined,
-        counters: {
-          consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
-          waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
-          hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
-          ipHourly: ip ? ((find(keys.ipFailures(ip, hour))?.count as number) ?? 0) : 0,
+        keys: wanted,
+        read(found) {
+          const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
+          const sub = candidate.sub;
+          const profile = sub ? find(keys.userProfile(sub)) : undefined;
+          return {
+            account: profile ? toAccount(profile) : undefined,
+            credential: sub ? (find(keys.passwordCredential(sub)) as LoginSnapshot["credential"]) : undefined,
+            counters: {
+              consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
+              waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
+              hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
+              ipHourly: ip ? ((find(keys.ipFailures(ip, hour))?.count as number) ?? 0) : 0,
+            },
+            ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
+            ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
+            ...(leadGrant && { leadHoldsRight: find(leadGrant) !== undefined }),
+          };
         },
-        ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
-        ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
-        ...(leadGrant && { leadHoldsRight: find(leadGrant) !== undefined }),
       };
     },
 

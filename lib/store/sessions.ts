@@ -2,9 +2,9 @@ import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb"
 import type { Account } from "../domain/accounts/account";
 import type { DeviceRecord } from "../domain/devices/device";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
-import { batchGetAll } from "./batch";
+import { batchGetAll, type ReadPlan } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
-import { ENTITY, itemOf, keys } from "./keys";
+import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
 import { deleteAndFinish } from "./transact";
@@ -65,11 +65,25 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
      * A user token's session and its account in one BatchGetItem: the session check of
      * every user-mode call, whose account read the route can reuse.
      */
-    async sessionAndAccount(sub: string, sid: string): Promise<{ session?: SessionRecord; account?: Account }> {
-      const find = await batchGet([keys.session(sub, sid), keys.userProfile(sub)]);
+    async sessionAndAccount<T = never>(
+      sub: string,
+      sid: string,
+      /** What the route will read next: its keys ride in the same BatchGetItem. */
+      along?: ReadPlan<T>,
+    ): Promise<{ session?: SessionRecord; account?: Account; along?: T }> {
+      const found = await batchGetAll(client, tableName, [
+        keys.session(sub, sid),
+        keys.userProfile(sub),
+        ...(along?.keys ?? []),
+      ]);
+      const find = (key: TableKey) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
       const session = find(keys.session(sub, sid)) as SessionRecord | undefined;
       const profile = find(keys.userProfile(sub));
-      return { session, account: profile ? toAccount(profile) : undefined };
+      return {
+        session,
+        account: profile ? toAccount(profile) : undefined,
+        ...(along && { along: along.read(found) }),
+      };
     },
 
     /** A stored device, to recognise a returning one at login. */

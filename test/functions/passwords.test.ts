@@ -6,6 +6,7 @@ import { mintUserToken } from "../../lib/local/user-token";
 import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
+import { spentBy } from "../support/round-trips";
 import { storedItems } from "../support/stored";
 
 const OLD = "correct horse battery staple";
@@ -38,10 +39,16 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     const account = await seedAccount({}, OLD);
     const mine = await mintUserToken(account.sub, "app", ["svc_api_usec_chg", "svc_api_user"], 600);
     await mintUserToken(account.sub, "app", ["svc_api_user"], 600); // another session, to be ended
-    const response = await userChange(account, { current: OLD, password: NEW }, mine.token, {
-      "svc-ci-ua-id": mine.uaId,
-    });
+    const {
+      result: response,
+      reads,
+      writes,
+    } = await spentBy(() =>
+      userChange(account, { current: OLD, password: NEW }, mine.token, { "svc-ci-ua-id": mine.uaId }),
+    );
     expect(response.statusCode).toBe(204);
+    // The login snapshot rides in the session check; the sessions are read after the commit.
+    expect({ reads, writes }).toEqual({ reads: 2, writes: 2 });
     expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
     const sessions = (await storedItems(account.sub, "SESSION#")).map((s) => s.sid);
     expect(sessions).toEqual([mine.sid]);
@@ -55,8 +62,11 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
 
   it("when the current password is wrong, it answers 401 invalid_credential and changes nothing", async () => {
     const account = await seedAccount({}, OLD);
-    const response = await userChange(account, { current: "wrong", password: NEW });
+    const { result: response, reads } = await spentBy(() => userChange(account, { current: "wrong", password: NEW }));
     expect(response.statusCode).toBe(401);
+    expect(reads).toBe(1);
+    // The guess counts like a failed login: the counters came with the session check.
+    expect(await storedItems(account.sub, "LOGIN_FAILURES")).toContainEqual(expect.objectContaining({ count: 1 }));
     expect(response.json).toEqual({
       type: "security_error",
       error: "invalid_credential",
@@ -158,8 +168,12 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
     });
     expect(unknown.json).toEqual(accessDenied);
     await grantChangePassword(lead.sub, managed.sub);
-    const allowed = await call();
+    await mintUserToken(managed.sub, "app", ["svc_api_user"], 600); // a session of the managed account, to be ended
+    const { result: allowed, reads, writes } = await spentBy(call);
     expect(allowed.statusCode).toBe(200);
+    // The lead's right and the managed account's snapshot ride in the lead's session check.
+    expect({ reads, writes }).toEqual({ reads: 2, writes: 2 });
+    expect(await storedItems(managed.sub, "SESSION#")).toEqual([]);
     expect(await verifyPassword(NEW, await credential(managed.sub))).toBe(true);
   });
 });

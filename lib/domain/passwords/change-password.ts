@@ -4,7 +4,7 @@ import type { Courier } from "../../notify/courier";
 import { MessageNotSentError } from "../../notify/message";
 import { generatedPassword } from "../../notify/templates/generated-password";
 import { passwordChanged } from "../../notify/templates/password-changed";
-import type { LoginStore } from "../../store/logins";
+import type { LoginSnapshot, LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
 import type { SecurityEvent } from "../audit/security-event";
@@ -39,6 +39,8 @@ export interface PasswordChangeInput {
   keepUaId?: string;
   language: "ru" | "en";
   event: Omit<SecurityEvent, "sbj" | "ts" | "type" | "result">;
+  /** The login snapshot of `sub` (and the lead's right), when read with the caller's session check. */
+  snapshot?: LoginSnapshot;
 }
 
 /** The right a lead needs over an account to set its password (SPEC 4.2). */
@@ -68,7 +70,8 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
     throw problems.wrongValues([{ error: "required", pos: "current", desc: "current is required in user mode" }]);
   }
   const leadRight = input.lead === undefined ? undefined : { lead: input.lead, right: SUBORDINATE_RIGHT };
-  const snapshot = await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now), leadRight);
+  const snapshot =
+    input.snapshot ?? (await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now), leadRight));
   // The right first: a lead without it learns nothing about the account, not even whether it exists.
   if (leadRight && !snapshot.leadHoldsRight) throw leadLacksRight();
   const account = snapshot.account;

@@ -6,6 +6,7 @@ import { problems } from "../../domain/errors";
 import { verifyUserPassword } from "../../domain/login/verify-user-password";
 import { ALL_PERMISSIONS, USER_PERMISSIONS } from "../../domain/permissions";
 import { services } from "../../services";
+import type { AlongSession } from "../along-session";
 import { log } from "../logger";
 import type { Principal } from "../principal";
 import type { RequestState, SvcContext } from "../request-state";
@@ -17,18 +18,32 @@ import { sourceIpOf } from "../source-ip";
  * change, device removal, refresh-token reuse) and locked accounts refuse it at once,
  * not at its expiry. One BatchGetItem reads the session and the account together.
  */
-async function liveSession(sub: string, sid: string, state: RequestState): Promise<void> {
-  const { session, account } = await services().sessions.sessionAndAccount(sub, sid);
+async function liveSession(
+  sub: string,
+  sid: string,
+  state: RequestState,
+  along: AlongSession | undefined,
+  sourceIp: string | undefined,
+): Promise<void> {
+  const plan = along?.({ sub, params: state.params, sourceIp, now: Math.floor(Date.now() / 1000) });
+  const read = await services().sessions.sessionAndAccount(sub, sid, plan);
+  const { session, account } = read;
   if (!session || session.expiresAt <= Date.now() / 1000 || !account) throw problems.badAccessToken("session_ended");
   if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
   state.account = account;
+  if (plan) state.alongSession = read.along;
 }
 
-async function bearerPrincipal(token: string, state: RequestState): Promise<Principal> {
+async function bearerPrincipal(
+  token: string,
+  state: RequestState,
+  along: AlongSession | undefined,
+  sourceIp: string | undefined,
+): Promise<Principal> {
   const claims = await services().accessTokens.verify(token);
   const scopes = new Set(claims.scope.split(" ").filter(Boolean));
   if (claims.sid) {
-    await liveSession(claims.sub, claims.sid, state);
+    await liveSession(claims.sub, claims.sid, state, along, sourceIp);
     return {
       mode: "user",
       clientId: claims.client_id,
@@ -79,8 +94,13 @@ const AUTHENTICATED: ReadonlySet<AuthKind | undefined> = new Set([
   "user-bearer-or-user-basic",
 ]);
 
-/** Establishes who calls, by the route's auth kind (DESIGN 4). */
-export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+/**
+ * Establishes who calls, by the route's auth kind (DESIGN 4). `alongSession` names, by
+ * route id, reads that ride in a user token's session check.
+ */
+export function authentication(
+  alongSession: Readonly<Record<string, AlongSession>> = {},
+): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
       const state = request.context.svc;
@@ -90,7 +110,8 @@ export function authentication(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
       if (!header) throw problems.badAccessToken("missing_access_token");
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (bearer) {
-        const principal = await bearerPrincipal(bearer[1], state);
+        const along = state.route && alongSession[state.route.id];
+        const principal = await bearerPrincipal(bearer[1], state, along, sourceIpOf(request.event));
         // `current` names a user: an application's own token has none.
         if (auth === "user-bearer-or-user-basic" && principal.mode !== "user") {
           throw problems.badAccessToken("user_token_required");

@@ -46,16 +46,6 @@ const NO_2XX: Record<string, string> = {
  * target would cost a guarantee (README "Performance").
  */
 const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string }> = {
-  "passwords.change user": {
-    reads: 3,
-    writes: 2,
-    why: "session check, login snapshot, then the session reset's Query: the sessions are read AFTER the new credential is committed, so no session opened with the old password survives",
-  },
-  "passwords.subordinate user": {
-    reads: 3,
-    writes: 2,
-    why: "as passwords.change, which it always is with the session reset; the lead's change_password right rides in the login snapshot's BatchGetItem",
-  },
   "rights.on-group system": {
     reads: 2,
     writes: 0,
