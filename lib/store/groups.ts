@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { AttributeValue, Group } from "../domain/groups/group";
 import { partyOfKey } from "../domain/rights/parties";
@@ -7,6 +7,7 @@ import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryPages } from "./paging";
+import { readPartition } from "./partition-read";
 import { grantKey, holderKey } from "./rights";
 import { deleteAndFinish, transactWrite } from "./transact";
 
@@ -59,6 +60,8 @@ const memberPresent = "attribute_exists(PK)";
 const accountExists = "attribute_exists(PK)";
 /** The attributes map stays within its cap, so the item stays far below DynamoDB's 400 KB. */
 const roomFor = "size(#attributes) <= :room";
+/** A deletion starts only on a group that exists. */
+const recordExists = "attribute_exists(PK)";
 /** The group's item goes last, and only once its deletion was started. */
 const deletionStarted = "attribute_exists(deleting)";
 
@@ -84,6 +87,10 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
       new GetCommand({ TableName: tableName, Key: keys.group(profile, id), ConsistentRead: true }),
     );
     return Item;
+  }
+
+  function headItem(profile: string, id: string) {
+    return itemOf(ENTITY.groupHead, keys.groupHead(profile, id), { profile, id });
   }
 
   /** Both items of one membership: the member in the group's partition, the mirror in the user's. */
@@ -155,15 +162,19 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
   return {
     async create(group: Group): Promise<void> {
       try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: itemOf(ENTITY.group, keys.group(group.profile, group.id), group),
-            ConditionExpression: isNew,
-          }),
-        );
+        await transactWrite(client, [
+          {
+            Put: {
+              TableName: tableName,
+              Item: itemOf(ENTITY.group, keys.group(group.profile, group.id), group),
+              ConditionExpression: isNew,
+            },
+          },
+          // Unconditional: the record's condition decides, and a head is never left without one.
+          { Put: { TableName: tableName, Item: headItem(group.profile, group.id) } },
+        ]);
       } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
+        if (!failedConditions(error)?.includes(0)) throw error;
         // Failure path only: say whether the id is free again once a deletion finishes.
         throw new GroupExistsError(Boolean((await readItem(group.profile, group.id))?.deleting));
       }
@@ -175,20 +186,9 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
       return item && !item.deleting ? toGroup(item) : undefined;
     },
 
-    /**
-     * The group and member accounts in one BatchGetItem (an expanded member list): the
-     * group's record lives with its profile's groups, apart from its members.
-     */
-    async getWithAccounts(
-      profile: string,
-      id: string,
-      subs: string[],
-    ): Promise<{ group?: Group; accounts: Account[] }> {
-      const groupKey = keys.group(profile, id);
-      const items = await batchGetAll(client, tableName, [groupKey, ...subs.map(keys.userProfile)]);
-      const item = items.find((i) => i.PK === groupKey.PK && i.SK === groupKey.SK);
-      const accounts = items.filter((i) => i !== item).map(toAccount);
-      return { group: item && !item.deleting ? toGroup(item) : undefined, accounts };
+    /** Member accounts, 100 per BatchGetItem (an expanded member list). */
+    async accounts(subs: string[]): Promise<Account[]> {
+      return (await batchGetAll(client, tableName, subs.map(keys.userProfile))).map(toAccount);
     },
 
     /** The groups of a profile, page by page (1 MB each), in id order. */
@@ -261,20 +261,17 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
       }
     },
 
-    /** Member subject ids in order, every page read. */
-    async members(profile: string, id: string): Promise<string[]> {
-      const subs: string[] = [];
-      for await (const page of queryPages(client, {
-        TableName: tableName,
-        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues: { ":pk": keys.groupPartition(profile, id), ":prefix": keys.groupMemberPrefix },
-        ProjectionExpression: "#sub",
-        ExpressionAttributeNames: { "#sub": "sub" },
-        ConsistentRead: true,
-      })) {
-        subs.push(...page.map((item) => item.sub as string));
-      }
-      return subs;
+    /**
+     * Member subject ids in order, every page read, and whether the group is live: one
+     * Query of its partition takes the members and the head. A group without a head
+     * (none, or one written before heads existed) costs one GetItem of its record.
+     */
+    async members(profile: string, id: string): Promise<{ live: boolean; subs: string[] }> {
+      const head = keys.groupHead(profile, id);
+      const read = await readPartition(client, tableName, head.PK, [keys.groupMemberPrefix], head.SK);
+      const subs = (read.byPrefix.get(keys.groupMemberPrefix) ?? []).map((item) => item.sub as string);
+      const live = read.record ? !read.record.deleting : (await this.get(profile, id)) !== undefined;
+      return { live, subs };
     },
 
     /**
@@ -333,18 +330,17 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
      */
     async delete(profile: string, id: string): Promise<boolean> {
       try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.group(profile, id),
-            UpdateExpression: "SET deleting = :true",
-            // Marking a missing group would create it; a group already marked is resumed.
-            ConditionExpression: "attribute_exists(PK)",
-            ExpressionAttributeValues: { ":true": true },
-          }),
-        );
+        const mark = { UpdateExpression: "SET deleting = :true", ExpressionAttributeValues: { ":true": true } };
+        await transactWrite(client, [
+          // Marking a missing group would create it; a group already marked is resumed.
+          {
+            Update: { TableName: tableName, Key: keys.group(profile, id), ConditionExpression: recordExists, ...mark },
+          },
+          // The head follows its record (a group from before heads gets one, cleared below with the rest).
+          { Update: { TableName: tableName, Key: keys.groupHead(profile, id), ...mark } },
+        ]);
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
+        if (failedConditions(error)?.includes(0)) return false;
         throw error;
       }
       // Each page's clean-up is sent once the next page is known, so the last one can go

@@ -28,6 +28,8 @@ export const ENTITY = {
   rightHolder: "right-holder",
   rightDefinition: "right-definition",
   group: "group",
+  /** A group's liveness in its own partition, written with its record (see keys.groupHead). */
+  groupHead: "group-head",
   groupMember: "group-member",
   /** The mirror of a group member in the user's partition. */
   membership: "membership",
@@ -146,6 +148,10 @@ export const keys = {
   // one consistent Query; each group's members have a partition of their own.
   group: (profile: string, id: string): TableKey => ({ PK: `GROUPS#${profile}`, SK: `GROUP#${id}` }),
   groupsOfProfile: (profile: string): string => `GROUPS#${profile}`,
+  // The record's copy that lives with the members and the rights, so that one Query tells
+  // them apart from "no such group". "RECORD" sorts between "MEMBER#" and "RIGHT#", so
+  // either Query takes it with one key range (lib/store/partition-read.ts).
+  groupHead: (profile: string, id: string): TableKey => ({ PK: `GROUP#${profile}#${id}`, SK: "RECORD" }),
   groupMember: (profile: string, id: string, sub: string): TableKey => ({
     PK: `GROUP#${profile}#${id}`,
     SK: `MEMBER#${sub}`,

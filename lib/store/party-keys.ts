@@ -29,3 +29,12 @@ export function partyRecord(party: Party): { key: TableKey; condition: string } 
       return { key: keys.group(party.profile, party.id), condition: groupLive };
   }
 }
+
+/**
+ * The item in the party's own partition that proves it exists, so a Query of its rights
+ * can take it in the same key range: the profile, the application's record, a group's
+ * head (its record lives with its profile's groups).
+ */
+export function partyMarker(party: Party): TableKey {
+  return party.kind === "grps" ? keys.groupHead(party.profile, party.id) : partyRecord(party).key;
+}

@@ -8,7 +8,7 @@ import { failedConditions, isTransactionConflict } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readPartition } from "./partition-read";
-import { partyPartition, partyRecord } from "./party-keys";
+import { partyMarker, partyPartition, partyRecord } from "./party-keys";
 import { transactWrite } from "./transact";
 
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
@@ -233,26 +233,17 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
 
     /**
-     * A party's items under `prefix` and whether the party exists (or has items, as before). Accounts and
-     * applications keep their record in their own partition: one Query reads both. A
-     * group's record lives with its profile's groups, so only an empty answer costs a
-     * second read there.
+     * A party's items under `prefix` and whether the party exists: one Query takes the
+     * items and the party's marker (partyMarker). A group without a head (none, or one
+     * written before heads existed) and without items costs a GetItem of its record.
      */
     async itemsOfParty(party: Party, prefix: string): Promise<{ items: Record<string, unknown>[]; exists: boolean }> {
-      const record = partyRecord(party).key;
-      const pk = partyPartition(party);
-      if (record.PK === pk) {
-        const read = await readPartition(client, tableName, pk, [prefix], record.SK);
-        const items = read.byPrefix.get(prefix) ?? [];
-        return { items, exists: items.length > 0 || read.record !== undefined };
-      }
-      const items = await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix },
-        ConsistentRead: true,
-      });
-      return { items, exists: items.length > 0 || (await this.partyExists(party)) };
+      const marker = partyMarker(party);
+      const read = await readPartition(client, tableName, marker.PK, [prefix], marker.SK);
+      const items = read.byPrefix.get(prefix) ?? [];
+      if (read.record) return { items, exists: !read.record.deleting };
+      const exists = items.length > 0 || (party.kind === "grps" && (await this.partyExists(party)));
+      return { items, exists };
     },
 
     /** Rights held by a subject, and whether it exists (one Query for accounts and applications). */

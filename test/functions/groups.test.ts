@@ -1,4 +1,4 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
@@ -311,7 +311,8 @@ describe("members", () => {
     expect(await storedItem(keys.membership(a.sub, PROFILE, id))).toMatchObject({ profile: PROFILE, groupId: id });
     before = roundTripCount();
     expect((await members(id)).json).toEqual([a.sub, b.sub].sort().map((subjectId) => ({ subjectId })));
-    expect(roundTripCount() - before).toBe(2);
+    // One Query: the members and the group's head.
+    expect(roundTripCount() - before).toBe(1);
     before = roundTripCount();
     expect((await removeMembers(id, [a.sub])).json).toEqual([record(a.sub)]);
     expect(roundTripCount() - before).toBe(1);
@@ -435,6 +436,26 @@ describe("members", () => {
     expect(expired.json).toEqual({ errors: [{ code: "access_denied", desc: "expired_access_token", params: {} }] });
   });
 
+  it("when a group was written before heads existed, its members are listed and a missing group is 404", async () => {
+    const id = await newGroup();
+    const a = await seedAccount();
+    await addMembers(id, [a.sub]);
+    await documentClient().send(new DeleteCommand({ TableName: config().tableName, Key: keys.groupHead(PROFILE, id) }));
+    const { result: listed, reads } = await spentBy(() => members(id));
+    expect(listed.json).toEqual([{ subjectId: a.sub }]);
+    // Without a head, the record decides: one GetItem more.
+    expect(reads).toBe(2);
+    const rights = await request("rights", "events/rights/rights-on-group.json", {
+      params: { groupId: id },
+      query: { objectExt: PROFILE },
+    });
+    expect(rights.statusCode).toBe(200);
+    expect(rights.json).toEqual({});
+    const missing = await members(uniqueId("no-such-group-"));
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json).toMatchObject({ errors: [{ code: "group_not_found" }] });
+  });
+
   it("when a group has 10,000 members (over 1 MB), every page is read and all are listed", async () => {
     const id = await newGroup();
     // Long subject ids (allowed up to 128 characters) make the members well over 1 MB.
@@ -445,8 +466,8 @@ describe("members", () => {
     const calls = roundTripCount() - before;
     expect(response.statusCode).toBe(200);
     expect(response.json).toEqual(subs.map((subjectId) => ({ subjectId })));
-    // One GetItem for the group and more than one Query page for the members.
-    expect(calls).toBeGreaterThan(2);
+    // More than one Query page (the head comes with the last) and nothing else.
+    expect(calls).toBeGreaterThan(1);
   });
 
   it("when 150 members are listed with expand=true, their names come in batches of 100", async () => {
@@ -464,7 +485,7 @@ describe("members", () => {
     );
     const before = roundTripCount();
     const response = await members(id, true);
-    // The members' Query, then the group and 150 accounts: 151 keys in two BatchGetItem calls.
+    // The members' Query (with the group's head), then 150 accounts in two BatchGetItem calls.
     expect(roundTripCount() - before).toBe(3);
     const listed = response.json as unknown as Array<{ subjectId: string; family_name: string }>;
     expect(listed).toHaveLength(150);
@@ -500,7 +521,8 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
     for (const account of accounts) expect(await storedItem(keys.membership(account.sub, PROFILE, id))).toBeUndefined();
     expect(await services().rights.grantsOf({ kind: "user", id: lead.sub })).toEqual([]);
     expect(await services().rights.grantsOf({ kind: "its", id: clientId })).toEqual([]);
-    expect(await services().groups.members(PROFILE, id)).toEqual([]);
+    expect(await services().groups.members(PROFILE, id)).toEqual({ live: false, subs: [] });
+    expect(await storedItem(keys.groupHead(PROFILE, id))).toBeUndefined();
     expect((await deleteGroup(id)).statusCode).toBe(404);
     const recreated = await request("groups", "events/groups/create-group.json", { body: { profile: PROFILE, id } });
     expect(recreated.statusCode).toBe(201);
@@ -527,15 +549,18 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
     const id = await newGroup();
     const a = await seedAccount();
     await addMembers(id, [a.sub]);
-    // What a crashed DELETE leaves: the mark, with the members still there.
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.group(PROFILE, id),
-        UpdateExpression: "SET deleting = :t",
-        ExpressionAttributeValues: { ":t": true },
-      }),
-    );
+    // What a crashed DELETE leaves: the mark on the record and its head, with the members still there.
+    for (const Key of [keys.group(PROFILE, id), keys.groupHead(PROFILE, id)]) {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key,
+          UpdateExpression: "SET deleting = :t",
+          ExpressionAttributeValues: { ":t": true },
+        }),
+      );
+    }
+    expect((await members(id)).statusCode).toBe(404);
     expect((await getGroup(id)).statusCode).toBe(404);
     expect((await addMembers(id, [a.sub])).statusCode).toBe(404);
     const rights = await request("rights", "events/rights/assign-rights.json", {

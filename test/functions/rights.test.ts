@@ -403,6 +403,19 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
     before = roundTripCount();
     expect((await rightsOf(lead.sub, token)).json).toEqual({ [lead.sub]: { SYS_MON: ["self"] } });
     expect(roundTripCount() - before).toBe(1);
+    // A group's head lives in its partition with the rights on it: "none held" is one Query too.
+    const groupId = uniqueId("grp-");
+    const created = await request("groups", "events/groups/create-group.json", {
+      body: { profile: "org", id: groupId },
+    });
+    expect(created.statusCode).toBe(201);
+    before = roundTripCount();
+    const onGroup = await request("rights", "events/rights/rights-on-group.json", {
+      params: { groupId },
+      query: { objectExt: "org" },
+    });
+    expect(onGroup.json).toEqual({});
+    expect(roundTripCount() - before).toBe(1);
   });
 
   it("when a user holds 1,000 rights (over 1 MB), every page is read and all are listed", async () => {

@@ -171,18 +171,15 @@ export async function deleteGroup(deps: GroupDeps, profile: string, id: string):
   if (!(await deps.groups.delete(profile, id))) throw groupProblems.notFound(id, profile);
 }
 
-/** SPEC 2.3 member records; `expand` adds the names (one BatchGetItem per 100 members). */
-/** Two calls: the members' Query with the group's GetItem, or (expanded) then one BatchGetItem of group and accounts. */
+/**
+ * SPEC 2.3 member records; `expand` adds the names. One Query reads the members and the
+ * group's head; names cost one BatchGetItem per 100 members.
+ */
 export async function listMembers(deps: GroupDeps, profile: string, id: string, expand: boolean) {
-  if (!expand) {
-    const [group, subs] = await Promise.all([deps.groups.get(profile, id), deps.groups.members(profile, id)]);
-    if (!group) throw groupProblems.notFound(id, profile);
-    return subs.map((subjectId) => ({ subjectId }));
-  }
-  const subs = await deps.groups.members(profile, id);
-  const read = await deps.groups.getWithAccounts(profile, id, subs);
-  if (!read.group) throw groupProblems.notFound(id, profile);
-  const accounts = new Map(read.accounts.map((a) => [a.sub, a]));
+  const { live, subs } = await deps.groups.members(profile, id);
+  if (!live) throw groupProblems.notFound(id, profile);
+  if (!expand) return subs.map((subjectId) => ({ subjectId }));
+  const accounts = new Map((await deps.groups.accounts(subs)).map((a) => [a.sub, a]));
   return subs.map((subjectId) => {
     const account = accounts.get(subjectId);
     return {
