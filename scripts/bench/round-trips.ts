@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { generate } from "otplib";
 import type { PasswordHash } from "../../lib/domain/credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
 import { type FunctionName, routeKey } from "../../lib/http/route";
@@ -115,8 +116,19 @@ const HARVESTED_FIELDS: Record<string, string[]> = {
   consentId: ["id"],
   keepDeviceId: ["id"],
   qrCode: ["qr_code"],
+  base32Secret: ["base32Secret"],
+  totpId: ["id"],
 };
 const CODE = "code";
+
+/**
+ * Placeholders computed when the request is sent, from another placeholder's value:
+ * `otpCode` is the current TOTP code (RFC 6238, otplib) of the secret the same request
+ * carries, as an authenticator app would show it.
+ */
+const DERIVED: Record<string, { from: string; make: (value: string) => Promise<string> }> = {
+  otpCode: { from: "base32Secret", make: (secret) => generate({ secret }) },
+};
 
 /** Placeholders that must be new for every request: a registration's sub, a contact change's address, a new password. */
 const FRESH: Record<string, (n: string) => string> = {
@@ -294,8 +306,13 @@ class Sweep {
     const placeholders = placeholdersOf(sample.event);
     const fresh = this.freshValues(placeholders);
     let event: APIGatewayProxyEventV2;
+    const filled: Record<string, string> = { ...this.values, ...fresh, ...filling };
+    for (const name of placeholders) {
+      const rule = DERIVED[name];
+      if (rule && filled[rule.from] !== undefined) filled[name] = await rule.make(filled[rule.from]);
+    }
     try {
-      event = await prepareEvent(sample.event, { ...this.values, ...fresh, ...filling });
+      event = await prepareEvent(sample.event, filled);
     } catch {
       return undefined;
     }

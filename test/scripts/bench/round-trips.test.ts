@@ -35,9 +35,6 @@ const NO_2XX: Record<string, string> = {
   "federation.bind": "starts a login at an external OpenID provider; none is configured for the sweep",
   "federation.callback": "needs a bind state and the external provider's answer",
   "federation.token": "needs a link with stored provider tokens",
-  "security.totp-attach":
-    "needs a TOTP code computed from the issued secret at request time; the sample holds a fixed one",
-  "security.totp-delete": "its sample names a fixed generator id; generator ids are random",
 };
 
 /**
