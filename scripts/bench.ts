@@ -14,6 +14,7 @@ import {
   seedSampleAccounts,
   seedSampleDevices,
 } from "./bench/round-trips";
+import { startSampleProvider } from "./bench/sample-provider";
 import { compareScrypt, oneHashMs } from "./bench/scrypt";
 import {
   type LoadSettings,
@@ -310,7 +311,9 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
 
 async function benchLocalStack(): Promise<void> {
   process.stderr.write("starting DynamoDB Local (in memory) and the gateway on loopback\n");
-  const dynamo = await startLocalStack();
+  // The federation samples' provider, so the sweep can bring bind and callback to an answer.
+  const provider = await startSampleProvider();
+  const dynamo = await startLocalStack(provider.settings);
   const { createGateway } = await import("../lib/local/gateway");
   const { services } = await import("../lib/services");
   const { DEFAULT_SCRYPT, hashPassword } = await import("../lib/domain/credentials/password-hash");
@@ -357,7 +360,7 @@ async function benchLocalStack(): Promise<void> {
       );
     }
     const clientBasic = basic(BENCH_CLIENT.id, BENCH_CLIENT.secret);
-    const values = await seedSampleAccounts(base, BENCH_CLIENT, BENCH_PASSWORD, hash);
+    const values = await seedSampleAccounts(base, BENCH_CLIENT, DEFAULT_SCRYPT);
 
     process.stderr.write("round trips: calling every route's sample events\n");
     const rows = await measureRoundTrips(countingBase, values, {
@@ -377,6 +380,7 @@ async function benchLocalStack(): Promise<void> {
   } finally {
     for (const server of servers) server.stop();
     await dynamo.stop();
+    await provider.stop();
   }
 }
 

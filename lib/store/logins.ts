@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import type { FailureCounters } from "../domain/login/brute-force";
 import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
 import { batchGetAll, type ReadPlan } from "./batch";
+import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { grantKey } from "./rights";
 import { transactUnlessRefused } from "./transact";
@@ -21,6 +23,9 @@ export interface LoginSnapshot {
 }
 
 const HOUR_SECONDS = 3600;
+
+/** A failure is counted once, even when its request is sent again (see recordFailure). */
+const failureNotCounted = "attribute_not_exists(lastFailure) OR lastFailure <> :failure";
 
 export function createLoginStore({ client, tableName }: StoreDeps) {
   return {
@@ -102,17 +107,37 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       waitFor: (consecutive: number) => number,
     ): Promise<void> {
       const hour = Math.floor(now / HOUR_SECONDS);
-      const bump = (key: { PK: string; SK: string }, entity: string, expiresAt: number) =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key,
-            UpdateExpression: "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp",
-            ExpressionAttributeNames: { "#count": "count" },
-            ExpressionAttributeValues: { ":one": 1, ":entity": entity, ":v": 1, ":exp": expiresAt },
-            ReturnValues: "UPDATED_NEW",
-          }),
-        );
+      // This failure's id: the SDK resends the very same request after a lost answer, so
+      // the condition sees the id it already counted and the failure counts once.
+      const failure = randomUUID();
+      const bump = async (key: { PK: string; SK: string }, entity: string, expiresAt: number) => {
+        try {
+          const { Attributes } = await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: key,
+              UpdateExpression:
+                "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp, lastFailure = :failure",
+              ConditionExpression: failureNotCounted,
+              ExpressionAttributeNames: { "#count": "count" },
+              ExpressionAttributeValues: {
+                ":one": 1,
+                ":entity": entity,
+                ":v": 1,
+                ":exp": expiresAt,
+                ":failure": failure,
+              },
+              ReturnValues: "UPDATED_NEW",
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            }),
+          );
+          return Number(Attributes?.count);
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+          // Counted by the attempt whose answer was lost: the count it left.
+          return Number((error as { Item?: Record<string, { N?: string }> }).Item?.count?.N);
+        }
+      };
       const nextHour = (hour + 1) * HOUR_SECONDS;
       const updates: Promise<unknown>[] = ip ? [bump(keys.ipFailures(ip, hour), ENTITY.ipFailures, nextHour)] : [];
       if (sub) {
@@ -120,8 +145,8 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
         updates.push(
           (async () => {
             // Consecutive failures are forgotten a day after the last one.
-            const { Attributes } = await bump(keys.loginFailures(sub), ENTITY.loginFailures, now + 86_400);
-            const wait = waitFor(Attributes?.count as number);
+            const consecutive = await bump(keys.loginFailures(sub), ENTITY.loginFailures, now + 86_400);
+            const wait = waitFor(consecutive);
             if (wait > 0) {
               await client.send(
                 new UpdateCommand({

@@ -9,7 +9,7 @@ import { config } from "../../lib/config";
 import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { routes } from "../../lib/routes";
-import type { RoundTripRow } from "./round-trips";
+import { type RoundTripRow, succeeded } from "./round-trips";
 
 /**
  * Cold start of each Lambda bundle (npm run build output): a fresh `node` process imports
@@ -93,7 +93,7 @@ export function median(values: number[]): number {
 }
 
 function sampleFor(fn: FunctionName, rows: RoundTripRow[]): string | undefined {
-  const ok = rows.filter((r) => r.sample.startsWith(`events/${fn}/`) && typeof r.status === "number" && r.status < 300);
+  const ok = rows.filter((r) => r.sample.startsWith(`events/${fn}/`) && succeeded(r));
   const read = ok.find((r) => r.route.startsWith("GET "));
   if (read ?? ok[0]) return (read ?? ok[0]).sample;
   const dir = join("events", fn);

@@ -7,9 +7,12 @@ import { freePort } from "../../lib/local/dynamodb-local";
 
 export const BENCH_CLIENT = { id: "bench-app", secret: "bench-app-secret-0123456789abcdef0123456789" };
 
-export async function startLocalStack() {
+/** `settings`: the operator settings (SVC_CONFIG) the stack runs with. */
+export async function startLocalStack(settings: Record<string, unknown>) {
   const dynamodbPort = await freePort();
+  delete process.env.SVC_CONFIG;
   Object.assign(process.env, {
+    SVC_CONFIG_JSON: JSON.stringify(settings),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     SVC_IN_MEMORY: "1",
     DYNAMODB_PORT: String(dynamodbPort),

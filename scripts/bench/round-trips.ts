@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { generate } from "otplib";
-import type { PasswordHash } from "../../lib/domain/credentials/password-hash";
+import { registerClient } from "../../lib/domain/clients/admin";
+import { hashPassword, type ScryptParams } from "../../lib/domain/credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
@@ -28,6 +29,8 @@ export interface RoundTripRow {
   mode: Mode;
   sample: string;
   status: number | "no example";
+  /** The route answered as it does when the call works: a 2xx, or its documented redirect without `error`. */
+  ok?: boolean;
   roundTrips?: number;
   /** The same calls by kind (lib/store/client.ts). */
   reads?: number;
@@ -71,9 +74,14 @@ function samplesByRouteKey(): Map<string, Sample[]> {
   return byKey;
 }
 
-function modeOf(event: APIGatewayProxyEventV2): Mode {
+/**
+ * Who calls: a user token, or HTTP Basic with a user's own password (where the route takes
+ * one: the password check stands in for the session check), is user mode.
+ */
+function modeOf(event: APIGatewayProxyEventV2, route: Route): Mode {
   const authorization = event.headers?.authorization ?? "";
   if (authorization.includes("{{userToken")) return "user";
+  if (authorization.startsWith("Basic") && route.auth === "user-bearer-or-user-basic") return "user";
   if (authorization.startsWith("Bearer")) return "system";
   if (authorization.startsWith("Basic")) return "basic";
   return "none";
@@ -106,8 +114,10 @@ export function overBy(row: RoundTripRow): string[] {
 
 /**
  * Placeholders whose values only exist once another request answered, and the fields of
- * a 2xx JSON answer they are taken from (at any depth). `code` is special: the one-time
- * codes in the messages the same request sent.
+ * a 2xx JSON answer they are taken from (at any depth), or of the query of where a URL in
+ * it leads (the sweep follows such a URL one hop, as a browser would: an authorization
+ * request answers with its `code` and `state`). `code` is special: the one-time codes in
+ * the messages the same request sent.
  */
 const HARVESTED_FIELDS: Record<string, string[]> = {
   context: ["context"],
@@ -118,6 +128,7 @@ const HARVESTED_FIELDS: Record<string, string[]> = {
   qrCode: ["qr_code"],
   base32Secret: ["base32Secret"],
   totpId: ["id"],
+  providerCode: ["code"],
 };
 const CODE = "code";
 
@@ -158,8 +169,18 @@ interface Harvest {
 /** Writes before reads before deletes, so reads find what writes created and deletes run last. */
 const METHOD_ORDER: Record<string, number> = { PUT: 0, POST: 1, PATCH: 1, GET: 2, DELETE: 3 };
 
-function succeeded(row: RoundTripRow | undefined): boolean {
-  return row !== undefined && typeof row.status === "number" && row.status < 300;
+export function succeeded(row: RoundTripRow | undefined): boolean {
+  return row?.ok === true;
+}
+
+/**
+ * A 2xx, or a redirect the route documents as its answer (the bind callback's 302) whose
+ * Location reports no `error` (RFC 6749 4.1.2.1 puts failures there).
+ */
+function answered(route: Route, status: number, location: string | null): boolean {
+  if (status < 300) return true;
+  if (status >= 400 || !(status in route.responses) || !location) return false;
+  return !new URL(location, "http://localhost").searchParams.has("error");
 }
 
 function collectFields(json: unknown, found: Map<string, string[]>): void {
@@ -172,6 +193,23 @@ function collectFields(json: unknown, found: Map<string, string[]>): void {
     if (typeof value === "string") found.set(key, [...(found.get(key) ?? []), value]);
     else collectFields(value, found);
   }
+}
+
+/** One hop to a URL an answer gave (redirects not followed): the query fields of where it sends the browser. */
+async function whereItLeads(url: string): Promise<Record<string, string>> {
+  try {
+    const response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(5000) });
+    const location = response.headers.get("location");
+    return location ? Object.fromEntries(new URL(location, url).searchParams) : {};
+  } catch {
+    // A URL nobody answers (an example address) simply offers nothing.
+    return {};
+  }
+}
+
+/** A sample's path parameters, in a form two samples can be compared by. */
+function pathParamsOf(event: APIGatewayProxyEventV2): string {
+  return JSON.stringify(Object.entries(event.pathParameters ?? {}).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function placeholdersOf(event: APIGatewayProxyEventV2): Set<string> {
@@ -228,7 +266,8 @@ class Sweep {
     const body =
       event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, "base64") : event.body;
     const outboxBefore = outboxSize(this.options.outboxFile);
-    const response = await fetch(url, { method: event.requestContext.http.method, headers, body });
+    // A redirect is an answer to measure, not a hop to take.
+    const response = await fetch(url, { method: event.requestContext.http.method, headers, body, redirect: "manual" });
     const text = await response.text();
     const roundTrips = Number(response.headers.get(ROUND_TRIPS_HEADER) ?? Number.NaN);
     const [reads, writes] = (response.headers.get(ROUND_TRIP_KINDS_HEADER) ?? "").split(" ").map(Number);
@@ -239,13 +278,22 @@ class Sweep {
     } catch {
       json = undefined;
     }
-    return { status: response.status, spent: { roundTrips, reads, writes }, json, sent };
+    return {
+      status: response.status,
+      location: response.headers.get("location"),
+      spent: { roundTrips, reads, writes },
+      json,
+      sent,
+    };
   }
 
   /** Keeps the newest answer's values, so a later sample can use them. */
-  private harvest(source: Sample, json: unknown, sent: string[]): void {
+  private async harvest(source: Sample, json: unknown, sent: string[]): Promise<void> {
     const fields = new Map<string, string[]>();
     collectFields(json, fields);
+    for (const url of [...fields.values()].flat().filter((v) => this.isElsewhere(v))) {
+      collectFields(await whereItLeads(url), fields);
+    }
     const values = new Map<string, string[]>();
     for (const [placeholder, names] of Object.entries(HARVESTED_FIELDS)) {
       const found = names.flatMap((name) => fields.get(name) ?? []);
@@ -255,6 +303,11 @@ class Sweep {
     const codes = sent.map((text) => text.match(codePattern)?.[0]).filter((c): c is string => c !== undefined);
     if (codes.length > 0) values.set(CODE, [...new Set(codes.reverse())]);
     if (values.size > 0) this.harvests.unshift({ source, values });
+  }
+
+  /** An absolute http(s) URL of another server: an answer sending the browser somewhere. */
+  private isElsewhere(value: string): boolean {
+    return /^https?:\/\//.test(value) && !value.startsWith(this.base);
   }
 
   /** Fillings of the harvested placeholders from one answer: every combination of its values. */
@@ -280,8 +333,8 @@ class Sweep {
     return Object.fromEntries(Object.entries(all).filter(([name]) => placeholders.has(name)));
   }
 
-  private record(route: Route, sample: Sample, status: number, spent: Spent): boolean {
-    const mode = modeOf(sample.event);
+  private record(route: Route, sample: Sample, status: number, ok: boolean, spent: Spent): boolean {
+    const mode = modeOf(sample.event, route);
     const key = `${route.id} ${mode}`;
     const known = this.rows.get(key);
     const row: RoundTripRow = {
@@ -290,11 +343,11 @@ class Sweep {
       mode,
       sample: sample.file,
       status,
+      ok,
       ...spent,
       target: targetOf(mode),
       ...(mode === "user" && { event: route.event?.inTransaction ? "in the route's write" : "own write" }),
     };
-    const ok = status < 300;
     // The worst 2xx sample of a route and mode is its figure; an error only stands in for none.
     if (ok ? !succeeded(known) || (known?.roundTrips ?? 0) < spent.roundTrips : !succeeded(known))
       this.rows.set(key, row);
@@ -316,10 +369,10 @@ class Sweep {
     } catch {
       return undefined;
     }
-    const { status, spent, json, sent } = await this.send(event);
-    const ok = this.record(route, sample, status, spent);
+    const { status, location, spent, json, sent } = await this.send(event);
+    const ok = this.record(route, sample, status, answered(route, status, location), spent);
     if (ok) {
-      this.harvest(sample, json, sent);
+      await this.harvest(sample, json, sent);
       for (const [name, value] of Object.entries(fresh)) {
         for (const target of BECOMES[name] ?? []) this.values[target] = value;
       }
@@ -334,6 +387,7 @@ class Sweep {
     );
     if (needed.length === 0) {
       if (await this.attempt(route, sample, {})) return true;
+      if (await this.recreate(route, sample)) return true;
       return this.noExample(route, sample);
     }
     let tries = 0;
@@ -378,9 +432,26 @@ class Sweep {
     return this.harvests[0] === newest ? [] : this.fillingsFrom(this.harvests[0], needed);
   }
 
+  /**
+   * A DELETE of what another sample deleted already (two API versions of one unlink):
+   * the write samples with the same path parameters create it again, then the DELETE
+   * goes once more.
+   */
+  private async recreate(route: Route, sample: Sample): Promise<boolean> {
+    const params = pathParamsOf(sample.event);
+    if (route.method !== "DELETE" || params === "[]") return false;
+    let made = false;
+    for (const writer of routes.filter((r) => r.method === "POST" || r.method === "PUT")) {
+      for (const candidate of this.samples.get(routeKey(writer)) ?? []) {
+        if (pathParamsOf(candidate.event) === params && (await this.attempt(writer, candidate, {}))) made = true;
+      }
+    }
+    return made && (await this.attempt(route, sample, {})) === true;
+  }
+
   /** A route and mode none of whose samples could be filled yet says so. */
   private noExample(route: Route, sample: Sample): false {
-    const mode = modeOf(sample.event);
+    const mode = modeOf(sample.event, route);
     const key = `${route.id} ${mode}`;
     if (!this.rows.has(key)) {
       this.rows.set(key, { id: route.id, route: routeKey(route), mode, sample: sample.file, status: "no example" });
@@ -410,7 +481,7 @@ export async function measureRoundTrips(
       const left: typeof pending = [];
       let progress = false;
       for (const { route, sample } of pending) {
-        const covered = succeeded(sweep.rows.get(`${route.id} ${modeOf(sample.event)}`));
+        const covered = succeeded(sweep.rows.get(`${route.id} ${modeOf(sample.event, route)}`));
         if (!first && covered) continue;
         if (await sweep.run(route, sample)) progress = true;
         else left.push({ route, sample });
@@ -473,14 +544,35 @@ export async function seedSampleDevices(): Promise<void> {
   await services().logins.commit(devices.map((device) => services().sessions.deviceItem(device)));
 }
 
-/** The sample events' accounts (events/sample-users.jsonl) with their devices, and a refresh token. */
+/** The password events/sample-users.jsonl gives an account: the one samples with HTTP Basic of a user carry. */
+export function samplePassword(sub: string): string {
+  const lines = readFileSync("events/sample-users.jsonl", "utf8").split("\n").filter(Boolean);
+  const found = lines.map((line) => JSON.parse(line) as { sub?: string; password?: string }).find((u) => u.sub === sub);
+  if (!found?.password) throw new Error(`events/sample-users.jsonl gives ${sub} no password`);
+  return found.password;
+}
+
+/** The application the federation samples come from, with the address their bind returns to (README "Try it locally"). */
+const SAMPLE_WEB = {
+  clientId: "sample-web",
+  scopes: ["svc_api_sys_ufa"],
+  redirectUris: ["https://app.example/fa-done"],
+};
+
+/**
+ * The sample events' accounts (events/sample-users.jsonl, sample-user with its password
+ * there, hashed with `scrypt`) with their devices, the sample application, and a
+ * refresh token.
+ */
 export async function seedSampleAccounts(
   base: string,
   client: { id: string; secret: string },
-  password: string,
-  hash: PasswordHash,
+  scrypt: ScryptParams,
 ): Promise<Record<string, string>> {
   const now = Math.floor(Date.now() / 1000);
+  const password = samplePassword("sample-user");
+  const hash = await hashPassword(password, scrypt);
+  await registerClient(services().clients, SAMPLE_WEB, true);
   await services().accounts.create(
     {
       sub: "sample-user",

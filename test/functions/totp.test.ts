@@ -129,6 +129,7 @@ describe("TOTP generators (SPEC 4.15)", () => {
     const remove = () =>
       request("security", "events/security/totp-delete.json", {
         params: { subjectId: account.sub, id },
+        values: { totpId: id },
       });
     expect((await remove()).statusCode).toBe(204);
     expect((await list(account.sub)).json).toEqual([]);

@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { documentClient } from "../../lib/store/client";
-import { ENTITY } from "../../lib/store/keys";
+import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";
 import { passwordLogin } from "../support/login";
 import { loseAnswers } from "../support/lost-answers";
 import { lastCode } from "../support/outbox";
 import { request } from "../support/requests";
+import { storedItem, storedItems } from "../support/stored";
 import { tableSnapshot } from "../support/table-snapshot";
 import { startTally } from "../support/tally";
 
@@ -186,6 +187,34 @@ describe("an applied update whose answer was lost below the SDK's retries", () =
       expect(rotated.statusCode, rotated.body).toBe(200);
       const again = await refresh(rotated.json.refresh_token as string);
       expect(again.statusCode, again.body).toBe(200);
+    });
+  });
+
+  it("when it counted a failed login, the failure counts once for the account, its hour and the address", async () => {
+    const account = await seedAccount({}, "Lost-Failure-Password-9");
+    const client = await createClient(["svc_api_user"]);
+    // An address of this test alone, so its counter starts at nothing.
+    const address = `198.51.100.${Math.floor(Math.random() * 200) + 20}, 203.0.113.${Math.floor(Math.random() * 200) + 20}`;
+    const lostBefore = inside.lost;
+    // The account's, the hour's and the address's counters: each applied, each answer lost.
+    inside.arm(UPDATE, 3);
+    tally.fault();
+    const answer = await send(() =>
+      passwordLogin(
+        client,
+        { scope: "svc_api_user", username: account.sub, password: "not-the-password" },
+        { "x-forwarded-for": address },
+      ),
+    );
+    await tally.invariant(async () => {
+      expect(inside.lost).toBe(lostBefore + 3);
+      expect(answer.statusCode, answer.body).toBe(400);
+      expect(answer.json).toMatchObject({ error: "invalid_grant" });
+      // The consecutive count and this hour's (the table snapshot leaves counters out).
+      const ofAccount = await storedItems(account.sub, "LOGIN_FAILURES");
+      expect(ofAccount.map((i) => i.count)).toEqual([1, 1]);
+      const hour = Math.floor(Date.now() / 1000 / 3600);
+      expect(await storedItem(keys.ipFailures(address.split(",")[0], hour))).toMatchObject({ count: 1 });
     });
   });
 

@@ -57,7 +57,11 @@ export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
     "clientId",
     "clientSecret",
     "clientBasic",
+    "totpId",
+    "providerCode",
   ].map((name) => [name, `sample-${name}`]),
 );
+PLACEHOLDER_VALUES.base32Secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+PLACEHOLDER_VALUES.otpCode = "123456";
 PLACEHOLDER_VALUES.state = "u1.c2FtcGxlLXVzZXI.AAAAAAAAAAAAAAAAAAAAAA";
 PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";

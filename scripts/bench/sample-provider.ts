@@ -1,0 +1,21 @@
+import { readFileSync } from "node:fs";
+import { OAuth2Server } from "oauth2-mock-server";
+
+/** The operator settings the federation samples are written for (README "Try it locally"). */
+const SAMPLE_SETTINGS = "events/federation/svc-config.mock-provider.json";
+/** Where those settings expect the provider. */
+const SAMPLE_PROVIDER_URL = "http://127.0.0.1:8081";
+
+/**
+ * The federation samples' provider (`oidc:mock`): oauth2-mock-server, a real OpenID
+ * Connect server, on a free loopback port, and the sample settings pointed at it. With
+ * it the round-trip sweep brings bind, callback and the stored provider token to a 2xx.
+ */
+export async function startSampleProvider(): Promise<{ settings: Record<string, unknown>; stop: () => Promise<void> }> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate("RS256");
+  await server.start(0, "127.0.0.1");
+  const url = server.issuer.url as string;
+  const settings = JSON.parse(readFileSync(SAMPLE_SETTINGS, "utf8").replaceAll(SAMPLE_PROVIDER_URL, url));
+  return { settings, stop: () => server.stop() };
+}
