@@ -35,6 +35,8 @@ const sameCode = "#c.#f.digest = :digest";
 const notExpired = "#c.#f.exp >= :now";
 /** Resends are capped so the service cannot be used to flood a phone or mailbox. */
 const resendsRemain = "#c.#f.sent < :maxSent";
+/** A resend stores its new code once: the SDK sending the same request again finds it stored. */
+const notThisCode = "#c.#f.digest <> :digest";
 
 function fromItem(item: Record<string, unknown>): PendingRegistration {
   return {
@@ -171,7 +173,7 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
             Key: keys.registration(context),
             UpdateExpression:
               "SET #c.#f.salt = :salt, #c.#f.digest = :digest, #c.#f.exp = :exp, #c.#f.attemptsLeft = :attempts, #c.#f.sent = #c.#f.sent + :one",
-            ConditionExpression: `${stillWaiting} AND ${resendsRemain}`,
+            ConditionExpression: `${stillWaiting} AND ${resendsRemain} AND ${notThisCode}`,
             ExpressionAttributeNames: contactNames(field),
             ExpressionAttributeValues: {
               ":salt": code.salt,
@@ -182,12 +184,16 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
               ":no": false,
               ":maxSent": maxSent,
             },
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
           }),
         );
         return true;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
+        if (!isConditionalCheckFailed(error)) throw error;
+        // Refused, unless the refusal is this very code, stored by the attempt whose answer was lost.
+        const old = (error as { Item?: { contacts?: { M?: Record<string, { M?: { digest?: { S?: string } } }> } } })
+          .Item;
+        return old?.contacts?.M?.[field]?.M?.digest?.S === code.digest;
       }
     },
 

@@ -218,6 +218,81 @@ describe("an applied update whose answer was lost below the SDK's retries", () =
     });
   });
 
+  it("when it took or gave back a security-answer attempt, each counts once", async () => {
+    const account = await seedAccount();
+    const auth = async (scope: string) => `Bearer ${await systemToken([scope])}`;
+    const question = { question: "First pet?", answer: "Rex" };
+    const set = await send(async () =>
+      request("security", "events/security/secqsn-set.json", {
+        params: { subjectId: account.sub },
+        body: question,
+        authorization: await auth("svc_api_sys_usec_chg"),
+      }),
+    );
+    expect(set.statusCode, set.body).toBeLessThan(300);
+    const check = async (answer: string) =>
+      send(async () =>
+        request("security", "events/security/secqsn-check.json", {
+          params: { subjectId: account.sub },
+          body: { question: question.question, answer },
+          authorization: await auth("svc_api_sys_usec"),
+        }),
+      );
+    const attempts = async () => (await storedItems(account.sub, "SECQSN_FAILURES#"))[0]?.count as number | undefined;
+    const lostBefore = inside.lost;
+    // A wrong answer: the attempt's update applied, its answer lost, the SDK sends it again.
+    inside.arm(UPDATE);
+    tally.fault();
+    const wrongAnswer = await check("Felix");
+    // A right answer: its attempt is given back, that answer lost too.
+    inside.arm(UPDATE, 2);
+    tally.fault();
+    const rightAnswer = await check("Rex");
+    await tally.invariant(async () => {
+      expect(inside.lost).toBe(lostBefore + 3);
+      expect(wrongAnswer.json).toMatchObject({ error: "wrong_security_answer" });
+      expect(rightAnswer.statusCode, rightAnswer.body).toBeLessThan(300);
+      // One wrong answer counted; the right one taken and given back, once each.
+      expect(await attempts()).toBe(1);
+    });
+  });
+
+  it("when it stored a resent code, the resend counts once and the code that went out works", async () => {
+    const sub = uniqueId("lost-resend-");
+    const phone = `7999${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    const started = await send(async () =>
+      invoke(
+        "registration",
+        await sampleEvent("events/registration/register-with-codes.json", {
+          sub,
+          phone,
+          email: `${sub}@example.com`,
+        }),
+      ),
+    );
+    const context = started.json.context as string;
+    const lostBefore = inside.lost;
+    inside.arm(UPDATE);
+    tally.fault();
+    const resent = await send(async () =>
+      invoke("registration", await sampleEvent("events/registration/resend-sms-code.json", { context })),
+    );
+    await tally.invariant(async () => {
+      expect(inside.lost).toBe(lostBefore + 1);
+      expect(resent.statusCode, resent.body).toBe(200);
+      const [pending] = await itemsWhere((i) => i.entity === ENTITY.registration && i.context === context);
+      // The first code and one resend.
+      expect((pending.contacts as { phone_number: { sent: number } }).phone_number.sent).toBe(2);
+      const confirmed = await send(async () =>
+        invoke(
+          "registration",
+          await sampleEvent("events/registration/confirm-sms-code.json", { context, code: lastCode(phone) }),
+        ),
+      );
+      expect(confirmed.statusCode, confirmed.body).toBe(200);
+    });
+  });
+
   it("when it counted a wrong contact-change code, the code is counted once", async () => {
     const account = await seedAccount();
     const email = `${uniqueId("change")}@example.com`;

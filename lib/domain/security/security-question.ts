@@ -18,10 +18,10 @@ export interface SecurityQuestionRepository {
   get(sub: string): Promise<StoredQuestion | undefined>;
   put(sub: string, stored: StoredQuestion, now: number): Promise<boolean>;
   remove(sub: string): Promise<void>;
-  /** Takes one of the hour's attempts; false when none is left. */
-  takeAttempt(sub: string, hour: number, limit: number, expiresAt: number): Promise<boolean>;
+  /** Takes one of the hour's attempts: its id, or undefined when none is left. */
+  takeAttempt(sub: string, hour: number, limit: number, expiresAt: number): Promise<string | undefined>;
   /** Gives a right answer's attempt back, so only wrong ones count. */
-  returnAttempt(sub: string, hour: number): Promise<void>;
+  returnAttempt(sub: string, hour: number, attempt: string): Promise<void>;
 }
 
 export function normalizeAnswer(text: string): string {
@@ -59,7 +59,8 @@ export async function checkAnswer(
   const stored = await store.get(sub);
   if (!stored) throw problems.wrongSecurityAnswer("no security question is set");
   const hour = Math.floor(now / HOUR_SECONDS);
-  if (!(await store.takeAttempt(sub, hour, ANSWER_CHECKS_PER_HOUR, (hour + 1) * HOUR_SECONDS))) {
+  const attempt = await store.takeAttempt(sub, hour, ANSWER_CHECKS_PER_HOUR, (hour + 1) * HOUR_SECONDS);
+  if (!attempt) {
     throw problems.tooManyAttempts(`at most ${ANSWER_CHECKS_PER_HOUR} wrong answers per hour; try again later`);
   }
   if (normalizeAnswer(input.question) !== normalizeAnswer(stored.question)) {
@@ -68,5 +69,5 @@ export async function checkAnswer(
   if (!(await verifyPassword(normalizeAnswer(input.answer), stored.answer))) {
     throw problems.wrongSecurityAnswer("the answer does not match");
   }
-  await store.returnAttempt(sub, hour);
+  await store.returnAttempt(sub, hour, attempt);
 }
