@@ -23,7 +23,7 @@ const WORK_DIR = ".local/bench";
  * its ratio is taken against that run: on a shared machine a busy moment then moves both
  * sides of a ratio, not one. The verdict is the median of the paired ratios.
  */
-const ROUNDS = 7;
+export const COLD_START_ROUNDS = 11;
 
 /**
  * The child: import, answer one event, print the milliseconds of each step. It wraps
@@ -222,7 +222,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     (): Sampled => ({ walls: [], floorWalls: [], cpus: [], imports: [], answers: [], hashes: [], status: "" }),
   );
   const [floor] = subjects;
-  for (let round = 0; round < ROUNDS; round += 1) {
+  for (let round = 0; round < COLD_START_ROUNDS; round += 1) {
     for (const [i, subject] of subjects.entries()) {
       if (i === 0) continue;
       coldRun(floor.bundle, floor.event, samples[0]);
