@@ -158,19 +158,28 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   ]);
   if (!committed) throw problems.unknownUser(input.sub);
 
-  if (input.resetSessions) {
-    await deps.sessions.endSessionsAndDevices(account.sub, {
-      session: (s) => s.uaId === undefined || s.uaId !== input.keepUaId,
-      device: (d) => d.id !== input.keepUaId,
-    });
-  }
-  if (account.email) {
-    // A notice, not part of the change: the password is changed whether or not it arrives.
-    const when = new Date(now * 1000).toISOString().replace("T", " ").slice(0, 16);
-    await deps.courier
-      .send("email", account.email.value, passwordChanged, { when }, input.language)
-      .catch((error: unknown) => {
-        deps.log("password change notice not sent", { sub: account.sub, error: (error as Error).message });
-      });
-  }
+  // The session reset and the notice are independent: both at once.
+  const reset = input.resetSessions
+    ? deps.sessions.endSessionsAndDevices(account.sub, {
+        session: (s) => s.uaId === undefined || s.uaId !== input.keepUaId,
+        device: (d) => d.id !== input.keepUaId,
+      })
+    : undefined;
+  const email = account.email?.value;
+  // A notice, not part of the change: the password is changed whether or not it arrives.
+  const notice = email
+    ? deps.courier
+        .send("email", email, passwordChanged, { when: minuteOf(now) }, input.language)
+        .catch((error: unknown) => {
+          deps.log("password change notice not sent", { sub: account.sub, error: (error as Error).message });
+        })
+    : undefined;
+  // Both finish before the answer; a failed reset is still the answer (503), after the notice.
+  const [resetDone] = await Promise.allSettled([reset, notice]);
+  if (resetDone.status === "rejected") throw resetDone.reason;
+}
+
+/** "2026-11-22 01:08": the notice's time, to the minute (UTC). */
+function minuteOf(now: number): string {
+  return new Date(now * 1000).toISOString().replace("T", " ").slice(0, 16);
 }

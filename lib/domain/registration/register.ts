@@ -143,12 +143,21 @@ export async function register(
       throw registrationProblems.dynamicClient(check.dynamicClient);
   }
 
+  // The hash (half a second of a worker thread) runs while the codes go out: it stores
+  // nothing, so a failed send still leaves nothing behind.
+  const hashing = password === undefined ? undefined : hashPassword(password);
   // Codes go out before anything is stored: a failed send leaves nothing behind.
   const contacts: PendingRegistration["contacts"] = {};
-  for (const field of unconfirmed) {
-    contacts[field] = await sendCode(field, account[field]?.value as string, caller.language, deps, now);
+  try {
+    for (const field of unconfirmed) {
+      contacts[field] = await sendCode(field, account[field]?.value as string, caller.language, deps, now);
+    }
+  } catch (error) {
+    // No hash left running past the answer (a frozen Lambda would finish it in the next request's time).
+    await hashing?.catch(() => undefined);
+    throw error;
   }
-  const passwordHash = password === undefined ? undefined : await hashPassword(password);
+  const passwordHash = await hashing;
   const pending: PendingRegistration = {
     context,
     account,

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { verifyPassword } from "../../../../lib/domain/credentials/password-hash";
+import { changePassword, type PasswordChangeInput } from "../../../../lib/domain/passwords/change-password";
+import { passwordChangeDeps } from "../../../../lib/messaging";
+import type { Courier } from "../../../../lib/notify/courier";
+import { MessageNotSentError } from "../../../../lib/notify/message";
+import { seedAccount } from "../../../support/fixtures";
+import { outbox } from "../../../support/outbox";
+import { storedItems } from "../../../support/stored";
+
+const OLD = "correct horse battery staple";
+
+function input(sub: string, overrides: Partial<PasswordChangeInput> = {}): PasswordChangeInput {
+  return {
+    sub,
+    mode: "system",
+    resetSessions: true,
+    language: "en",
+    event: { cId: "app", ip: "203.0.113.7", ua: "test" },
+    ...overrides,
+  };
+}
+
+async function credential(sub: string) {
+  return (await storedItems(sub, "CRED#password"))[0] as never;
+}
+
+describe("changePassword: what runs side by side", () => {
+  it("when the generated password's SMS fails, it answers message_not_sent and the hash begun meanwhile stores nothing", async () => {
+    const account = await seedAccount({}, OLD);
+    const deps = passwordChangeDeps();
+    const failingSms: Courier = {
+      send: async (channel, ...rest) => {
+        if (channel === "sms") throw new MessageNotSentError("sms", "provider down");
+        return deps.courier.send(channel, ...rest);
+      },
+    };
+    await expect(
+      changePassword(input(account.sub, { sendPswdToAttr: "phone_number" }), { ...deps, courier: failingSms }),
+    ).rejects.toMatchObject({ status: 502, error: "message_not_sent" });
+    expect(await verifyPassword(OLD, await credential(account.sub))).toBe(true);
+    expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "password_change")).toEqual([]);
+  });
+
+  it("when the session reset fails after the commit, the failure is the answer and the notice still went out", async () => {
+    const account = await seedAccount({}, OLD);
+    const deps = passwordChangeDeps();
+    const sessions = {
+      ...deps.sessions,
+      endSessionsAndDevices: async () => {
+        throw Object.assign(new Error("storage gone"), { name: "ServiceUnavailable" });
+      },
+    };
+    await expect(
+      changePassword(input(account.sub, { password: "a brand new passphrase" }), { ...deps, sessions }),
+    ).rejects.toMatchObject({ name: "ServiceUnavailable" });
+    // Committed before the reset: the new password holds, and its owner was told.
+    expect(await verifyPassword("a brand new passphrase", await credential(account.sub))).toBe(true);
+    expect(outbox(account.email?.value).at(-1)).toMatchObject({
+      channel: "email",
+      subject: "Your password was changed",
+    });
+  });
+});
