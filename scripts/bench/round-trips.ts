@@ -195,6 +195,8 @@ function collectFields(json: unknown, found: Map<string, string[]>): void {
   }
 }
 
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
 /** One hop to a URL an answer gave (redirects not followed): the query fields of where it sends the browser. */
 async function whereItLeads(url: string): Promise<Record<string, string>> {
   try {
@@ -305,9 +307,14 @@ class Sweep {
     if (values.size > 0) this.harvests.unshift({ source, values });
   }
 
-  /** An absolute http(s) URL of another server: an answer sending the browser somewhere. */
+  /**
+   * An http(s) URL of another server on this machine (the sample provider): an answer
+   * sending the browser there. The sweep stays on loopback: example addresses and schema
+   * ids in answers (the OpenAPI document) are never fetched.
+   */
   private isElsewhere(value: string): boolean {
-    return /^https?:\/\//.test(value) && !value.startsWith(this.base);
+    if (!/^https?:\/\//.test(value) || value.startsWith(this.base)) return false;
+    return LOOPBACK_HOSTS.has(new URL(value).hostname);
   }
 
   /** Fillings of the harvested placeholders from one answer: every combination of its values. */
