@@ -9,6 +9,7 @@ import { authentication } from "./middleware/authentication";
 import { authorization } from "./middleware/authorization";
 import { bodyParsing } from "./middleware/body-parsing";
 import { errorShaper } from "./middleware/error-shaper";
+import { keyWarmUp } from "./middleware/key-warm-up";
 import { routeResolution } from "./middleware/route-resolution";
 import { securityEvent } from "./middleware/security-event";
 import { validation } from "./middleware/validation";
@@ -97,6 +98,7 @@ export function createApiFunction(
   return middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
     .use(errorShaper())
     .use(routeResolution(served, options.known ?? served))
+    .use(keyWarmUp())
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())

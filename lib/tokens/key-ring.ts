@@ -19,53 +19,64 @@ export async function generateSigningKey(now: number) {
 
 interface Loaded {
   at: number;
+  /** Only when the load read the private keys (`signingKey`). */
   signing?: { kid: string; key: CryptoKey };
   verifying: Map<string, { key: CryptoKey; retireAt?: number }>;
   jwks: JWK[];
+  withSecrets: boolean;
 }
 
 /**
  * The container's view of the signing keys: the newest active key signs, every key
- * not yet past its retirement verifies and is published in JWKS.
+ * not yet past its retirement verifies and is published in JWKS. Verification and JWKS
+ * read the public halves only; the private keys are read, and the signing key imported,
+ * the first time this container signs (the token function), never where tokens are only
+ * checked.
  */
 export function createKeyRing(store: SigningKeyStore, clock: () => number = () => Date.now() / 1000) {
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
   let lastUnknownRefresh = 0;
 
-  async function load(): Promise<Loaded> {
+  async function load(withSecrets: boolean): Promise<Loaded> {
     const now = clock();
-    const records = await store.listWithSecrets();
+    const records = withSecrets ? await store.listWithSecrets() : await store.listPublic();
     const live = records.filter((r) => r.retireAt === undefined || r.retireAt > now);
-    const verifying = new Map<string, { key: CryptoKey; retireAt?: number }>();
-    for (const record of live) {
-      verifying.set(record.kid, {
-        key: (await importJWK(record.publicJwk, SIGNING_ALG)) as CryptoKey,
-        retireAt: record.retireAt,
-      });
-    }
+    const imported = await Promise.all(live.map((r) => importJWK(r.publicJwk, SIGNING_ALG) as Promise<CryptoKey>));
+    const verifying = new Map(live.map((r, i) => [r.kid, { key: imported[i], retireAt: r.retireAt }]));
     const active = live.filter((r) => r.retireAt === undefined).sort((a, b) => b.createdAt - a.createdAt)[0];
+    const privateJwk = active && "privateJwk" in active ? (active.privateJwk as JWK) : undefined;
     return {
       at: now,
-      signing: active && { kid: active.kid, key: (await importJWK(active.privateJwk, SIGNING_ALG)) as CryptoKey },
+      signing: privateJwk && { kid: active.kid, key: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey },
       verifying,
       jwks: live.map((r) => r.publicJwk),
+      withSecrets,
     };
   }
 
-  async function current(force = false): Promise<Loaded> {
-    if (!force && loaded && clock() - loaded.at < CACHE_SECONDS) return loaded;
-    // One load at a time per container, however many requests arrive together.
-    loading ??= load().finally(() => {
-      loading = undefined;
+  async function current(options: { force?: boolean; withSecrets?: boolean } = {}): Promise<Loaded> {
+    const fresh = loaded && clock() - loaded.at < CACHE_SECONDS;
+    if (!options.force && fresh && (loaded?.withSecrets || !options.withSecrets)) return loaded as Loaded;
+    // One load at a time per container, however many requests arrive together; a signing
+    // load also serves verification, so a verifying caller waits for one in flight.
+    const withSecrets = options.withSecrets === true || loaded?.withSecrets === true;
+    const inFlight = loading;
+    if (inFlight && !options.force) {
+      const state = await inFlight;
+      if (state.withSecrets || !withSecrets) return state;
+    }
+    const started = load(withSecrets).finally(() => {
+      if (loading === started) loading = undefined;
     });
-    loaded = await loading;
+    loading = started;
+    loaded = await started;
     return loaded;
   }
 
   return {
     async signingKey(): Promise<{ kid: string; key: CryptoKey }> {
-      const state = await current();
+      const state = await current({ withSecrets: true });
       if (!state.signing) throw new Error("no active signing key: run `svc-admin keys rotate`");
       return state.signing;
     },
@@ -75,7 +86,7 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
       let state = await current();
       if (!state.verifying.has(kid) && clock() - lastUnknownRefresh > UNKNOWN_KID_REFRESH_SECONDS) {
         lastUnknownRefresh = clock();
-        state = await current(true);
+        state = await current({ force: true });
       }
       const entry = state.verifying.get(kid);
       if (!entry || (entry.retireAt !== undefined && entry.retireAt <= clock())) return undefined;
@@ -84,6 +95,16 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
 
     async jwks(): Promise<{ keys: JWK[] }> {
       return { keys: (await current()).jwks };
+    },
+
+    /**
+     * Starts reading the keys when none are held, so that the read runs while the
+     * request is parsed and validated; a failed read is tried again by whoever needs
+     * the keys.
+     */
+    warm(): void {
+      if (loaded && clock() - loaded.at < CACHE_SECONDS) return;
+      current().catch(() => undefined);
     },
 
     /** Forget what was read, e.g. after this process rotated the keys. */

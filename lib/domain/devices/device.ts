@@ -65,7 +65,9 @@ export function describeUserAgent(userAgent: string) {
 }
 
 function parseUserAgent(userAgent: string) {
-  const parsed = new UAParser(userAgent).getResult();
+  // Only the three parts shown: `getResult` would also try the CPU and engine expressions.
+  const parser = new UAParser(userAgent);
+  const parsed = { browser: parser.getBrowser(), os: parser.getOS(), device: parser.getDevice() };
   const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(" ");
   const os = [parsed.os.name, parsed.os.version].filter(Boolean).join(" ");
   const device = [parsed.device.vendor, parsed.device.model].filter(Boolean).join(" ");
