@@ -118,10 +118,17 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
     const violations = await checkPassword(password, policy, context);
     if (violations.length > 0) throw passwordPolicyError(violations);
   }
+  // The hash (half a second of a worker thread) runs while the SMS goes out: it stores
+  // nothing, so a failed send still changes nothing.
+  const hashing = hashPassword(password);
+  // Handled here too, so a hash failing while the send is awaited is not an unhandled rejection.
+  hashing.catch(() => undefined);
   if (phone) {
     try {
       await deps.courier.send("sms", phone, generatedPassword, { password }, input.language);
     } catch (error) {
+      // No hash left running past the answer (a frozen Lambda would finish it in the next request's time).
+      await hashing.catch(() => undefined);
       if (error instanceof MessageNotSentError) {
         throw new ApiError(
           502,
@@ -145,7 +152,7 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
     ? [currentHash as typeof currentHash, ...(snapshot.credential.history ?? [])].slice(0, policy.historyDepth)
     : [];
   const committed = await deps.logins.commit([
-    deps.logins.credentialItem(account.sub, await hashPassword(password), now, history as never),
+    deps.logins.credentialItem(account.sub, await hashing, now, history as never),
     deps.logins.passwordChangedItem(account.sub, now),
     deps.events.putItem({
       ...input.event,

@@ -146,6 +146,8 @@ export async function register(
   // The hash (half a second of a worker thread) runs while the codes go out: it stores
   // nothing, so a failed send still leaves nothing behind.
   const hashing = password === undefined ? undefined : hashPassword(password);
+  // Handled here too, so a hash failing while the codes are sent is not an unhandled rejection.
+  hashing?.catch(() => undefined);
   // Codes go out before anything is stored: a failed send leaves nothing behind.
   const contacts: PendingRegistration["contacts"] = {};
   try {

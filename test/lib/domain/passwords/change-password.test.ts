@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { verifyPassword } from "../../../../lib/domain/credentials/password-hash";
 import { changePassword, type PasswordChangeInput } from "../../../../lib/domain/passwords/change-password";
 import { passwordChangeDeps } from "../../../../lib/messaging";
@@ -9,6 +9,19 @@ import { outbox } from "../../../support/outbox";
 import { storedItems } from "../../../support/stored";
 
 const OLD = "correct horse battery staple";
+
+/** Hashes begun so far: the real hash, counted, to see what runs beside the SMS. */
+const hashes = vi.hoisted(() => ({ started: 0 }));
+vi.mock("../../../../lib/domain/credentials/password-hash", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../../../lib/domain/credentials/password-hash")>();
+  return {
+    ...real,
+    hashPassword: (...args: Parameters<typeof real.hashPassword>) => {
+      hashes.started += 1;
+      return real.hashPassword(...args);
+    },
+  };
+});
 
 function input(sub: string, overrides: Partial<PasswordChangeInput> = {}): PasswordChangeInput {
   return {
@@ -26,6 +39,25 @@ async function credential(sub: string) {
 }
 
 describe("changePassword: what runs side by side", () => {
+  it("when a generated password goes out by SMS, its hash is already running while the SMS is sent", async () => {
+    const account = await seedAccount({}, OLD);
+    const deps = passwordChangeDeps();
+    let hashingDuringSms: boolean | undefined;
+    const before = hashes.started;
+    const watchingSms: Courier = {
+      send: async (channel, ...rest) => {
+        if (channel === "sms") hashingDuringSms = hashes.started > before;
+        return deps.courier.send(channel, ...rest);
+      },
+    };
+    await changePassword(input(account.sub, { sendPswdToAttr: "phone_number" }), { ...deps, courier: watchingSms });
+    expect(hashingDuringSms).toBe(true);
+    // One hash in all, and it is the one stored: the SMS's password opens the account.
+    expect(hashes.started - before).toBe(1);
+    const sent = /: (\S+)$/.exec(outbox(account.phone_number?.value).at(-1)?.text ?? "")?.[1] as string;
+    expect(await verifyPassword(sent, await credential(account.sub))).toBe(true);
+  });
+
   it("when the generated password's SMS fails, it answers message_not_sent and the hash begun meanwhile stores nothing", async () => {
     const account = await seedAccount({}, OLD);
     const deps = passwordChangeDeps();
