@@ -302,7 +302,7 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("npm run build failed");
   console.log(
-    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run paired with a floor run just before it)`,
+    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run between two floor runs, against their mean; quartiles: of the judged ratios)`,
   );
   printTable(coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") })));
   console.log("");

@@ -19,11 +19,14 @@ import { type RoundTripRow, succeeded } from "./round-trips";
 
 const WORK_DIR = ".local/bench";
 /**
- * Rounds over all bundles. In a round each bundle runs right after a run of the floor, and
- * its ratio is taken against that run: on a shared machine a busy moment then moves both
- * sides of a ratio, not one. The verdict is the median of the paired ratios.
+ * Rounds over all bundles. In a round every bundle run sits between two runs of the floor
+ * (F B1 F B2 ... F), and its ratio is taken against the mean of those two: on a shared
+ * machine a busy moment then moves both sides of a ratio, not one, and the reference is
+ * less noisy than a single run. The verdict is the median of the paired ratios. On this
+ * machine the quartiles of one bundle's ratios lie 0.05 to 0.15 apart; with 11 rounds the
+ * median of a bundle near 1.3 landed on either side of it from one bench run to the next.
  */
-export const COLD_START_ROUNDS = 11;
+export const COLD_START_ROUNDS = 21;
 /** Unmeasured runs of every bundle before the rounds (see measureColdStarts). */
 const WARM_UP_RUNS = 3;
 
@@ -83,15 +86,21 @@ interface ColdStart {
   status: string;
   /** Time of work the route must do (a password hash) left out of the verdict. */
   lessMs?: number;
-  /** Median over rounds of this run's wall time against the floor run just before it. */
+  /** Median over rounds of this run's wall time against the floor runs around it. */
   pairedRatio: number;
   /** The same, with `lessMs` taken off this run first. */
   pairedRatioLess: number;
+  /** Quartiles of the judged ratios (`pairedRatioLess`'s): how much one run moves. */
+  spread?: [number, number];
 }
 
 export function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 }
 
 function sampleFor(fn: FunctionName, rows: RoundTripRow[]): string | undefined {
@@ -105,7 +114,7 @@ function sampleFor(fn: FunctionName, rows: RoundTripRow[]): string | undefined {
 
 interface Sampled {
   walls: number[];
-  /** Wall time of the floor run that preceded each of these runs. */
+  /** Mean wall time of the floor runs just before and just after each of these runs. */
   floorWalls: number[];
   cpus: number[];
   imports: number[];
@@ -238,23 +247,23 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   for (let run = 0; run < WARM_UP_RUNS; run += 1) {
     for (const subject of subjects) coldRun(subject.bundle, subject.event, emptySampled(), subject.hashing);
   }
+  const lastFloor = () => samples[0].walls[samples[0].walls.length - 1];
   for (let round = 0; round < COLD_START_ROUNDS; round += 1) {
+    coldRun(floor.bundle, floor.event, samples[0]);
     for (const [i, subject] of subjects.entries()) {
       if (i === 0) continue;
-      coldRun(floor.bundle, floor.event, samples[0]);
-      samples[i].floorWalls.push(samples[0].walls[samples[0].walls.length - 1]);
+      const before = lastFloor();
       coldRun(subject.bundle, subject.event, samples[i], subject.hashing);
+      coldRun(floor.bundle, floor.event, samples[0]);
+      samples[i].floorWalls.push((before + lastFloor()) / 2);
     }
   }
   // Each run of a hashing route is judged less the time of the hash inside its answer.
-  const pairedMedian = (i: number, less: boolean) =>
-    i === 0
-      ? 1
-      : median(
-          samples[i].walls.map(
-            (wall, round) => (wall - (less ? (samples[i].hashes[round] ?? 0) : 0)) / samples[i].floorWalls[round],
-          ),
-        );
+  const pairedRatios = (i: number, less: boolean) =>
+    samples[i].walls.map(
+      (wall, round) => (wall - (less ? (samples[i].hashes[round] ?? 0) : 0)) / samples[i].floorWalls[round],
+    );
+  const pairedMedian = (i: number, less: boolean) => (i === 0 ? 1 : median(pairedRatios(i, less)));
   return [
     ...subjects.map((subject, i) => ({
       name: subject.name,
@@ -267,6 +276,10 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
       lessMs: samples[i].hashes.length ? median(samples[i].hashes) : undefined,
       pairedRatio: pairedMedian(i, false),
       pairedRatioLess: pairedMedian(i, true),
+      spread:
+        i === 0
+          ? undefined
+          : ([quantile(pairedRatios(i, true), 0.25), quantile(pairedRatios(i, true), 0.75)] as [number, number]),
     })),
     ...missing,
   ];
@@ -290,6 +303,7 @@ export function coldStartTable(results: ColdStart[]): string[][] {
       "x floor",
       "process ms",
       "x floor (paired)",
+      "quartiles",
       "CPU ms",
       "x floor",
       "import ms",
@@ -303,6 +317,7 @@ export function coldStartTable(results: ColdStart[]): string[][] {
       ratio(r.bytes, floor.bytes),
       ms(r.wallMs),
       Number.isNaN(r.pairedRatio) ? "-" : r.pairedRatio.toFixed(2),
+      r.spread ? `${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}` : "",
       ms(r.cpuMs),
       ratio(r.cpuMs, floor.cpuMs),
       ms(r.importMs),
