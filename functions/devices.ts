@@ -1,17 +1,21 @@
 import { servedRoutes } from "../lib/compiled/devices-routes";
 import { type DeviceRecord, deviceView } from "../lib/domain/devices/device";
 import { ApiError, problems } from "../lib/domain/errors";
+import type { AlongSession } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { userCallEvent } from "../lib/http/middleware/security-event";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
-/** One Query: the devices alone for a user token's own account (read with the session), else with the profile. */
+/**
+ * One Query: for a user token's own account the devices alone, sent beside the session
+ * check (which read the profile); otherwise the devices with the profile.
+ */
 async function listDevices(call: ApiCall) {
   const sub = call.subject as string;
   let devices: DeviceRecord[];
   if (call.account?.sub === sub) {
-    devices = await services().sessions.listDevices(sub);
+    devices = (call.alongSession as DeviceRecord[] | undefined) ?? (await services().sessions.listDevices(sub));
   } else {
     const read = await services().sessions.devicesOfAccount(sub);
     if (!read.accountExists) throw problems.unknownUser(sub);
@@ -37,26 +41,35 @@ async function deleteDevice(call: ApiCall) {
   return jsonResult(204, undefined);
 }
 
-export const handler = createApiFunction("devices", servedRoutes, {
-  "devices.list-uas": listDevices,
-  "devices.list-apps": listDevices,
-  "devices.delete-uas": deleteDevice,
-  "devices.delete-apps": deleteDevice,
+/** A user token lists its own devices: the Query goes out with the session check. */
+const devicesBesideSession: AlongSession = (caller) =>
+  caller.params.subjectId === caller.sub ? { beside: () => services().sessions.listDevices(caller.sub) } : undefined;
 
-  "devices.sessions-reset": async (call) => {
-    const sub = call.subject as string;
-    const keep = call.headers["svc-ci-ua-id"];
-    const event = userCallEvent(call);
-    const ended = await services().sessions.endSessionsAndDevices(
-      sub,
-      {
-        session: (s) => keep === undefined || s.uaId !== keep,
-        // A reset ends sessions; devices stay remembered (SPEC 4.14 lists them apart).
-        device: () => false,
-      },
-      () => (event ? [services().events.putItem(event)] : []),
-    );
-    if (!ended.accountExists) throw problems.unknownUser(sub);
-    return jsonResult(204, undefined);
+export const handler = createApiFunction(
+  "devices",
+  servedRoutes,
+  {
+    "devices.list-uas": listDevices,
+    "devices.list-apps": listDevices,
+    "devices.delete-uas": deleteDevice,
+    "devices.delete-apps": deleteDevice,
+
+    "devices.sessions-reset": async (call) => {
+      const sub = call.subject as string;
+      const keep = call.headers["svc-ci-ua-id"];
+      const event = userCallEvent(call);
+      const ended = await services().sessions.endSessionsAndDevices(
+        sub,
+        {
+          session: (s) => keep === undefined || s.uaId !== keep,
+          // A reset ends sessions; devices stay remembered (SPEC 4.14 lists them apart).
+          device: () => false,
+        },
+        () => (event ? [services().events.putItem(event)] : []),
+      );
+      if (!ended.accountExists) throw problems.unknownUser(sub);
+      return jsonResult(204, undefined);
+    },
   },
-});
+  { alongSession: { "devices.list-uas": devicesBesideSession, "devices.list-apps": devicesBesideSession } },
+);

@@ -10,9 +10,20 @@ export interface SessionCaller {
 }
 
 /**
- * A route's next read, planned before the session check so its keys ride in the check's
- * BatchGetItem: one read instead of two (issue 8: reads at most 2 in user mode). The route
- * finds what the plan read in `ApiCall.alongSession`, and must check it is for the
- * account it acts on: the plan is made before authorization.
+ * A route's read that cannot ride in a BatchGetItem (a Query of the caller's own items):
+ * sent at the same moment as the session check instead of after it. Still two reads, but
+ * one wait. Its result reaches the route only once the session is confirmed; when the
+ * check refuses, the read is awaited and dropped, so no read outlives the answer.
  */
-export type AlongSession = (caller: SessionCaller) => ReadPlan<unknown> | undefined;
+export interface BesideRead {
+  beside: () => Promise<unknown>;
+}
+
+/**
+ * A route's next read, planned before the session check: keys that ride in the check's
+ * BatchGetItem (one read instead of two; issue 8: reads at most 2 in user mode), or a
+ * read sent beside it. The route finds what was read in `ApiCall.alongSession`, and must
+ * check it is for the account it acts on: the plan is made before authorization, from the
+ * verified token's subject.
+ */
+export type AlongSession = (caller: SessionCaller) => ReadPlan<unknown> | BesideRead | undefined;

@@ -6,6 +6,7 @@ import { loginDeps, services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemToken } from "../support/fixtures";
 import { request } from "../support/requests";
+import { noteSessionChecks } from "../support/session-check";
 import { storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
@@ -61,6 +62,62 @@ describe("devices and sessions (SPEC 4.14)", () => {
         trusted: false,
         cls: false,
       });
+    }
+  });
+
+  it("when a user lists their own devices, the Query goes out while the session is being checked", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const phone = await signIn(account, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148");
+    const sessions = services().sessions;
+    const { listDevices } = sessions;
+    const order: string[] = [];
+    const restore = noteSessionChecks(order);
+    sessions.listDevices = async (sub) => {
+      order.push("devices read sent");
+      return listDevices.call(sessions, sub);
+    };
+    try {
+      const before = roundTripCount();
+      const response = await request("devices", "events/devices/list-uas.json", {
+        params: { subjectId: account.sub },
+        authorization: `Bearer ${phone.access_token}`,
+      });
+      expect(response.statusCode).toBe(200);
+      expect((response.json as unknown as Array<{ id: string }>).map((d) => d.id)).toEqual([phone.uaId]);
+      expect(order).toEqual(["devices read sent", "session checked"]);
+      // The same calls as before: session check, devices Query, the security event.
+      expect(roundTripCount() - before).toBe(3);
+    } finally {
+      restore();
+      sessions.listDevices = listDevices;
+    }
+  });
+
+  it("when the session has ended, the devices read beside its check is dropped and the call refused", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const phone = await signIn(account, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148");
+    const sessions = services().sessions;
+    await sessions.endSessionsAndDevices(account.sub, { session: () => true, device: () => false });
+    const { listDevices } = sessions;
+    let settled = false;
+    sessions.listDevices = async (sub) => {
+      const devices = await listDevices.call(sessions, sub);
+      // Slower than the session check: the refusal must still wait for it.
+      await new Promise((done) => setTimeout(done, 50));
+      settled = true;
+      return devices;
+    };
+    try {
+      const response = await request("devices", "events/devices/list-uas.json", {
+        params: { subjectId: account.sub },
+        authorization: `Bearer ${phone.access_token}`,
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json).toMatchObject({ error: "bad_access_token", desc: "session_ended" });
+      expect(JSON.stringify(response.json)).not.toContain(phone.uaId);
+      expect(settled).toBe(true);
+    } finally {
+      sessions.listDevices = listDevices;
     }
   });
 

@@ -5,6 +5,7 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
+import { noteSessionChecks } from "../support/session-check";
 import { storedItem } from "../support/stored";
 
 const full = async () => `Bearer ${await systemToken(["svc_rights_full_access"])}`;
@@ -370,6 +371,33 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
       authorization: `Bearer ${await userToken(member.sub, ["svc_user_rights"])}`,
     });
     expect(on.json.desc).toBe("insufficient_scope");
+  });
+
+  it("when a user token reads its own rights, their Query goes out while the session is being checked", async () => {
+    const lead = await seedAccount();
+    const member = await seedAccount();
+    await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] }, await full());
+    const token = `Bearer ${await userToken(lead.sub, ["svc_user_rights"])}`;
+    const { rights } = services();
+    const { grantsOfParty } = rights;
+    const order: string[] = [];
+    const restore = noteSessionChecks(order);
+    rights.grantsOfParty = async (party) => {
+      order.push(`grants read sent for ${party.id}`);
+      return grantsOfParty.call(rights, party);
+    };
+    try {
+      const own = await rightsOf(lead.sub, token);
+      expect(own.json).toEqual({ [member.sub]: { SYS_MON: ["t"] } });
+      expect(order).toEqual([`grants read sent for ${lead.sub}`, "session checked"]);
+      order.length = 0;
+      // Another account named: nothing is read beside the check, and the call is refused.
+      expect((await rightsOf(member.sub, token)).json.desc).toBe("wrong_subject");
+      expect(order).toEqual(["session checked"]);
+    } finally {
+      restore();
+      rights.grantsOfParty = grantsOfParty;
+    }
   });
 
   it("when the party does not exist, it answers 400 with the unknown_* of its kind", async () => {

@@ -26,12 +26,22 @@ async function liveSession(
   sourceIp: string | undefined,
 ): Promise<void> {
   const plan = along?.({ sub, params: state.params, sourceIp, now: Math.floor(Date.now() / 1000) });
-  const read = await services().sessions.sessionAndAccount(sub, sid, plan);
-  const { session, account } = read;
-  if (!session || session.expiresAt <= Date.now() / 1000 || !account) throw problems.badAccessToken("session_ended");
-  if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
-  state.account = account;
-  if (plan) state.alongSession = read.along;
+  const batched = plan && "keys" in plan ? plan : undefined;
+  const beside = plan && "beside" in plan ? plan.beside() : undefined;
+  // Handled at once, so a failure while the session is checked is not an unhandled rejection.
+  beside?.catch(() => undefined);
+  try {
+    const read = await services().sessions.sessionAndAccount(sub, sid, batched);
+    const { session, account } = read;
+    if (!session || session.expiresAt <= Date.now() / 1000 || !account) throw problems.badAccessToken("session_ended");
+    if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
+    state.account = account;
+    if (batched) state.alongSession = read.along;
+  } catch (error) {
+    await beside?.catch(() => undefined);
+    throw error;
+  }
+  if (beside) state.alongSession = await beside;
 }
 
 async function bearerPrincipal(
