@@ -55,9 +55,11 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
     };
   }
 
+  const fresh = (state: Loaded | undefined): state is Loaded =>
+    state !== undefined && clock() - state.at < CACHE_SECONDS;
+
   async function current(options: { force?: boolean; withSecrets?: boolean } = {}): Promise<Loaded> {
-    const fresh = loaded && clock() - loaded.at < CACHE_SECONDS;
-    if (!options.force && fresh && (loaded?.withSecrets || !options.withSecrets)) return loaded as Loaded;
+    if (!options.force && fresh(loaded) && (loaded.withSecrets || !options.withSecrets)) return loaded;
     // One load at a time per container, however many requests arrive together; a signing
     // load also serves verification, so a verifying caller waits for one in flight.
     const withSecrets = options.withSecrets === true || loaded?.withSecrets === true;
@@ -103,8 +105,7 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
      * the keys.
      */
     warm(): void {
-      if (loaded && clock() - loaded.at < CACHE_SECONDS) return;
-      current().catch(() => undefined);
+      if (!fresh(loaded)) current().catch(() => undefined);
     },
 
     /** Forget what was read, e.g. after this process rotated the keys. */
