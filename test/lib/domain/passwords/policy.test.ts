@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultSettings } from "../../../../lib/config";
 import { hashPassword } from "../../../../lib/domain/credentials/password-hash";
+import { COMMON_PASSWORDS } from "../../../../lib/domain/passwords/common-passwords";
 import { checkPassword, generatePassword, type PasswordPolicy } from "../../../../lib/domain/passwords/policy";
 import { passwordPolicyError } from "../../../../lib/domain/passwords/violations";
 import { errorResult } from "../../../../lib/http/error-body";
@@ -75,6 +76,30 @@ describe("password policy rules (SPEC 7.2)", () => {
     expect(await checkPassword("qwerty123", defaults)).toEqual([{ rule: "in_password_dic" }]);
     expect(await checkPassword("QWERTY123", defaults)).toEqual([{ rule: "in_password_dic" }]);
     expect(await checkPassword("correct horse battery staple", defaults)).toEqual([]);
+  });
+});
+
+describe("the common-password list", () => {
+  const dictionaryOnly: PasswordPolicy = { ...base, minLength: 1, groups: [], dictionary: true };
+  const entries = COMMON_PASSWORDS.split("\n");
+  const refusedAsCommon = async (password: string) =>
+    (await checkPassword(password, dictionaryOnly)).some((v) => v.rule === "in_password_dic");
+
+  it("when a password is the list's first or last entry, it is refused", async () => {
+    expect(entries).toHaveLength(10000);
+    expect(await refusedAsCommon(entries[0])).toBe(true);
+    expect(await refusedAsCommon(entries[entries.length - 1].toUpperCase())).toBe(true);
+  });
+
+  it("when a password only contains an entry, spans two entries or is part of one, it is not refused", async () => {
+    const long = entries.find(
+      (e) => e.length >= 8 && !entries.includes(e.slice(1)) && !entries.includes(e.slice(0, -1)),
+    );
+    expect(long).toBeDefined();
+    expect(await refusedAsCommon(`${entries[0]}\n${entries[1]}`)).toBe(false);
+    expect(await refusedAsCommon((long as string).slice(1))).toBe(false);
+    expect(await refusedAsCommon((long as string).slice(0, -1))).toBe(false);
+    expect(await refusedAsCommon(`${entries[0]}${entries[1]}`)).toBe(entries.includes(`${entries[0]}${entries[1]}`));
   });
 });
 
