@@ -2,36 +2,68 @@ import { servedRoutes } from "../lib/compiled/audit-routes";
 import { config } from "../lib/config";
 import { parseEventQuery } from "../lib/domain/audit/event-query";
 import { eventView, type UaForm } from "../lib/domain/audit/event-view";
+import type { SecurityEvent } from "../lib/domain/audit/security-event";
 import { problems } from "../lib/domain/errors";
+import type { AlongKeys } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
-export const handler = createApiFunction("audit", servedRoutes, {
-  "audit.events": async (call) => {
-    const query = parseEventQuery(call.query.rql);
-    // Events past their retention may wait for TTL a while; they are not shown.
-    const oldest = Date.now() - config().settings.audit.retentionDays * 86_400_000;
-    const from = Math.max(query.from ?? 0, oldest);
-    const to = query.to ?? Date.now() + 60_000;
-    const events = from > to ? [] : await services().events.list(call.subject as string, from, to, query.limit);
-    return jsonResult(
-      200,
-      events.map((event) => eventView(event, (call.query.ua as UaForm | undefined) ?? "raw")),
-    );
-  },
+/** A subject's events for an RQL query, with what they were read for. */
+interface EventsRead {
+  sub: string;
+  rql: string | undefined;
+  events: SecurityEvent[];
+}
 
-  "audit.acls-list": async (call) => jsonResult(200, await services().consents.list(call.subject as string)),
+async function readEvents(sub: string, rql: string | undefined): Promise<EventsRead> {
+  const query = parseEventQuery(rql);
+  // Events past their retention may wait for TTL a while; they are not shown.
+  const oldest = Date.now() - config().settings.audit.retentionDays * 86_400_000;
+  const from = Math.max(query.from ?? 0, oldest);
+  const to = query.to ?? Date.now() + 60_000;
+  return { sub, rql, events: from > to ? [] : await services().events.list(sub, from, to, query.limit) };
+}
 
-  "audit.acls-delete": async (call) => {
-    const sub = call.subject as string;
-    const clientId = await services().consents.remove(sub, call.params.id as string);
-    if (clientId === undefined) throw problems.unknownConsent();
-    // Its sessions end, so its tokens are refused at once; the devices stay remembered.
-    await services().sessions.endSessionsAndDevices(sub, {
-      session: (session) => session.clientId === clientId,
-      device: () => false,
-    });
-    return jsonResult(204, undefined);
+/** A cold container reads the events beside the signing keys; a query refused later is read by the route. */
+const eventsBesideKeys: AlongKeys = ({ subject, query }) => {
+  if (subject === undefined) return undefined;
+  try {
+    parseEventQuery(query.rql);
+  } catch {
+    return undefined;
+  }
+  return { beside: () => readEvents(subject, query.rql) };
+};
+
+export const handler = createApiFunction(
+  "audit",
+  servedRoutes,
+  {
+    "audit.events": async (call) => {
+      const sub = call.subject as string;
+      const early = call.alongSession as EventsRead | undefined;
+      const { events } =
+        early?.sub === sub && early.rql === call.query.rql ? early : await readEvents(sub, call.query.rql);
+      return jsonResult(
+        200,
+        events.map((event) => eventView(event, (call.query.ua as UaForm | undefined) ?? "raw")),
+      );
+    },
+
+    "audit.acls-list": async (call) => jsonResult(200, await services().consents.list(call.subject as string)),
+
+    "audit.acls-delete": async (call) => {
+      const sub = call.subject as string;
+      const clientId = await services().consents.remove(sub, call.params.id as string);
+      if (clientId === undefined) throw problems.unknownConsent();
+      // Its sessions end, so its tokens are refused at once; the devices stay remembered.
+      await services().sessions.endSessionsAndDevices(sub, {
+        session: (session) => session.clientId === clientId,
+        device: () => false,
+      });
+      return jsonResult(204, undefined);
+    },
   },
-});
+  { alongKeys: { "audit.events": eventsBesideKeys } },
+);

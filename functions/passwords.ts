@@ -18,6 +18,15 @@ function eventOf(call: ApiCall) {
   };
 }
 
+/** A login snapshot read before the route ran, with the account it was read for. */
+interface SubjectSnapshot {
+  sub: string;
+  snapshot: LoginSnapshot;
+}
+
+const snapshotOf = (read: SubjectSnapshot | undefined, subject: string | undefined) =>
+  read && read.sub === subject ? read.snapshot : undefined;
+
 export const handler = createApiFunction(
   "passwords",
   servedRoutes,
@@ -40,8 +49,12 @@ export const handler = createApiFunction(
           keepUaId: call.headers["svc-ci-ua-id"],
           language: call.language,
           event: eventOf(call),
-          // User mode acts on the caller's own account (authorization), the one the plan read.
-          snapshot: call.principal?.mode === "user" ? (call.alongSession as LoginSnapshot | undefined) : undefined,
+          // User mode acts on the caller's own account (authorization), the one the plan read;
+          // a system call's snapshot, read beside the keys, says whose it is.
+          snapshot:
+            call.principal?.mode === "user"
+              ? (call.alongSession as LoginSnapshot | undefined)
+              : snapshotOf(call.alongSession as SubjectSnapshot | undefined, call.subject),
         },
         passwordChangeDeps(),
       );
@@ -76,6 +89,18 @@ export const handler = createApiFunction(
     },
   },
   {
+    // A system change's snapshot, sent beside the signing keys' read when a cold container makes it.
+    alongKeys: {
+      "passwords.change": ({ subject, sourceIp, now }) =>
+        subject === undefined
+          ? undefined
+          : {
+              beside: async (): Promise<SubjectSnapshot> => ({
+                sub: subject,
+                snapshot: await services().logins.snapshot({ sub: subject }, sourceIp, hourOf(now)),
+              }),
+            },
+    },
     // The login snapshot rides in the session check: one BatchGetItem instead of two.
     alongSession: {
       "passwords.change": (caller) =>

@@ -7,13 +7,14 @@ import { checkAnswer, readQuestion, setQuestion } from "../lib/domain/security/s
 import { attachGenerator, detachGenerator, issueSecret, listGenerators } from "../lib/domain/security/totp-generators";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
+import { accountReadEarly, subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
 import { services } from "../lib/services";
 import { totpDeps } from "../lib/totp-deps";
 
 async function account(call: ApiCall) {
   const sub = call.subject as string;
   if (call.account?.sub === sub) return call.account;
-  const found = await services().accounts.get(sub);
+  const found = accountReadEarly(call.alongSession, sub) ?? (await services().accounts.get(sub));
   if (!found) throw problems.unknownUser(sub);
   return found;
 }
@@ -35,64 +36,75 @@ function qrDecision(decision: "confirmed" | "refused") {
   };
 }
 
-export const handler = createApiFunction("security", servedRoutes, {
-  "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
+export const handler = createApiFunction(
+  "security",
+  servedRoutes,
+  {
+    "security.auth-get": async (call) => jsonResult(200, authModesView(await account(call))),
 
-  "security.qr-read": async (call) =>
-    jsonResult(200, await readQrLogin(services().qrLogins, call.params.qrCode, Math.floor(Date.now() / 1000))),
+    "security.qr-read": async (call) =>
+      jsonResult(200, await readQrLogin(services().qrLogins, call.params.qrCode, Math.floor(Date.now() / 1000))),
 
-  "security.qr-confirm": qrDecision("confirmed"),
-  "security.qr-refuse": qrDecision("refused"),
+    "security.qr-confirm": qrDecision("confirmed"),
+    "security.qr-refuse": qrDecision("refused"),
 
-  "security.auth-change": async (call) =>
-    jsonResult(
-      200,
-      await changeAuthModes(services().accountSecurity, call.subject as string, call.body as AuthModesBody, (sub) =>
-        services().accountSecurity.hasSecondFactor(sub),
+    "security.auth-change": async (call) =>
+      jsonResult(
+        200,
+        await changeAuthModes(services().accountSecurity, call.subject as string, call.body as AuthModesBody, (sub) =>
+          services().accountSecurity.hasSecondFactor(sub),
+        ),
       ),
-    ),
 
-  "security.state-get": async (call) => jsonResult(200, stateView(await account(call))),
+    "security.state-get": async (call) => jsonResult(200, stateView(await account(call))),
 
-  "security.state-change": async (call) => {
-    const { till } = call.body as { till?: number };
-    await setUntouchable(services().accountSecurity, call.subject as string, till, Math.floor(Date.now() / 1000));
-    return jsonResult(204, undefined);
+    "security.state-change": async (call) => {
+      const { till } = call.body as { till?: number };
+      await setUntouchable(services().accountSecurity, call.subject as string, till, Math.floor(Date.now() / 1000));
+      return jsonResult(204, undefined);
+    },
+
+    "security.secqsn-get": async (call) =>
+      jsonResult(200, await readQuestion(services().securityQuestions, call.subject as string)),
+
+    "security.secqsn-set": async (call) => {
+      await setQuestion(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
+      return jsonResult(204, undefined);
+    },
+
+    "security.secqsn-delete": async (call) => {
+      await services().securityQuestions.remove(call.subject as string);
+      return jsonResult(204, undefined);
+    },
+
+    "security.secqsn-check": async (call) => {
+      await checkAnswer(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
+      return jsonResult(204, undefined);
+    },
+
+    "security.totp-list": async (call) => jsonResult(200, await listGenerators(services(), call.subject as string)),
+
+    "security.totp-issue": async (call) => jsonResult(200, await issueSecret(totpDeps(), await account(call))),
+
+    "security.totp-attach": async (call) => {
+      await attachGenerator(
+        totpDeps(),
+        call.subject as string,
+        call.body as { base32Secret: string; otpCode: string; name?: string },
+      );
+      return jsonResult(204, undefined);
+    },
+
+    "security.totp-delete": async (call) => {
+      await detachGenerator(services(), call.subject as string, call.params.id as string);
+      return jsonResult(204, undefined);
+    },
   },
-
-  "security.secqsn-get": async (call) =>
-    jsonResult(200, await readQuestion(services().securityQuestions, call.subject as string)),
-
-  "security.secqsn-set": async (call) => {
-    await setQuestion(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
-    return jsonResult(204, undefined);
+  {
+    alongKeys: {
+      "security.auth-get": subjectAccountBesideKeys,
+      "security.state-get": subjectAccountBesideKeys,
+      "security.totp-issue": subjectAccountBesideKeys,
+    },
   },
-
-  "security.secqsn-delete": async (call) => {
-    await services().securityQuestions.remove(call.subject as string);
-    return jsonResult(204, undefined);
-  },
-
-  "security.secqsn-check": async (call) => {
-    await checkAnswer(services().securityQuestions, call.subject as string, call.body as QuestionBody, nowSeconds());
-    return jsonResult(204, undefined);
-  },
-
-  "security.totp-list": async (call) => jsonResult(200, await listGenerators(services(), call.subject as string)),
-
-  "security.totp-issue": async (call) => jsonResult(200, await issueSecret(totpDeps(), await account(call))),
-
-  "security.totp-attach": async (call) => {
-    await attachGenerator(
-      totpDeps(),
-      call.subject as string,
-      call.body as { base32Secret: string; otpCode: string; name?: string },
-    );
-    return jsonResult(204, undefined);
-  },
-
-  "security.totp-delete": async (call) => {
-    await detachGenerator(services(), call.subject as string, call.params.id as string);
-    return jsonResult(204, undefined);
-  },
-});
+);

@@ -7,6 +7,7 @@ import { changeProperties, type PropertiesChange, readProperties } from "../lib/
 import { createUserSearch } from "../lib/domain/search/users";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
+import { accountReadEarly, subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
 import { attributeDeps } from "../lib/messaging";
 import { services } from "../lib/services";
 
@@ -27,32 +28,44 @@ function confirmation(field: "phone_number" | "email") {
 
 let searchUsers: ReturnType<typeof createUserSearch> | undefined;
 
-export const handler = createApiFunction("users", servedRoutes, {
-  "users.get": async (call) =>
-    jsonResult(200, await readAccount(services().accounts, call.subject as string, call.account)),
+export const handler = createApiFunction(
+  "users",
+  servedRoutes,
+  {
+    "users.get": async (call) =>
+      jsonResult(
+        200,
+        await readAccount(
+          services().accounts,
+          call.subject as string,
+          call.account ?? accountReadEarly(call.alongSession, call.subject as string),
+        ),
+      ),
 
-  "users.change": async (call) =>
-    jsonResult(
-      200,
-      await changeAccount(attributeDeps(), call.subject as string, call.body as AccountChangeBody, {
-        mode: call.principal?.mode ?? "system",
-        language: call.language,
-      }),
-    ),
+    "users.change": async (call) =>
+      jsonResult(
+        200,
+        await changeAccount(attributeDeps(), call.subject as string, call.body as AccountChangeBody, {
+          mode: call.principal?.mode ?? "system",
+          language: call.language,
+        }),
+      ),
 
-  "users.props-get": async (call) =>
-    jsonResult(200, await readProperties(services().properties, call.subject as string)),
+    "users.props-get": async (call) =>
+      jsonResult(200, await readProperties(services().properties, call.subject as string)),
 
-  "users.props-change": async (call) =>
-    jsonResult(
-      200,
-      await changeProperties(services().properties, call.subject as string, call.body as PropertiesChange),
-    ),
+    "users.props-change": async (call) =>
+      jsonResult(
+        200,
+        await changeProperties(services().properties, call.subject as string, call.body as PropertiesChange),
+      ),
 
-  "users.validate_mobile": confirmation("phone_number"),
-  "users.validate_email": confirmation("email"),
-  "users.search": async (call) => {
-    searchUsers ??= createUserSearch(services().accountSearch, config().settings.search.indexedAttributes);
-    return jsonResult(200, await searchUsers(call.query.query));
+    "users.validate_mobile": confirmation("phone_number"),
+    "users.validate_email": confirmation("email"),
+    "users.search": async (call) => {
+      searchUsers ??= createUserSearch(services().accountSearch, config().settings.search.indexedAttributes);
+      return jsonResult(200, await searchUsers(call.query.query));
+    },
   },
-});
+  { alongKeys: { "users.get": subjectAccountBesideKeys } },
+);

@@ -27,3 +27,23 @@ export interface BesideRead {
  * verified token's subject.
  */
 export type AlongSession = (caller: SessionCaller) => ReadPlan<unknown> | BesideRead | undefined;
+
+/** What is known of a system call when its first read is planned: validated input only. */
+export interface SystemCaller {
+  params: Record<string, string>;
+  /** The account the path names (as authorization will read it), if any. */
+  subject?: string;
+  query: Record<string, string>;
+  body: unknown;
+  sourceIp?: string;
+  now: number;
+}
+
+/**
+ * A system call's first read, sent beside the signing keys' read when the container must
+ * make that read (cold, then once a minute), instead of after it. Planned from the
+ * validated input before the token's signature is checked: the route finds the result in
+ * `ApiCall.alongSession` only once the token is verified, and must check it answers the
+ * read it would make (the same account, the same keys).
+ */
+export type AlongKeys = (caller: SystemCaller) => BesideRead | undefined;

@@ -3,7 +3,7 @@ import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { config } from "../config";
 import type { Account } from "../domain/accounts/account";
-import type { AlongSession } from "./along-session";
+import type { AlongKeys, AlongSession } from "./along-session";
 import type { HttpResult } from "./error-body";
 import { authentication } from "./middleware/authentication";
 import { authorization } from "./middleware/authorization";
@@ -30,7 +30,10 @@ export interface ApiCall<Body = unknown> {
   subject?: string;
   /** In user mode: the caller's account, already read with the session check. */
   account?: Account;
-  /** In user mode: what the route's AlongSession plan read with the session check. */
+  /**
+   * What the route's plan read before it ran: in user mode with the session check
+   * (AlongSession), in system mode beside the signing keys' read (AlongKeys), if one was due.
+   */
   alongSession?: unknown;
   /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
@@ -60,6 +63,8 @@ export function createApiFunction(
     known?: readonly RouteShape[];
     /** By route id: reads that ride in a user token's session check. */
     alongSession?: Readonly<Record<string, AlongSession>>;
+    /** By route id: a system call's first read, sent beside the signing keys' read when one is due. */
+    alongKeys?: Readonly<Record<string, AlongKeys>>;
   } = {},
 ) {
   const expected = served.filter((r) => r.fn === fn).map((r) => r.id);
@@ -102,7 +107,7 @@ export function createApiFunction(
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())
-    .use(authentication(options.alongSession))
+    .use(authentication(options.alongSession, options.alongKeys))
     .use(authorization())
     .use(securityEvent())
     .handler(dispatch);

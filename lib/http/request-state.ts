@@ -14,7 +14,7 @@ export interface RequestState {
   subject?: string;
   /** A user token's account, read with its session check: routes reuse it. */
   account?: Account;
-  /** What the route's AlongSession plan read with the session check (lib/http/along-session.ts). */
+  /** What the route's plan read before it ran: AlongSession or AlongKeys (lib/http/along-session.ts). */
   alongSession?: unknown;
 }
 

@@ -108,6 +108,11 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
       if (!fresh(loaded)) current().catch(() => undefined);
     },
 
+    /** Whether a token can be checked without a read: fresh keys are held. */
+    ready(): boolean {
+      return fresh(loaded);
+    },
+
     /** Forget what was read, e.g. after this process rotated the keys. */
     invalidate(): void {
       loaded = undefined;

@@ -4,7 +4,7 @@ import type { Courier } from "../../notify/courier";
 import { MessageNotSentError } from "../../notify/message";
 import { AccountConflictError, type AccountStore, type TransactItem } from "../../store/accounts";
 import type { DynamicClientStore } from "../../store/dynamic-clients";
-import type { RegistrationStore } from "../../store/registrations";
+import type { RegistrationCheck, RegistrationStore } from "../../store/registrations";
 import type { SessionStore } from "../../store/sessions";
 import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
@@ -89,9 +89,9 @@ function newContext(): string {
   return randomBytes(24).toString("base64url");
 }
 
-async function validate(body: RegistrationBody, deps: RegistrationDeps, now: number) {
+function newAccountInput(body: RegistrationBody): NewAccountInput {
   const attrs = body.user.attrs;
-  const input: NewAccountInput = {
+  return {
     sub: attrs.sub,
     family_name: attrs.family_name ?? attrs.first_name,
     given_name: attrs.given_name ?? attrs.name,
@@ -99,6 +99,50 @@ async function validate(body: RegistrationBody, deps: RegistrationDeps, now: num
     phone_number: attrs.phone_number,
     email: attrs.email,
   };
+}
+
+/** The uniqueness read a registration starts with (SPEC 4.4: collisions before any code). */
+export interface UniquenessCheck {
+  sub: string;
+  email?: string;
+  phone?: string;
+  dynamicClientId?: string;
+}
+
+/** A uniqueness read made before `register` ran (an AlongKeys plan), with the check it answers. */
+export interface EarlyUniquenessCheck {
+  check: UniquenessCheck;
+  found: RegistrationCheck;
+}
+
+function unconfirmedOf(account: Account): ContactField[] {
+  return (["phone_number", "email"] as const).filter((f) => account[f] && !account[f]?.verified);
+}
+
+function uniquenessCheckOf(account: Account, dynamicClientId: string | undefined): UniquenessCheck {
+  return { sub: account.sub, email: account.email?.value, phone: account.phone_number?.value, dynamicClientId };
+}
+
+const sameCheck = (a: UniquenessCheck, b: UniquenessCheck) =>
+  a.sub === b.sub && a.email === b.email && a.phone === b.phone && a.dynamicClientId === b.dynamicClientId;
+
+/**
+ * The uniqueness read `register` will make for this body, when the body alone decides it
+ * (the sub is given, a contact awaits its code): so it can be sent before `register`
+ * runs. Undefined when the body is refused first or needs no check.
+ */
+export function plannedUniquenessCheck(body: RegistrationBody, now: number): UniquenessCheck | undefined {
+  const sub = body.user?.attrs?.sub;
+  const binds = (body.actions ?? []).filter((a) => a.type === "bindDynClient");
+  if (sub === undefined || binds.length > 1) return undefined;
+  const prepared = prepareNewAccount(newAccountInput(body), now, () => sub);
+  if (!("account" in prepared) || unconfirmedOf(prepared.account).length === 0) return undefined;
+  return uniquenessCheckOf(prepared.account, binds[0]?.client_id);
+}
+
+async function validate(body: RegistrationBody, deps: RegistrationDeps, now: number) {
+  const attrs = body.user.attrs;
+  const input = newAccountInput(body);
   const prepared = prepareNewAccount(input, now, randomUUID);
   const problems: FieldProblem[] = "problems" in prepared ? prepared.problems : [];
   const password = body.user.credentials?.password;
@@ -124,20 +168,21 @@ export async function register(
   body: RegistrationBody,
   caller: RegistrationCaller,
   deps: RegistrationDeps,
+  /** The uniqueness read, when it was made before (plannedUniquenessCheck); used only if it is this one. */
+  early?: EarlyUniquenessCheck,
 ): Promise<RegistrationResponse> {
   const now = (deps.now ?? nowSeconds)();
   const { account, password, dynamicClientId } = await validate(body, deps, now);
-  const unconfirmed = (["phone_number", "email"] as const).filter((f) => account[f] && !account[f]?.verified);
+  const unconfirmed = unconfirmedOf(account);
   const context = newContext();
 
   if (unconfirmed.length > 0) {
     // Collisions are reported before any code leaves, so nobody is sent a useless code.
-    const check = await deps.registrations.check(
-      account.sub,
-      account.email?.value,
-      account.phone_number?.value,
-      dynamicClientId,
-    );
+    const wanted = uniquenessCheckOf(account, dynamicClientId);
+    const check =
+      early && sameCheck(early.check, wanted)
+        ? early.found
+        : await deps.registrations.check(wanted.sub, wanted.email, wanted.phone, wanted.dynamicClientId);
     if (check.used.length > 0) throw registrationProblems.alreadyUsed(check.used);
     if (check.dynamicClient && check.dynamicClient !== "free")
       throw registrationProblems.dynamicClient(check.dynamicClient);

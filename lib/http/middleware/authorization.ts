@@ -3,12 +3,19 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { subjectOfContactState, subjectOfInstanceId } from "../../domain/accounts/instance-id";
 import { problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
+import type { ServedRoute } from "../route";
 
 const SUBJECT_OF = {
   subjectId: (raw: string) => raw,
   instanceId: subjectOfInstanceId,
   contactState: subjectOfContactState,
 } as const;
+
+/** The account a route's path names, or undefined when the path's id names none of ours. */
+export function subjectOfPath(subject: NonNullable<ServedRoute["subject"]>, params: Record<string, string>) {
+  return SUBJECT_OF[subject.kind](params[subject.param]);
+}
+
 /** The route's permission names with `{param}` filled from the path (fed_tkn_<type>_<name>). */
 export function acceptedPermissions(names: readonly string[], params: Record<string, string>): string[] {
   return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => params[param] ?? ""));
@@ -25,8 +32,7 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       const route = state.route;
       if (!route) return;
       if (route.subject) {
-        const raw = state.params[route.subject.param];
-        const subject = SUBJECT_OF[route.subject.kind](raw);
+        const subject = subjectOfPath(route.subject, state.params);
         if (subject === undefined)
           throw problems.wrongValue(route.subject.kind, `not a ${route.subject.kind} of this service`);
         state.subject = subject;

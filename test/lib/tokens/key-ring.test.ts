@@ -40,6 +40,26 @@ describe("signing key ring", () => {
     expect(reads).toEqual({ public: 1, withSecrets: 0 });
   });
 
+  it("when keys were read less than a minute ago it is ready to check tokens, and not before or after", async () => {
+    const { store } = countingStore();
+    let now = 1_000_000;
+    const ring = createKeyRing(store, () => now);
+    expect(ring.ready()).toBe(false);
+    ring.warm();
+    // A read under way is not yet keys held.
+    expect(ring.ready()).toBe(false);
+    await ring.jwks();
+    expect(ring.ready()).toBe(true);
+    now += 59;
+    expect(ring.ready()).toBe(true);
+    now += 2;
+    expect(ring.ready()).toBe(false);
+    await ring.jwks();
+    expect(ring.ready()).toBe(true);
+    ring.invalidate();
+    expect(ring.ready()).toBe(false);
+  });
+
   it("when a checking container comes to sign, it reads the keys with their secrets once and keeps verifying", async () => {
     const token = await someToken();
     const { store, reads } = countingStore();
