@@ -7,11 +7,13 @@ import { completeBind, type ProviderAnswer, startBind } from "../lib/domain/fede
 import { currentTokens } from "../lib/domain/federation/fed-tokens";
 import { linkAccount, listLinks, unlinkAccount } from "../lib/domain/federation/links";
 import { findProvider, splitFp } from "../lib/domain/federation/providers";
+import type { AlongKeys } from "../lib/http/along-session";
 import { jsonResult, redirectResult } from "../lib/http/error-body";
 import { log } from "../lib/http/logger";
 import { acceptedPermissions } from "../lib/http/middleware/authorization";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
+import type { FederationStore } from "../lib/store/federation";
 
 const now = () => Math.floor(Date.now() / 1000);
 const providers = () => config().settings.federation.providers;
@@ -79,78 +81,102 @@ async function unlink(call: ApiCall) {
   return jsonResult(204, undefined);
 }
 
-export const handler = createApiFunction("federation", servedRoutes, {
-  "federation.list": async (call) =>
-    jsonResult(200, await listLinks(services().federation, call.subject as string, call.account?.sub === call.subject)),
+type LinksOfAccount = Awaited<ReturnType<FederationStore["linksOfAccount"]>>;
 
-  "federation.link": async (call) => {
-    const body = (call.body ?? {}) as { federatedAccountName?: string };
-    await linkAccount(
-      services().federation,
-      providers(),
-      { ...linkOf(call), userName: body.federatedAccountName },
-      now(),
-    );
-    return jsonResult(204, undefined);
+/** A cold container reads the account's links beside the signing keys (system calls). */
+const linksBesideKeys: AlongKeys = ({ subject }) =>
+  subject === undefined
+    ? undefined
+    : { beside: async () => ({ sub: subject, read: await services().federation.linksOfAccount(subject) }) };
+
+export const handler = createApiFunction(
+  "federation",
+  servedRoutes,
+  {
+    "federation.list": async (call) => {
+      const early = call.alongSession as { sub: string; read: LinksOfAccount } | undefined;
+      const sub = call.subject as string;
+      return jsonResult(
+        200,
+        await listLinks(
+          services().federation,
+          sub,
+          call.account?.sub === sub,
+          early?.sub === sub ? early.read : undefined,
+        ),
+      );
+    },
+
+    "federation.link": async (call) => {
+      const body = (call.body ?? {}) as { federatedAccountName?: string };
+      await linkAccount(
+        services().federation,
+        providers(),
+        { ...linkOf(call), userName: body.federatedAccountName },
+        now(),
+      );
+      return jsonResult(204, undefined);
+    },
+
+    "federation.unlink": unlink,
+
+    "federation.unlink-v2": unlink,
+
+    "federation.bind": async (rawCall) => {
+      const call = rawCall as ApiCall<BindBody>;
+      const principal = call.principal;
+      if (principal?.mode !== "user") throw problems.badAccessToken("user_token_required");
+      const redirectTo = await startBind(
+        bindDeps(),
+        {
+          sub: principal.sub,
+          clientId: bindingClientId(call),
+          ...splitFp(call.body.fp),
+          callback: call.body.callback,
+          isPopup: call.body.isPopup === true,
+          redirectUri: callbackUrl(call),
+          stateTtlSeconds: config().settings.federation.stateTtlSeconds,
+        },
+        now(),
+      );
+      return jsonResult(200, { redirectTo }, { "cache-control": "no-store" });
+    },
+
+    "federation.callback": async (call) =>
+      redirectResult(await completeBind(bindDeps(), call.query as ProviderAnswer, now())),
+
+    "federation.token": async (call) => {
+      const { fedPointType, fedPointName } = call.params;
+      const principal = call.principal;
+      if (principal?.mode !== "system") throw problems.badAccessToken("insufficient_scope");
+      const provider = findProvider(providers(), fedPointType, fedPointName);
+      if (!provider) throw problems.badAccessToken("unknown_provider");
+      if (!provider.rememberTokens) throw problems.badAccessToken("provider_does_not_remember_tokens");
+      const { clients, federation } = services();
+      const accepted = acceptedPermissions(call.route.permissions?.system ?? [], call.params);
+      // Both reads at once: the tokens are only used once the grant is confirmed.
+      const [client, stored, tokenKey] = await Promise.all([
+        clients.get(principal.clientId),
+        federation.tokens(call.subject as string, provider.type, provider.name),
+        dataKeys().key("federated-tokens"),
+      ]);
+      // SPEC 4.9: the application itself must still hold what its token carries.
+      const granted = accepted.some((p) => principal.scopes.has(p) && client?.scopes.includes(p));
+      if (!granted) throw problems.badAccessToken("permission_not_granted_to_application");
+      const tokens = await currentTokens(
+        {
+          federation,
+          provider,
+          tokenKey,
+          minLifetimeSeconds: config().settings.fedToken.minLifetimeSeconds,
+          now,
+          sleep: (ms) => sleep(ms),
+          log: facts,
+        },
+        stored,
+      );
+      return jsonResult(200, tokens, { "cache-control": "no-store" });
+    },
   },
-
-  "federation.unlink": unlink,
-
-  "federation.unlink-v2": unlink,
-
-  "federation.bind": async (rawCall) => {
-    const call = rawCall as ApiCall<BindBody>;
-    const principal = call.principal;
-    if (principal?.mode !== "user") throw problems.badAccessToken("user_token_required");
-    const redirectTo = await startBind(
-      bindDeps(),
-      {
-        sub: principal.sub,
-        clientId: bindingClientId(call),
-        ...splitFp(call.body.fp),
-        callback: call.body.callback,
-        isPopup: call.body.isPopup === true,
-        redirectUri: callbackUrl(call),
-        stateTtlSeconds: config().settings.federation.stateTtlSeconds,
-      },
-      now(),
-    );
-    return jsonResult(200, { redirectTo }, { "cache-control": "no-store" });
-  },
-
-  "federation.callback": async (call) =>
-    redirectResult(await completeBind(bindDeps(), call.query as ProviderAnswer, now())),
-
-  "federation.token": async (call) => {
-    const { fedPointType, fedPointName } = call.params;
-    const principal = call.principal;
-    if (principal?.mode !== "system") throw problems.badAccessToken("insufficient_scope");
-    const provider = findProvider(providers(), fedPointType, fedPointName);
-    if (!provider) throw problems.badAccessToken("unknown_provider");
-    if (!provider.rememberTokens) throw problems.badAccessToken("provider_does_not_remember_tokens");
-    const { clients, federation } = services();
-    const accepted = acceptedPermissions(call.route.permissions?.system ?? [], call.params);
-    // Both reads at once: the tokens are only used once the grant is confirmed.
-    const [client, stored, tokenKey] = await Promise.all([
-      clients.get(principal.clientId),
-      federation.tokens(call.subject as string, provider.type, provider.name),
-      dataKeys().key("federated-tokens"),
-    ]);
-    // SPEC 4.9: the application itself must still hold what its token carries.
-    const granted = accepted.some((p) => principal.scopes.has(p) && client?.scopes.includes(p));
-    if (!granted) throw problems.badAccessToken("permission_not_granted_to_application");
-    const tokens = await currentTokens(
-      {
-        federation,
-        provider,
-        tokenKey,
-        minLifetimeSeconds: config().settings.fedToken.minLifetimeSeconds,
-        now,
-        sleep: (ms) => sleep(ms),
-        log: facts,
-      },
-      stored,
-    );
-    return jsonResult(200, tokens, { "cache-control": "no-store" });
-  },
-});
+  { alongKeys: { "federation.list": linksBesideKeys } },
+);

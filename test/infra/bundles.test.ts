@@ -11,6 +11,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
 
 const inputs = new Map<FunctionName, string[]>();
 
+/** The modules that left code in the bundle (tree shaking may drop a reached module whole). */
 async function bundledInputs(fn: FunctionName): Promise<string[]> {
   const result = await build({
     ...esbuildOptions(`functions/${fn}.ts`, `dist-test/${fn}/index.mjs`),
@@ -18,7 +19,10 @@ async function bundledInputs(fn: FunctionName): Promise<string[]> {
     metafile: true,
     sourcemap: false,
   });
-  return Object.keys((result.metafile as Metafile).inputs);
+  const [output] = Object.values((result.metafile as Metafile).outputs);
+  return Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path);
 }
 
 function includesPackage(fn: FunctionName, name: string): boolean {
@@ -44,6 +48,16 @@ describe("Lambda bundles", () => {
       );
       expect(compilerFiles).toEqual([]);
       expect(includesPackage(fn, "fast-uri")).toBe(false);
+    },
+  );
+
+  it.each(FUNCTION_NAMES)(
+    "when %s is bundled, it carries the common-password list (75 KiB) only if it checks new passwords",
+    (fn) => {
+      // Registration, password changes, and the password grant's forced change (SPEC 4.2).
+      const checksPasswords = ["registration", "passwords", "token"].includes(fn);
+      const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.ts"));
+      expect(list).toBe(checksPasswords);
     },
   );
 });

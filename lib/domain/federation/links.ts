@@ -15,9 +15,11 @@ export async function listLinks(
   federation: Pick<FederationStore, "listLinks" | "linksOfAccount">,
   sub: string,
   knownAccount: boolean,
+  /** The same read of `sub`, made before the route ran (an AlongKeys plan). */
+  alreadyRead?: Awaited<ReturnType<FederationStore["linksOfAccount"]>>,
 ): Promise<FederatedLink[]> {
   if (knownAccount) return federation.listLinks(sub);
-  const { links, accountExists } = await federation.linksOfAccount(sub);
+  const { links, accountExists } = alreadyRead ?? (await federation.linksOfAccount(sub));
   if (!accountExists) throw problems.unknownUser(sub);
   return links;
 }

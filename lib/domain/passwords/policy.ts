@@ -36,18 +36,20 @@ export interface PasswordContext {
   now?: number;
 }
 
-/** One line per entry, with a line break at both ends, so every entry reads `\n<entry>\n`. */
-const COMMON_LINES = `\n${COMMON_PASSWORDS}\n`;
+/** The list with a line break at both ends, so every entry reads `\n<entry>\n`. */
+let commonLines: string | undefined;
 
 /**
  * One substring search of the list. A Set of its 10,000 entries cost a cold start ~2 ms
- * to build, for the one or two passwords a container checks before it is frozen.
+ * to build, for the one or two passwords a container checks before it is frozen. (Built
+ * on first use, so bundles that never check a password leave the list out.)
  */
 function isCommon(password: string): boolean {
   const lower = password.toLowerCase();
   // A line break inside the password would let it span two entries.
   if (lower.length === 0 || lower.includes("\n")) return false;
-  return COMMON_LINES.includes(`\n${lower}\n`);
+  commonLines ??= `\n${COMMON_PASSWORDS}\n`;
+  return commonLines.includes(`\n${lower}\n`);
 }
 
 /** Codepoints, so a password of emoji or Cyrillic is measured as a person counts it. */

@@ -201,21 +201,23 @@ describe("authentication on a container that must read the signing keys", () => 
   });
 
   it.each([
-    ["users", "events/users/get-user-system.json"],
-    ["security", "events/security/auth-get.json"],
+    ["users", "events/users/get-user-system.json", "accounts", "get"],
+    ["security", "events/security/auth-get.json", "accounts", "get"],
+    ["federation", "events/federation/list-links-system.json", "federation", "linksOfAccount"],
   ] as const)(
-    "when %s reads the account its path names, that read goes out beside the keys' read, once",
-    async (fn, sample) => {
+    "when %s reads what its path names, that read goes out beside the keys' read, once",
+    async (fn, sample, storeName, method) => {
       const account = await seedAccount();
       const event = await prepareRequest(sample, { params: { subjectId: account.sub } });
       const order: string[] = [];
-      const restore = [coldKeys(order), watch(services().accounts, "get", "account read", order)];
+      const store = services()[storeName] as unknown as Record<string, unknown>;
+      const restore = [coldKeys(order), watch(store, method, "first read", order)];
       try {
         const response = await invoke(fn, event);
         expect(response.statusCode).toBe(200);
         expect(JSON.stringify(response.json)).not.toContain("error");
-        expect(order.indexOf("account read sent")).toBeLessThan(order.indexOf("keys read answered"));
-        expect(order.filter((step) => step === "account read sent")).toHaveLength(1);
+        expect(order.indexOf("first read sent")).toBeLessThan(order.indexOf("keys read answered"));
+        expect(order.filter((step) => step === "first read sent")).toHaveLength(1);
       } finally {
         for (const undo of restore) undo();
       }
