@@ -1,11 +1,14 @@
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Account } from "../../../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../../../lib/domain/accounts/instance-id";
 import { passwordGrant } from "../../../../lib/domain/login/password-grant";
+import { authentication } from "../../../../lib/http/middleware/authentication";
+import type { SvcContext } from "../../../../lib/http/request-state";
 import { loginDeps, services } from "../../../../lib/services";
 import { roundTripCount } from "../../../../lib/store/client";
-import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../../../support/fixtures";
+import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../../../support/fixtures";
 import { prepareRequest, request } from "../../../support/requests";
 
 const PASSWORD = "correct horse battery staple";
@@ -246,5 +249,31 @@ describe("authentication on a container that must read the signing keys", () => 
     } finally {
       for (const undo of restore) undo();
     }
+  });
+
+  it("when a route's plan fails, a forged token still gets its 401 and a real one its principal", async () => {
+    const failing = () => {
+      throw new TypeError("plan failed");
+    };
+    const middleware = authentication({}, { "test.route": failing });
+    const run = async (token: string) => {
+      services().keyRing.invalidate();
+      const request = {
+        event: { headers: { authorization: `Bearer ${token}` } } as unknown as APIGatewayProxyEventV2,
+        context: {
+          svc: { route: { id: "test.route", auth: "bearer" }, requestId: "r", params: {}, query: {} },
+        } as unknown as SvcContext,
+        response: undefined,
+        error: undefined,
+        internal: {},
+      };
+      await middleware.before?.(request as never);
+      return request.context.svc;
+    };
+    const token = await systemToken(["svc_groups"]);
+    await expect(run(await forgedCopy(token))).rejects.toMatchObject({ status: 401, error: "bad_access_token" });
+    const state = await run(token);
+    expect(state.principal).toMatchObject({ mode: "system", clientId: "test-client" });
+    expect(state.alongSession).toBeUndefined();
   });
 });
