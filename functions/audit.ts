@@ -4,28 +4,23 @@ import { parseEventQuery } from "../lib/domain/audit/event-query";
 import { eventView, type UaForm } from "../lib/domain/audit/event-view";
 import type { SecurityEvent } from "../lib/domain/audit/security-event";
 import { problems } from "../lib/domain/errors";
-import type { AlongKeys } from "../lib/http/along-session";
+import { type AlongKeys, besideKeysFor, readMadeFor } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
 
-/** A subject's events for an RQL query, with what they were read for. */
-interface EventsRead {
-  sub: string;
-  rql: string | undefined;
-  events: SecurityEvent[];
-}
-
-async function readEvents(sub: string, rql: string | undefined): Promise<EventsRead> {
+async function readEvents(sub: string, rql: string | undefined): Promise<SecurityEvent[]> {
   const query = parseEventQuery(rql);
   // Events past their retention may wait for TTL a while; they are not shown.
   const oldest = Date.now() - config().settings.audit.retentionDays * 86_400_000;
   const from = Math.max(query.from ?? 0, oldest);
   const to = query.to ?? Date.now() + 60_000;
-  return { sub, rql, events: from > to ? [] : await services().events.list(sub, from, to, query.limit) };
+  return from > to ? [] : services().events.list(sub, from, to, query.limit);
 }
 
 /** A cold container reads the events beside the signing keys; a query refused later is read by the route. */
+const eventsTag = (sub: string, rql: string | undefined) => `${sub}\n${rql ?? ""}`;
+
 const eventsBesideKeys: AlongKeys = ({ subject, query }) => {
   if (subject === undefined) return undefined;
   try {
@@ -33,7 +28,7 @@ const eventsBesideKeys: AlongKeys = ({ subject, query }) => {
   } catch {
     return undefined;
   }
-  return { beside: () => readEvents(subject, query.rql) };
+  return besideKeysFor(eventsTag(subject, query.rql), () => readEvents(subject, query.rql));
 };
 
 export const handler = createApiFunction(
@@ -42,9 +37,8 @@ export const handler = createApiFunction(
   {
     "audit.events": async (call) => {
       const sub = call.subject as string;
-      const early = call.alongSession as EventsRead | undefined;
-      const { events } =
-        early?.sub === sub && early.rql === call.query.rql ? early : await readEvents(sub, call.query.rql);
+      const early = readMadeFor<SecurityEvent[]>(call.alongSession, eventsTag(sub, call.query.rql));
+      const events = early ? early.value : await readEvents(sub, call.query.rql);
       return jsonResult(
         200,
         events.map((event) => eventView(event, (call.query.ua as UaForm | undefined) ?? "raw")),

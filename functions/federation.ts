@@ -7,7 +7,7 @@ import { completeBind, type ProviderAnswer, startBind } from "../lib/domain/fede
 import { currentTokens } from "../lib/domain/federation/fed-tokens";
 import { linkAccount, listLinks, unlinkAccount } from "../lib/domain/federation/links";
 import { findProvider, splitFp } from "../lib/domain/federation/providers";
-import type { AlongKeys } from "../lib/http/along-session";
+import { type AlongKeys, besideKeysFor, readMadeFor } from "../lib/http/along-session";
 import { jsonResult, redirectResult } from "../lib/http/error-body";
 import { log } from "../lib/http/logger";
 import { acceptedPermissions } from "../lib/http/middleware/authorization";
@@ -85,16 +85,13 @@ type LinksOfAccount = Awaited<ReturnType<FederationStore["linksOfAccount"]>>;
 
 /** A cold container reads the account's links beside the signing keys (system calls). */
 const linksBesideKeys: AlongKeys = ({ subject }) =>
-  subject === undefined
-    ? undefined
-    : { beside: async () => ({ sub: subject, read: await services().federation.linksOfAccount(subject) }) };
+  subject === undefined ? undefined : besideKeysFor(subject, () => services().federation.linksOfAccount(subject));
 
 export const handler = createApiFunction(
   "federation",
   servedRoutes,
   {
     "federation.list": async (call) => {
-      const early = call.alongSession as { sub: string; read: LinksOfAccount } | undefined;
       const sub = call.subject as string;
       return jsonResult(
         200,
@@ -102,7 +99,7 @@ export const handler = createApiFunction(
           services().federation,
           sub,
           call.account?.sub === sub,
-          early?.sub === sub ? early.read : undefined,
+          readMadeFor<LinksOfAccount>(call.alongSession, sub)?.value,
         ),
       );
     },

@@ -2,6 +2,7 @@ import { servedRoutes } from "../lib/compiled/passwords-routes";
 import { ApiError, problems } from "../lib/domain/errors";
 import { hourOf } from "../lib/domain/login/brute-force";
 import { changePassword, leadLacksRight, SUBORDINATE_RIGHT } from "../lib/domain/passwords/change-password";
+import { besideKeysFor, readMadeFor } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { passwordChangeDeps } from "../lib/messaging";
@@ -17,15 +18,6 @@ function eventOf(call: ApiCall) {
     ...(principal?.via === "bearer" && principal.mode === "user" && { sid: principal.sid }),
   };
 }
-
-/** A login snapshot read before the route ran, with the account it was read for. */
-interface SubjectSnapshot {
-  sub: string;
-  snapshot: LoginSnapshot;
-}
-
-const snapshotOf = (read: SubjectSnapshot | undefined, subject: string | undefined) =>
-  read && read.sub === subject ? read.snapshot : undefined;
 
 export const handler = createApiFunction(
   "passwords",
@@ -54,7 +46,7 @@ export const handler = createApiFunction(
           snapshot:
             call.principal?.mode === "user"
               ? (call.alongSession as LoginSnapshot | undefined)
-              : snapshotOf(call.alongSession as SubjectSnapshot | undefined, call.subject),
+              : readMadeFor<LoginSnapshot>(call.alongSession, call.subject)?.value,
         },
         passwordChangeDeps(),
       );
@@ -94,12 +86,7 @@ export const handler = createApiFunction(
       "passwords.change": ({ subject, sourceIp, now }) =>
         subject === undefined
           ? undefined
-          : {
-              beside: async (): Promise<SubjectSnapshot> => ({
-                sub: subject,
-                snapshot: await services().logins.snapshot({ sub: subject }, sourceIp, hourOf(now)),
-              }),
-            },
+          : besideKeysFor(subject, () => services().logins.snapshot({ sub: subject }, sourceIp, hourOf(now))),
     },
     // The login snapshot rides in the session check: one BatchGetItem instead of two.
     alongSession: {

@@ -1,20 +1,24 @@
 import { servedRoutes } from "../lib/compiled/security-routes";
+import type { Account } from "../lib/domain/accounts/account";
 import { problems } from "../lib/domain/errors";
 import { decideQrLogin, readQrLogin } from "../lib/domain/login/qr-login";
 import { setUntouchable, stateView } from "../lib/domain/security/account-state";
 import { type AuthModesBody, authModesView, changeAuthModes } from "../lib/domain/security/auth-modes";
 import { checkAnswer, readQuestion, setQuestion } from "../lib/domain/security/security-question";
 import { attachGenerator, detachGenerator, issueSecret, listGenerators } from "../lib/domain/security/totp-generators";
+import { readMadeFor } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { accountReadEarly, subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
+import { subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
 import { services } from "../lib/services";
 import { totpDeps } from "../lib/totp-deps";
 
 async function account(call: ApiCall) {
   const sub = call.subject as string;
   if (call.account?.sub === sub) return call.account;
-  const found = accountReadEarly(call.alongSession, sub) ?? (await services().accounts.get(sub));
+  // An account found missing beside the keys is not read again.
+  const early = readMadeFor<Account | undefined>(call.alongSession, sub);
+  const found = early ? early.value : await services().accounts.get(sub);
   if (!found) throw problems.unknownUser(sub);
   return found;
 }

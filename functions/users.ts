@@ -1,13 +1,15 @@
 import { servedRoutes } from "../lib/compiled/users-routes";
 import { config } from "../lib/config";
+import type { Account } from "../lib/domain/accounts/account";
 import { changeAccount, readAccount } from "../lib/domain/accounts/attributes";
 import type { AccountChangeBody } from "../lib/domain/accounts/change-plan";
 import { confirmContactChange } from "../lib/domain/accounts/contact-confirmation";
 import { changeProperties, type PropertiesChange, readProperties } from "../lib/domain/accounts/properties";
 import { createUserSearch } from "../lib/domain/search/users";
+import { readMadeFor } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
-import { accountReadEarly, subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
+import { subjectAccountBesideKeys } from "../lib/http/subject-account-beside-keys";
 import { attributeDeps } from "../lib/messaging";
 import { services } from "../lib/services";
 
@@ -38,7 +40,7 @@ export const handler = createApiFunction(
         await readAccount(
           services().accounts,
           call.subject as string,
-          call.account ?? accountReadEarly(call.alongSession, call.subject as string),
+          call.account ?? readMadeFor<Account | undefined>(call.alongSession, call.subject)?.value,
         ),
       ),
 

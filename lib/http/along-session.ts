@@ -47,3 +47,23 @@ export interface SystemCaller {
  * read it would make (the same account, the same keys).
  */
 export type AlongKeys = (caller: SystemCaller) => BesideRead | undefined;
+
+/** An AlongKeys result with what it was read for. */
+interface ReadFor<T> {
+  readFor: string;
+  value: T;
+}
+
+/**
+ * An AlongKeys read tagged with what it answers (`tag`: the account, say, or the account
+ * and the query), so the route can tell it is the read it would make (`readMadeFor`).
+ */
+export function besideKeysFor<T>(tag: string, read: () => Promise<T>): BesideRead {
+  return { beside: async (): Promise<ReadFor<T>> => ({ readFor: tag, value: await read() }) };
+}
+
+/** What an AlongKeys read made for `tag` found; undefined when none was made for it. */
+export function readMadeFor<T>(alongSession: unknown, tag: string | undefined): { value: T } | undefined {
+  const read = alongSession as ReadFor<T> | undefined;
+  return tag !== undefined && read?.readFor === tag ? { value: read.value } : undefined;
+}

@@ -227,6 +227,19 @@ describe("authentication on a container that must read the signing keys", () => 
     },
   );
 
+  it("when the account a security read names does not exist, the read beside the keys is not made again", async () => {
+    const event = await prepareRequest("events/security/auth-get.json", { params: { subjectId: uniqueId("ghost-") } });
+    const order: string[] = [];
+    const restore = [coldKeys(order), watch(services().accounts, "get", "account read", order)];
+    try {
+      const response = await invoke("security", event);
+      expect(response.statusCode).toBe(404);
+      expect(order.filter((step) => step === "account read sent")).toHaveLength(1);
+    } finally {
+      for (const undo of restore) undo();
+    }
+  });
+
   it("when the audit is read, the events go out beside the keys' read, once, and a refused query reads nothing", async () => {
     const account = await seedAccount();
     const params = { subjectId: instanceIdOf(account.sub) };
