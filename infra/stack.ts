@@ -193,10 +193,11 @@ export class SvcIdentityStack extends Stack {
       role,
       logGroup,
       bundling: lambdaBundling(),
+      // No NODE_OPTIONS=--enable-source-maps: it parses the bundle's map at every cold start
+      // (25 ms); a logged error's stack is mapped when it is logged (lib/http/original-stack.ts).
       environment: {
         TABLE_NAME: this.table.tableName,
         SVC_ISSUER: issuer,
-        NODE_OPTIONS: "--enable-source-maps",
         ...(settingsJson === undefined ? {} : { SVC_CONFIG_JSON: settingsJson }),
         ...(needs.messaging && mailFrom ? { SVC_MAIL_FROM: mailFrom } : {}),
         ...(needs.dataKey && { SVC_DATA_KEY_SECRET_ID: this.dataKey.secretArn }),

@@ -1,4 +1,5 @@
 import { config } from "../config";
+import { originalStack } from "./original-stack";
 
 /**
  * One JSON line per log record. Callers pass facts, never request bodies or headers,
@@ -13,7 +14,7 @@ const SECRET_KEYS = /pass|secret|token|code|answer|otp|authorization|cookie|cred
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack };
+    return { name: value.name, message: value.message, stack: originalStack(value.stack) };
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};

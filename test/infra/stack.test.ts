@@ -97,7 +97,7 @@ describe("Lambda functions", () => {
         Variables: {
           TABLE_NAME: { Ref: logicalId(stack.table) },
           SVC_ISSUER: { "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] },
-          NODE_OPTIONS: "--enable-source-maps",
+          NODE_OPTIONS: Match.absent(),
           SVC_CONFIG_JSON: Match.absent(),
         },
       },
