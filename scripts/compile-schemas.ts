@@ -121,12 +121,26 @@ function functionModule(fn: FunctionName): string {
   ].join("\n");
 }
 
+/**
+ * The settings schema with each section behind a reference that ajv does not inline: one
+ * function per section. V8 compiles a function when it is first called, so a cold start
+ * compiles only the sections the operator set (federation alone: 0.8 ms instead of 1.8).
+ */
+function sectionedSettingsSchema(): object {
+  const sections = settingsSchema.properties as Record<string, object>;
+  return {
+    ...settingsSchema,
+    $defs: sections,
+    properties: Object.fromEntries(Object.keys(sections).map((name) => [name, { $ref: `#/$defs/${name}` }])),
+  };
+}
+
 function settingsModule(): string {
-  const ajv = new Ajv(STANDALONE);
+  const ajv = new Ajv({ ...STANDALONE, inlineRefs: false });
   return [
     HEADER,
     'import type { ValidateFunction } from "ajv";',
-    moduleCode(ajv, { settings: settingsSchema }).code,
+    moduleCode(ajv, { settings: sectionedSettingsSchema() }).code,
     "/** Checks an operator's settings object against lib/settings-schema.ts. */",
     "export const validateSettings: ValidateFunction = settings;",
     "",
