@@ -7,7 +7,7 @@ import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { passwordChangeDeps } from "../lib/messaging";
 import { services } from "../lib/services";
-import type { LoginSnapshot } from "../lib/store/logins";
+import type { AccountSnapshot, LoginSnapshot } from "../lib/store/logins";
 
 function eventOf(call: ApiCall) {
   const principal = call.principal;
@@ -46,7 +46,7 @@ export const handler = createApiFunction(
           snapshot:
             call.principal?.mode === "user"
               ? (call.alongSession as LoginSnapshot | undefined)
-              : readMadeFor<LoginSnapshot>(call.alongSession, call.subject)?.value,
+              : readMadeFor<AccountSnapshot>(call.alongSession, call.subject)?.value,
         },
         passwordChangeDeps(),
       );
@@ -69,7 +69,7 @@ export const handler = createApiFunction(
             language: call.language,
             event: { ...eventOf(call), cId: `${call.principal?.clientId ?? "user"} via ${lead}` },
             // Planned from the same caller and path: the managed account and the lead's right.
-            snapshot: call.alongSession as LoginSnapshot | undefined,
+            snapshot: call.alongSession as AccountSnapshot | undefined,
           },
           passwordChangeDeps(),
         );
@@ -83,20 +83,15 @@ export const handler = createApiFunction(
   {
     // A system change's snapshot, sent beside the signing keys' read when a cold container makes it.
     alongKeys: {
-      "passwords.change": ({ subject, sourceIp, now }) =>
-        subject === undefined
-          ? undefined
-          : besideKeysFor(subject, () => services().logins.snapshot({ sub: subject }, sourceIp, hourOf(now))),
+      "passwords.change": ({ subject }) =>
+        subject === undefined ? undefined : besideKeysFor(subject, () => services().logins.accountSnapshot(subject)),
     },
-    // The login snapshot rides in the session check: one BatchGetItem instead of two.
+    // The snapshot rides in the session check: one BatchGetItem instead of two.
     alongSession: {
       "passwords.change": (caller) =>
         services().logins.snapshotPlan({ sub: caller.sub }, caller.sourceIp, hourOf(caller.now)),
       "passwords.subordinate": (caller) =>
-        services().logins.snapshotPlan({ sub: caller.params.subjectId }, caller.sourceIp, hourOf(caller.now), {
-          lead: caller.sub,
-          right: SUBORDINATE_RIGHT,
-        }),
+        services().logins.accountSnapshotPlan(caller.params.subjectId, { lead: caller.sub, right: SUBORDINATE_RIGHT }),
     },
   },
 );

@@ -10,16 +10,36 @@ import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { grantKey } from "./rights";
 import { transactUnlessRefused } from "./transact";
 
-/** Everything a password login needs to decide, read in one BatchGetItem. */
-export interface LoginSnapshot {
+/** What a password change without a guess acts on: the account and its credential. */
+export interface AccountSnapshot {
   account?: Account;
   credential?: PasswordHash & { changedAt?: number; history?: PasswordHash[] };
+  /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
+  leadHoldsRight?: boolean;
+}
+
+/** Everything a password guess (a login, a current password) needs to decide, read in one BatchGetItem. */
+export interface LoginSnapshot extends AccountSnapshot {
   counters: FailureCounters;
   /** Owners of the e-mail or phone claims, when the username named one. */
   ownerByEmail?: string;
   ownerByPhone?: string;
-  /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
-  leadHoldsRight?: boolean;
+}
+
+/** A lead acting on an account (SPEC 4.2): its right is read in the same call. */
+interface LeadRight {
+  lead: string;
+  right: string;
+}
+
+function leadGrantKey(sub: string, leadRight: LeadRight | undefined) {
+  return leadRight
+    ? grantKey({
+        subject: { kind: "user", id: leadRight.lead },
+        object: { kind: "user", id: sub },
+        right: leadRight.right,
+      })
+    : undefined;
 }
 
 const HOUR_SECONDS = 3600;
@@ -37,10 +57,8 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       candidate: { sub?: string; email?: string; phone?: string },
       ip: string | undefined,
       hour: number,
-      /** A lead acting on the account (SPEC 4.2): its right is read in the same call. */
-      leadRight?: { lead: string; right: string },
     ): Promise<LoginSnapshot> {
-      const plan = this.snapshotPlan(candidate, ip, hour, leadRight);
+      const plan = this.snapshotPlan(candidate, ip, hour);
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
@@ -49,18 +67,8 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       candidate: { sub?: string; email?: string; phone?: string },
       ip: string | undefined,
       hour: number,
-      leadRight?: { lead: string; right: string },
     ): ReadPlan<LoginSnapshot> {
-      const leadGrant =
-        leadRight && candidate.sub
-          ? grantKey({
-              subject: { kind: "user", id: leadRight.lead },
-              object: { kind: "user", id: candidate.sub },
-              right: leadRight.right,
-            })
-          : undefined;
       const wanted = [
-        ...(leadGrant ? [leadGrant] : []),
         ...(candidate.sub
           ? [
               keys.userProfile(candidate.sub),
@@ -90,6 +98,31 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
             },
             ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
             ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
+          };
+        },
+      };
+    },
+
+    /**
+     * A change that judges no password guess (a system or lead change) reads no failure
+     * counters: the account, its credential and the lead's right only.
+     */
+    async accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot> {
+      const plan = this.accountSnapshotPlan(sub, leadRight);
+      return plan.read(await batchGetAll(client, tableName, plan.keys));
+    },
+
+    /** The account snapshot's keys and reading, for a BatchGetItem of another step. */
+    accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot> {
+      const leadGrant = leadGrantKey(sub, leadRight);
+      return {
+        keys: [...(leadGrant ? [leadGrant] : []), keys.userProfile(sub), keys.passwordCredential(sub)],
+        read(found) {
+          const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
+          const profile = find(keys.userProfile(sub));
+          return {
+            account: profile ? toAccount(profile) : undefined,
+            credential: find(keys.passwordCredential(sub)) as AccountSnapshot["credential"],
             ...(leadGrant && { leadHoldsRight: find(leadGrant) !== undefined }),
           };
         },

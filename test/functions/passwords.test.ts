@@ -6,7 +6,7 @@ import { mintUserToken } from "../../lib/local/user-token";
 import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
-import { spentBy } from "../support/round-trips";
+import { keysReadBy, spentBy } from "../support/round-trips";
 import { storedItems } from "../support/stored";
 
 const OLD = "correct horse battery staple";
@@ -118,6 +118,25 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     expect(await verifyPassword(generated, await credential(account.sub))).toBe(true);
   });
 
+  it("when an application sets it (no password guess to judge), it reads the account and its credential, no failure counters", async () => {
+    const account = await seedAccount({}, OLD);
+    const { result, keys } = await keysReadBy(() => systemChange(account, { password: NEW, resetSessions: false }));
+    expect(result.statusCode, result.body).toBe(204);
+    expect(keys.get(`USER#${account.sub}`)?.sort()).toEqual(["CRED#password", "PROFILE"]);
+    expect([...keys.keys()].filter((pk) => pk.startsWith("IPFAIL#"))).toEqual([]);
+    expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
+  });
+
+  it("when a user changes it, the current password is judged with the account's and the address's failure counters", async () => {
+    const account = await seedAccount({}, OLD);
+    const { result, keys } = await keysReadBy(() => userChange(account, { current: OLD, password: NEW }));
+    expect(result.statusCode, result.body).toBe(204);
+    expect(keys.get(`USER#${account.sub}`)).toEqual(
+      expect.arrayContaining(["PROFILE", "CRED#password", "LOGIN_FAILURES"]),
+    );
+    expect([...keys.keys()].some((pk) => pk.startsWith("IPFAIL#"))).toBe(true);
+  });
+
   it("when sendPswdToAttr names something else or the account has no phone, it answers wrong_value", async () => {
     const account = await seedAccount({ phone_number: undefined }, OLD);
     for (const attr of ["email", "phone_number"]) {
@@ -169,10 +188,13 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
     expect(unknown.json).toEqual(accessDenied);
     await grantChangePassword(lead.sub, managed.sub);
     await mintUserToken(managed.sub, "app", ["svc_api_user"], 600); // a session of the managed account, to be ended
-    const { result: allowed, reads, writes } = await spentBy(call);
+    const { result: spent, keys } = await keysReadBy(() => spentBy(call));
+    const { result: allowed, reads, writes } = spent;
     expect(allowed.statusCode).toBe(200);
     // The lead's right and the managed account's snapshot ride in the lead's session check.
     expect({ reads, writes }).toEqual({ reads: 2, writes: 2 });
+    // No password guess is judged, so no failure counters are read.
+    expect(keys.get(`USER#${managed.sub}`)?.sort()).toEqual(["CRED#password", "PROFILE"]);
     expect(await storedItems(managed.sub, "SESSION#")).toEqual([]);
     expect(await verifyPassword(NEW, await credential(managed.sub))).toBe(true);
   });

@@ -4,7 +4,7 @@ import type { Courier } from "../../notify/courier";
 import { MessageNotSentError } from "../../notify/message";
 import { generatedPassword } from "../../notify/templates/generated-password";
 import { passwordChanged } from "../../notify/templates/password-changed";
-import type { LoginSnapshot, LoginStore } from "../../store/logins";
+import type { AccountSnapshot, LoginSnapshot, LoginStore } from "../../store/logins";
 import type { SecurityEventStore } from "../../store/security-events";
 import type { SessionStore } from "../../store/sessions";
 import type { SecurityEvent } from "../audit/security-event";
@@ -39,8 +39,16 @@ export interface PasswordChangeInput {
   keepUaId?: string;
   language: "ru" | "en";
   event: Omit<SecurityEvent, "sbj" | "ts" | "type" | "result">;
-  /** The login snapshot of `sub` (and the lead's right), when read with the caller's session check. */
-  snapshot?: LoginSnapshot;
+  /**
+   * What the change acts on, when read already (with the caller's session check, or beside
+   * the keys): a login snapshot in user mode, where the current password is a guess;
+   * otherwise the account snapshot (and the lead's right).
+   */
+  snapshot?: LoginSnapshot | AccountSnapshot;
+}
+
+function judgesGuesses(snapshot: LoginSnapshot | AccountSnapshot): snapshot is LoginSnapshot {
+  return "counters" in snapshot;
 }
 
 /** The right a lead needs over an account to set its password (SPEC 4.2). */
@@ -71,13 +79,17 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   }
   const leadRight = input.lead === undefined ? undefined : { lead: input.lead, right: SUBORDINATE_RIGHT };
   const snapshot =
-    input.snapshot ?? (await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now), leadRight));
+    input.snapshot ??
+    (input.mode === "user"
+      ? await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now))
+      : await deps.logins.accountSnapshot(input.sub, leadRight));
   // The right first: a lead without it learns nothing about the account, not even whether it exists.
   if (leadRight && !snapshot.leadHoldsRight) throw leadLacksRight();
   const account = snapshot.account;
   if (!account) throw problems.unknownUser(input.sub);
   if (input.mode === "user") {
     // The current password is a password guess like a login: same counters, same waits.
+    if (!judgesGuesses(snapshot)) throw new Error("a current password is judged with its failure counters");
     const refusal = refusalBeforeCheck(snapshot.counters, now);
     if (refusal) throw problems.invalidCredential(refusal);
     const ok = snapshot.credential && (await verifyPassword(input.current as string, snapshot.credential));

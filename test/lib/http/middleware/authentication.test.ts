@@ -185,14 +185,14 @@ describe("authentication on a container that must read the signing keys", () => 
     }
   });
 
-  it("when a system password change arrives, the login snapshot goes out beside the keys' read, once", async () => {
+  it("when a system password change arrives, the account snapshot goes out beside the keys' read, once", async () => {
     const account = await seedAccount({}, PASSWORD);
     // Prepared first: filling the sample's token signs one, which reads the keys.
     const event = await prepareRequest("events/passwords/change-system-generated-sms.json", {
       params: { subjectId: instanceIdOf(account.sub) },
     });
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().logins, "snapshot", "snapshot read", order)];
+    const restore = [coldKeys(order), watch(services().logins, "accountSnapshot", "snapshot read", order)];
     try {
       const response = await invoke("passwords", event);
       expect(response.statusCode).toBe(204);
