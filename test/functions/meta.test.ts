@@ -2,6 +2,8 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { loadFunction } from "../../lib/local/functions";
+import { lambdaContext } from "../../lib/local/gateway";
 import { routes } from "../../lib/routes";
 import { invoke, sampleEvent } from "../support/fixtures";
 
@@ -69,6 +71,23 @@ describe("unmatched requests ($default route)", () => {
     expect(response.statusCode).toBe(404);
     expect(response.json).toEqual({
       errors: [{ code: "not_found", desc: "no route for /svc/api/v2/nothing", params: {} }],
+    });
+  });
+});
+
+describe("an invocation that is not an HTTP event", () => {
+  it("when a function is invoked with null (a hand-made `aws lambda invoke`), it answers a shaped 500 with the request id", async () => {
+    const handler = await loadFunction("meta");
+    const result = (await handler(null as never, lambdaContext("meta", "direct-1"))) as {
+      statusCode: number;
+      body: string;
+    };
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body)).toEqual({
+      type: "process_error",
+      error: "internal_error",
+      desc: expect.any(String),
+      params: { requestId: expect.any(String) },
     });
   });
 });

@@ -37,7 +37,8 @@ export function userCallEvent(call: ApiCall): SecurityEvent | undefined {
  */
 export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   const record = async (request: { event: APIGatewayProxyEventV2; context: SvcContext }, result: string) => {
-    const { route, principal, subject } = request.context.svc;
+    // No state when the request was never resolved (an invocation that is not an HTTP event).
+    const { route, principal, subject } = request.context.svc ?? {};
     if (!route || principal?.mode !== "user" || (route.event?.inTransaction && result === "ok")) return;
     const headers = request.event.headers ?? {};
     try {
