@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { BuildOptions } from "esbuild";
 
@@ -23,6 +24,8 @@ export const LAMBDA_BUNDLE = {
   banner: { js: REQUIRE_SHIM },
   // The SDK is bundled too: the runtime's copy changes under us and costs a cold-start resolve.
   external: [],
+  // Node's web streams load only if a response is ever streamed (infra/lazy-stream-web.ts).
+  alias: { "node:stream/web": fileURLToPath(new URL("./lazy-stream-web.ts", import.meta.url)) },
 } as const satisfies BuildOptions;
 
 /** esbuild options that bundle one entry to `outfile` (scripts/build.ts). */
@@ -31,6 +34,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     ...LAMBDA_BUNDLE,
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     external: [...LAMBDA_BUNDLE.external],
+    alias: { ...LAMBDA_BUNDLE.alias },
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -50,5 +54,6 @@ export function lambdaBundling(): BundlingOptions {
     banner: LAMBDA_BUNDLE.banner.js,
     bundleAwsSDK: true,
     externalModules: [...LAMBDA_BUNDLE.external],
+    esbuildArgs: { "--alias": Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`) },
   };
 }

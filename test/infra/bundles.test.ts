@@ -1,7 +1,8 @@
 import { build, type Metafile } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
-import { esbuildOptions } from "../../infra/bundling";
+import { esbuildOptions, LAMBDA_BUNDLE, lambdaBundling } from "../../infra/bundling";
 import { FUNCTION_NEEDS } from "../../infra/function-needs";
+import { ReadableStream as LazyReadableStream } from "../../infra/lazy-stream-web";
 import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
 
 /**
@@ -10,6 +11,8 @@ import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
  */
 
 const inputs = new Map<FunctionName, string[]>();
+/** What each bundle imports at run time (Node built-ins, as the bundle is whole otherwise). */
+const runtimeImports = new Map<FunctionName, string[]>();
 
 /** The modules that left code in the bundle (tree shaking may drop a reached module whole). */
 async function bundledInputs(fn: FunctionName): Promise<string[]> {
@@ -20,6 +23,10 @@ async function bundledInputs(fn: FunctionName): Promise<string[]> {
     sourcemap: false,
   });
   const [output] = Object.values((result.metafile as Metafile).outputs);
+  runtimeImports.set(
+    fn,
+    output.imports.map((i) => i.path),
+  );
   return Object.entries(output.inputs)
     .filter(([, input]) => input.bytesInOutput > 0)
     .map(([path]) => path);
@@ -60,4 +67,24 @@ describe("Lambda bundles", () => {
       expect(list).toBe(checksPasswords);
     },
   );
+
+  it.each(FUNCTION_NAMES)("when %s is bundled, it does not load Node's web streams at import", (fn) => {
+    // middy's import of node:stream/web goes to infra/lazy-stream-web.ts (about 3 ms of a cold start).
+    expect(runtimeImports.get(fn)).not.toContain("node:stream/web");
+    expect(runtimeImports.get(fn)).toContain("node:http");
+  });
+
+  it("when cdk synth bundles a function, esbuild gets the same aliases as npm run build", () => {
+    const aliases = Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`);
+    expect(lambdaBundling().esbuildArgs).toEqual({ "--alias": aliases });
+    expect(esbuildOptions("functions/meta.ts", "dist-test/meta/index.mjs").alias).toEqual(LAMBDA_BUNDLE.alias);
+  });
+
+  it("when middy asks whether a response body is a web ReadableStream, the stand-in answers as the real class", () => {
+    const isStream = (body: unknown) =>
+      body instanceof (LazyReadableStream as unknown as typeof globalThis.ReadableStream);
+    expect(isStream(new globalThis.ReadableStream())).toBe(true);
+    expect(isStream({ getReader: () => undefined })).toBe(false);
+    expect(isStream("body")).toBe(false);
+  });
 });
