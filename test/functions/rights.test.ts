@@ -5,8 +5,8 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
-import { noteSessionChecks } from "../support/session-check";
 import { storedItem } from "../support/stored";
+import { watchCalls } from "../support/watch-calls";
 
 const full = async () => `Bearer ${await systemToken(["svc_rights_full_access"])}`;
 
@@ -378,25 +378,26 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
     const member = await seedAccount();
     await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] }, await full());
     const token = `Bearer ${await userToken(lead.sub, ["svc_user_rights"])}`;
-    const { rights } = services();
-    const { grantsOfParty } = rights;
     const order: string[] = [];
-    const restore = noteSessionChecks(order);
-    rights.grantsOfParty = async (party) => {
-      order.push(`grants read sent for ${party.id}`);
-      return grantsOfParty.call(rights, party);
-    };
+    const restore = [
+      watchCalls(services().sessions, "sessionAndAccount", "session check", order),
+      watchCalls(services().rights, "grantsOfParty", (party: { id: string }) => `grants read for ${party.id}`, order),
+    ];
     try {
       const own = await rightsOf(lead.sub, token);
       expect(own.json).toEqual({ [member.sub]: { SYS_MON: ["t"] } });
-      expect(order).toEqual([`grants read sent for ${lead.sub}`, "session checked"]);
+      const grantsSent = `grants read for ${lead.sub} sent`;
+      expect(order.filter((step) => step.startsWith("grants read"))).toEqual([
+        grantsSent,
+        `grants read for ${lead.sub} answered`,
+      ]);
+      expect(order.indexOf(grantsSent)).toBeLessThan(order.indexOf("session check answered"));
       order.length = 0;
       // Another account named: nothing is read beside the check, and the call is refused.
       expect((await rightsOf(member.sub, token)).json.desc).toBe("wrong_subject");
-      expect(order).toEqual(["session checked"]);
+      expect(order).toEqual(["session check sent", "session check answered"]);
     } finally {
-      restore();
-      rights.grantsOfParty = grantsOfParty;
+      for (const undo of restore) undo();
     }
   });
 

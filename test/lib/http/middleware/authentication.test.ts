@@ -10,6 +10,7 @@ import { loginDeps, services } from "../../../../lib/services";
 import { roundTripCount } from "../../../../lib/store/client";
 import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../../../support/fixtures";
 import { prepareRequest, request } from "../../../support/requests";
+import { watchCalls } from "../../../support/watch-calls";
 
 const PASSWORD = "correct horse battery staple";
 const SCOPES = "svc_api_user svc_api_uapps";
@@ -34,34 +35,10 @@ async function forgedCopy(token: string): Promise<string> {
     .sign(stranger.privateKey);
 }
 
-/**
- * Replaces a method of a real store for one test, noting when it is called and when it
- * answers in `order`; `delay` holds its answer back. Returns the function that restores it.
- */
-function watch<T extends object, K extends keyof T>(
-  store: T,
-  method: K,
-  name: string,
-  order: string[],
-  delay = 0,
-): () => void {
-  const original = store[method] as (...args: unknown[]) => Promise<unknown>;
-  (store as Record<K, unknown>)[method] = async (...args: unknown[]) => {
-    order.push(`${name} sent`);
-    const answer = await original.apply(store, args);
-    if (delay) await new Promise((done) => setTimeout(done, delay));
-    order.push(`${name} answered`);
-    return answer;
-  };
-  return () => {
-    (store as Record<K, unknown>)[method] = original;
-  };
-}
-
 /** A container that must read the signing keys before it can check a token (cold, or a minute on). */
 function coldKeys(order: string[]): () => void {
   services().keyRing.invalidate();
-  return watch(services().signingKeys, "listPublic", "keys read", order);
+  return watchCalls(services().signingKeys, "listPublic", "keys read", order);
 }
 
 async function freshRegistration(values: Record<string, string> = {}) {
@@ -79,7 +56,7 @@ describe("authentication on a container that must read the signing keys", () => 
     const account = await seedAccount({}, PASSWORD);
     const tokens = await signIn(account);
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().sessions, "sessionAndAccount", "session check", order)];
+    const restore = [coldKeys(order), watchCalls(services().sessions, "sessionAndAccount", "session check", order)];
     try {
       const before = roundTripCount();
       const response = await request("devices", "events/devices/list-uas.json", {
@@ -102,7 +79,7 @@ describe("authentication on a container that must read the signing keys", () => 
     const forged = await forgedCopy((await signIn(account)).access_token);
     const order: string[] = [];
     // The session check answers well after the keys: the refusal must still wait for it.
-    const restore = [coldKeys(order), watch(services().sessions, "sessionAndAccount", "session check", order, 50)];
+    const restore = [coldKeys(order), watchCalls(services().sessions, "sessionAndAccount", "session check", order, 50)];
     try {
       const response = await request("devices", "events/devices/list-uas.json", {
         params: { subjectId: account.sub },
@@ -122,7 +99,7 @@ describe("authentication on a container that must read the signing keys", () => 
     const forged = await forgedCopy((await signIn(account)).access_token);
     await services().keyRing.jwks();
     const order: string[] = [];
-    const restore = watch(services().sessions, "sessionAndAccount", "session check", order);
+    const restore = watchCalls(services().sessions, "sessionAndAccount", "session check", order);
     try {
       const before = roundTripCount();
       const response = await request("devices", "events/devices/list-uas.json", {
@@ -141,7 +118,7 @@ describe("authentication on a container that must read the signing keys", () => 
   it("when a registration arrives, its uniqueness read goes out beside the keys' read and is not made twice", async () => {
     const event = await freshRegistration();
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().registrations, "check", "uniqueness read", order)];
+    const restore = [coldKeys(order), watchCalls(services().registrations, "check", "uniqueness read", order)];
     try {
       const response = await invoke("registration", event);
       expect(response.statusCode).toBe(200);
@@ -157,7 +134,7 @@ describe("authentication on a container that must read the signing keys", () => 
     const taken = await seedAccount();
     const event = await freshRegistration({ email: taken.email?.value as string });
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().registrations, "check", "uniqueness read", order)];
+    const restore = [coldKeys(order), watchCalls(services().registrations, "check", "uniqueness read", order)];
     try {
       const response = await invoke("registration", event);
       expect(response.statusCode).toBe(409);
@@ -174,7 +151,7 @@ describe("authentication on a container that must read the signing keys", () => 
     body.user.credentials.password = "qwerty123";
     event.body = JSON.stringify(body);
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().registrations, "check", "uniqueness read", order, 50)];
+    const restore = [coldKeys(order), watchCalls(services().registrations, "check", "uniqueness read", order, 50)];
     try {
       const response = await invoke("registration", event);
       expect(response.statusCode).toBe(400);
@@ -192,7 +169,7 @@ describe("authentication on a container that must read the signing keys", () => 
       params: { subjectId: instanceIdOf(account.sub) },
     });
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().logins, "accountSnapshot", "snapshot read", order)];
+    const restore = [coldKeys(order), watchCalls(services().logins, "accountSnapshot", "snapshot read", order)];
     try {
       const response = await invoke("passwords", event);
       expect(response.statusCode).toBe(204);
@@ -214,7 +191,7 @@ describe("authentication on a container that must read the signing keys", () => 
       const event = await prepareRequest(sample, { params: { subjectId: account.sub } });
       const order: string[] = [];
       const store = services()[storeName] as unknown as Record<string, unknown>;
-      const restore = [coldKeys(order), watch(store, method, "first read", order)];
+      const restore = [coldKeys(order), watchCalls(store, method, "first read", order)];
       try {
         const response = await invoke(fn, event);
         expect(response.statusCode).toBe(200);
@@ -230,7 +207,7 @@ describe("authentication on a container that must read the signing keys", () => 
   it("when the account a security read names does not exist, the read beside the keys is not made again", async () => {
     const event = await prepareRequest("events/security/auth-get.json", { params: { subjectId: uniqueId("ghost-") } });
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().accounts, "get", "account read", order)];
+    const restore = [coldKeys(order), watchCalls(services().accounts, "get", "account read", order)];
     try {
       const response = await invoke("security", event);
       expect(response.statusCode).toBe(404);
@@ -246,7 +223,7 @@ describe("authentication on a container that must read the signing keys", () => 
     const event = await prepareRequest("events/audit/events.json", { params, query: { rql: "limit(5)" } });
     const refused = await prepareRequest("events/audit/events.json", { params, query: { rql: "limit(" } });
     const order: string[] = [];
-    const restore = [coldKeys(order), watch(services().events, "list", "events read", order)];
+    const restore = [coldKeys(order), watchCalls(services().events, "list", "events read", order)];
     try {
       const response = await invoke("audit", event);
       expect(response.statusCode).toBe(200);
