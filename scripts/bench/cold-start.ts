@@ -103,13 +103,29 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 }
 
-function sampleFor(fn: FunctionName, rows: RoundTripRow[]): string | undefined {
-  const ok = rows.filter((r) => r.sample.startsWith(`events/${fn}/`) && succeeded(r));
-  const read = ok.find((r) => r.route.startsWith("GET "));
-  if (read ?? ok[0]) return (read ?? ok[0]).sample;
-  const dir = join("events", fn);
+/**
+ * The samples that answered 2xx for a function in the round-trip run, reads first, then the
+ * others in the run's order; the first of its directory when none did. A later route of the
+ * run can undo what a sample needs (groups.delete removes the group get-group reads), so the
+ * cold runs take the first of these that still answers 2xx (measureColdStarts).
+ */
+export function sampleCandidates(fn: FunctionName, rows: RoundTripRow[], dir = join("events", fn)): string[] {
+  const ok = rows.filter((r) => r.sample.startsWith(`${dir}/`) && succeeded(r));
+  const ordered = [...ok.filter((r) => r.route.startsWith("GET ")), ...ok.filter((r) => !r.route.startsWith("GET "))];
+  const samples = [...new Set(ordered.map((r) => r.sample))];
+  if (samples.length > 0) return samples;
   const first = readdirSync(dir).find((name) => name.endsWith(".json"));
-  return first && join(dir, first);
+  return first ? [join(dir, first)] : [];
+}
+
+/** Candidates tried before a function is measured on whatever its last one answers. */
+const MAX_SAMPLE_TRIES = 5;
+
+/** What a cold run's answer must be for it to stand for the function: a success. */
+function answeredAsSampled(status: string, event: unknown): boolean {
+  // The scheduled jobs return nothing; an HTTP event always gets a status.
+  if ((event as { routeKey?: string }).routeKey === undefined) return status === "no status";
+  return /^2\d\d$/.test(status);
 }
 
 interface Sampled {
@@ -195,6 +211,14 @@ const emptySampled = (): Sampled => ({
   status: "",
 });
 
+async function preparedEvent(sample: string, values: Record<string, string>): Promise<unknown> {
+  try {
+    return await prepareEvent(JSON.parse(readFileSync(sample, "utf8")) as APIGatewayProxyEventV2, values);
+  } catch {
+    return {};
+  }
+}
+
 const medianOr = (values: number[]) => (values.length ? median(values) : Number.NaN);
 
 export async function measureColdStarts(rows: RoundTripRow[], values: Record<string, string>): Promise<ColdStart[]> {
@@ -207,7 +231,6 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   const missing: ColdStart[] = [];
   for (const fn of FUNCTION_NAMES) {
     const bundle = `dist/${fn}/index.mjs`;
-    const sample = sampleFor(fn, rows);
     try {
       statSync(bundle);
     } catch {
@@ -224,19 +247,20 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
       });
       continue;
     }
-    let event: APIGatewayProxyEventV2 | Record<string, never> = {};
-    if (sample) {
-      try {
-        event = await prepareEvent(JSON.parse(readFileSync(sample, "utf8")) as APIGatewayProxyEventV2, values);
-      } catch {
-        event = {};
-      }
+    const candidates = sampleCandidates(fn, rows).slice(0, MAX_SAMPLE_TRIES);
+    let chosen: { sample?: string; event: unknown } = { event: {} };
+    for (const sample of candidates) {
+      const event = await preparedEvent(sample, values);
+      const tried = emptySampled();
+      coldRun(bundle, event, tried, hashes(event));
+      chosen = { sample, event };
+      if (answeredAsSampled(tried.status, event)) break;
     }
     subjects.push({
-      name: `${fn} (${sample ?? "empty event"})`,
+      name: `${fn} (${chosen.sample ?? "empty event"})`,
       bundle,
-      event,
-      hashing: hashes(event),
+      event: chosen.event,
+      hashing: hashes(chosen.event),
     });
   }
   const samples = subjects.map(emptySampled);
@@ -287,6 +311,8 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
 
 function verdict(r: ColdStart, floor: ColdStart): string {
   if (r === floor || Number.isNaN(r.wallMs)) return "";
+  // A sample that no longer succeeds times an error path, which says little about the function.
+  if (!/^(2\d\d|no status)$/.test(r.status)) return "not judged: the sample did not succeed";
   const met = r.pairedRatioLess <= 1.3;
   const less = r.lessMs ? ` less its hash (${r.lessMs.toFixed(0)} ms): ${r.pairedRatioLess.toFixed(2)}x` : "";
   return `${met ? "met" : "NOT MET"}${less}`;
