@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { COLD_START_ROUNDS, coldStartTable, measureColdStarts } from "./bench/cold-start";
+import { COLD_START_ROUNDS, coldStartNodeVersion, coldStartTable, measureColdStarts } from "./bench/cold-start";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
 import { benchReliability } from "./bench/reliability";
@@ -302,7 +302,7 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("npm run build failed");
   console.log(
-    `\nCold start: fresh node ${process.version} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run between two floor runs, against their mean; quartiles: of the judged ratios)`,
+    `\nCold start: fresh node ${coldStartNodeVersion()} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run between two floor runs, against their mean; quartiles: of the judged ratios)`,
   );
   printTable(coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") })));
   console.log("");

@@ -27,6 +27,20 @@ const WORK_DIR = ".local/bench";
  * median of a bundle near 1.3 landed on either side of it from one bench run to the next.
  */
 export const COLD_START_ROUNDS = 21;
+/**
+ * The node binary of the cold runs: `BENCH_NODE` (say, a Node 22 binary, the line of Lambda's
+ * nodejs22.x) or the one running the bench.
+ */
+export const COLD_START_NODE = process.env.BENCH_NODE || process.execPath;
+
+/** The version of COLD_START_NODE, as it prints it. */
+export function coldStartNodeVersion(): string {
+  const out = spawnSync(COLD_START_NODE, ["--version"], { encoding: "utf8" });
+  if (out.status !== 0)
+    throw new Error(`BENCH_NODE=${COLD_START_NODE} does not run: ${out.error?.message ?? out.stderr}`);
+  return out.stdout.trim();
+}
+
 /** Unmeasured runs of every bundle before the rounds (see measureColdStarts). */
 const WARM_UP_RUNS = 3;
 
@@ -150,7 +164,7 @@ function coldRun(bundle: string, event: unknown, into: Sampled, timesHash = fals
   };
   const started = performance.now();
   const child = spawnSync(
-    process.execPath,
+    COLD_START_NODE,
     [
       // BENCH_CPU_PROF=<dir>: a V8 profile of each cold start, for finding where the time goes.
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
