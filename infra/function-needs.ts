@@ -13,27 +13,32 @@ export interface FunctionNeeds {
   schedule?: string;
   /** Reads the data key secret (encrypts stored external tokens and TOTP secrets, signs bind states). */
   dataKey?: true;
+  /** Hashes passwords or security answers (scrypt, one core for about half a second) on its hot path. */
+  hashes?: true;
 }
 
 export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Refresh-token sessions are stored by the token endpoint.
   // Second-factor codes are checked against sealed TOTP secrets.
-  token: { table: "read-write", dataKey: true },
+  // Password grants verify a password hash.
+  token: { table: "read-write", dataKey: true, hashes: true },
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   // Codes go out by SMS and e-mail; accounts are created.
-  registration: { table: "read-write", messaging: true },
+  registration: { table: "read-write", messaging: true, hashes: true },
   meta: { table: "read" },
   // Links, their claims, bind states and stored external tokens; calls external providers.
-  federation: { table: "read-write", dataKey: true },
+  // Binding accepts the user's own login and password (HTTP Basic).
+  federation: { table: "read-write", dataKey: true, hashes: true },
   // Grants and their mirrors, and the rights catalogue.
   rights: { table: "read-write" },
   // Groups, members both ways; deleting a group also clears the rights held on it.
   groups: { table: "read-write" },
   // New credentials, sessions ended; generated passwords by SMS, change notices by e-mail.
-  passwords: { table: "read-write", messaging: true },
-  // Authentication modes and account state on the profile; TOTP secrets sealed with the data key.
-  security: { table: "read-write", dataKey: true },
+  passwords: { table: "read-write", messaging: true, hashes: true },
+  // Authentication modes and account state on the profile; TOTP secrets sealed with the data key;
+  // security answers hashed and checked.
+  security: { table: "read-write", dataKey: true, hashes: true },
   // Devices forgotten and sessions ended.
   devices: { table: "read-write" },
   // Security events read; consents withdrawn with their application's sessions.

@@ -4,6 +4,7 @@ import { esbuildOptions, LAMBDA_BUNDLE, lambdaBundling } from "../../infra/bundl
 import { FUNCTION_NEEDS } from "../../infra/function-needs";
 import { ReadableStream as LazyReadableStream } from "../../infra/lazy-stream-web";
 import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
+import { routes } from "../../lib/routes";
 
 /**
  * What goes into each Lambda bundle, as `cdk synth` builds it. Every byte is parsed on a
@@ -65,6 +66,23 @@ describe("Lambda bundles", () => {
       const checksPasswords = ["registration", "passwords", "token"].includes(fn);
       const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.ts"));
       expect(list).toBe(checksPasswords);
+    },
+  );
+
+  it.each(FUNCTION_NAMES)(
+    "when %s hashes a password or an answer on one of its routes, it asks for a whole vCPU (hashes)",
+    (fn) => {
+      // The modules that run scrypt for a route (the user password check of HTTP Basic is in
+      // every bundle, but only the routes that accept user Basic reach it).
+      const hashingModules = [
+        "lib/domain/registration/register.ts",
+        "lib/domain/passwords/change-password.ts",
+        "lib/domain/login/password-grant.ts",
+        "lib/domain/security/security-question.ts",
+      ];
+      const bundlesHashing = (inputs.get(fn) ?? []).some((path) => hashingModules.some((m) => path.endsWith(m)));
+      const acceptsUserBasic = routes.some((route) => route.fn === fn && route.auth === "user-bearer-or-user-basic");
+      expect(FUNCTION_NEEDS[fn].hashes === true).toBe(bundlesHashing || acceptsUserBasic);
     },
   );
 
