@@ -279,9 +279,9 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   }
   const samples = subjects.map(emptySampled);
   const [floor] = subjects;
-  // Unmeasured runs first: DynamoDB Local's JVM compiles the code behind each kind of
-  // request (a TransactWriteItems, a Query) only after it ran a few times, and the floor's
-  // GetItem would otherwise be the only warm one. DynamoDB itself has no such warm-up.
+  // Unmeasured runs first, so each bundle and sample meets the same page cache and the same
+  // DynamoDB Local in its measured runs as the floor does. (The JVM's warm-up for each kind
+  // of request, hundreds of runs, is scripts/bench/warm-dynamodb.ts, before this.)
   for (let run = 0; run < WARM_UP_RUNS; run += 1) {
     for (const subject of subjects) coldRun(subject.bundle, subject.event, emptySampled(), subject.hashing);
   }
