@@ -23,10 +23,11 @@ const WORK_DIR = ".local/bench";
  * (F B1 F B2 ... F), and its ratio is taken against the mean of those two: on a shared
  * machine a busy moment then moves both sides of a ratio, not one, and the reference is
  * less noisy than a single run. The verdict is the median of the paired ratios. On this
- * machine the quartiles of one bundle's ratios lie 0.05 to 0.15 apart; with 11 rounds the
- * median of a bundle near 1.3 landed on either side of it from one bench run to the next.
+ * machine the quartiles of one bundle's ratios lie 0.05 to 0.2 apart (wider for the hashing
+ * routes); with 21 rounds the median of registration moved from 1.18 to 1.30 between two
+ * bench runs of the same code, so 41 (the median's spread shrinks with the square root).
  */
-export const COLD_START_ROUNDS = 21;
+export const COLD_START_ROUNDS = 41;
 /**
  * The node binary of the cold runs: `BENCH_NODE` (say, a Node 22 binary, the line of Lambda's
  * nodejs22.x) or the one running the bench.
