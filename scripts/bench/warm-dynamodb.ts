@@ -37,20 +37,22 @@ export interface OperationWarmth {
 type Operation = (round: number) => Promise<unknown>;
 
 function operations(client: DynamoDBDocumentClient, tableName: string): Record<string, Operation> {
+  // One scratch partition per round, items A (with GSI1 keys), B and C in it.
   const pk = (round: number) => `${SCRATCH}${round}`;
+  const key = (round: number, sort: "A" | "B" | "C") => ({ PK: pk(round), SK: sort });
   const gsi = (round: number) => ({
     [TABLE.gsi1.partitionKey]: `${SCRATCH}${round % 16}`,
     [TABLE.gsi1.sortKey]: String(round),
   });
   return {
     PutItem: (round) =>
-      client.send(new PutCommand({ TableName: tableName, Item: { PK: pk(round), SK: "A", ...gsi(round), round } })),
-    GetItem: (round) => client.send(new GetCommand({ TableName: tableName, Key: { PK: pk(round), SK: "A" } })),
+      client.send(new PutCommand({ TableName: tableName, Item: { ...key(round, "A"), ...gsi(round), round } })),
+    GetItem: (round) => client.send(new GetCommand({ TableName: tableName, Key: key(round, "A") })),
     UpdateItem: (round) =>
       client.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: { PK: pk(round), SK: "A" },
+          Key: key(round, "A"),
           // A conditional counter update, the store's most common write.
           UpdateExpression: "ADD hits :one",
           ConditionExpression: "attribute_exists(PK)",
@@ -80,10 +82,7 @@ function operations(client: DynamoDBDocumentClient, tableName: string): Record<s
         new BatchGetCommand({
           RequestItems: {
             [tableName]: {
-              Keys: [
-                { PK: pk(round), SK: "A" },
-                { PK: pk(round), SK: "B" },
-              ],
+              Keys: [key(round, "A"), key(round, "B")],
             },
           },
         }),
@@ -95,19 +94,19 @@ function operations(client: DynamoDBDocumentClient, tableName: string): Record<s
             {
               Put: {
                 TableName: tableName,
-                Item: { PK: pk(round), SK: "B", round },
+                Item: { ...key(round, "B"), round },
                 ConditionExpression: "attribute_not_exists(PK)",
               },
             },
             {
               Update: {
                 TableName: tableName,
-                Key: { PK: pk(round), SK: "A" },
+                Key: key(round, "A"),
                 UpdateExpression: "SET changed = :round",
                 ExpressionAttributeValues: { ":round": round },
               },
             },
-            { Put: { TableName: tableName, Item: { PK: pk(round), SK: "C", round } } },
+            { Put: { TableName: tableName, Item: { ...key(round, "C"), round } } },
           ],
         }),
       ),
@@ -115,14 +114,11 @@ function operations(client: DynamoDBDocumentClient, tableName: string): Record<s
       client.send(
         new BatchWriteCommand({
           RequestItems: {
-            [tableName]: [
-              { DeleteRequest: { Key: { PK: pk(round), SK: "B" } } },
-              { DeleteRequest: { Key: { PK: pk(round), SK: "C" } } },
-            ],
+            [tableName]: [{ DeleteRequest: { Key: key(round, "B") } }, { DeleteRequest: { Key: key(round, "C") } }],
           },
         }),
       ),
-    DeleteItem: (round) => client.send(new DeleteCommand({ TableName: tableName, Key: { PK: pk(round), SK: "A" } })),
+    DeleteItem: (round) => client.send(new DeleteCommand({ TableName: tableName, Key: key(round, "A") })),
   };
 }
 
