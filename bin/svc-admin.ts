@@ -9,10 +9,10 @@ import { ConfigError, config, LOCAL_TOOL_ENV, processEnv, setEnvDefaults } from 
 import { type ImportProgress, importAccounts } from "../lib/domain/accounts/import";
 import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
+import { ClientExistsError } from "../lib/domain/clients/ports";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
 import { services } from "../lib/services";
-import { ClientExistsError } from "../lib/store/clients";
 import { rotateSigningKeys } from "../lib/tokens/rotation";
 
 /** `svc-admin` (DESIGN 7): operator commands on the local stack, or on a deployed one with --table. */

@@ -6,6 +6,7 @@ import { problems } from "../lib/domain/errors";
 import { completeBind, type ProviderAnswer, startBind } from "../lib/domain/federation/bind";
 import { currentTokens } from "../lib/domain/federation/fed-tokens";
 import { linkAccount, listLinks, unlinkAccount } from "../lib/domain/federation/links";
+import type { FederationRepository } from "../lib/domain/federation/ports";
 import { findProvider, splitFp } from "../lib/domain/federation/providers";
 import { type AlongKeys, besideKeysFor, readMadeFor } from "../lib/http/along-session";
 import { jsonResult, redirectResult } from "../lib/http/error-body";
@@ -13,7 +14,6 @@ import { log } from "../lib/http/logger";
 import { acceptedPermissions } from "../lib/http/middleware/authorization";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { services } from "../lib/services";
-import type { FederationStore } from "../lib/store/federation";
 
 const now = () => Math.floor(Date.now() / 1000);
 const providers = () => config().settings.federation.providers;
@@ -81,7 +81,7 @@ async function unlink(call: ApiCall) {
   return jsonResult(204, undefined);
 }
 
-type LinksOfAccount = Awaited<ReturnType<FederationStore["linksOfAccount"]>>;
+type LinksOfAccount = Awaited<ReturnType<FederationRepository["linksOfAccount"]>>;
 
 /** A cold container reads the account's links beside the signing keys (system calls). */
 const linksBesideKeys: AlongKeys = ({ subject }) =>

@@ -1,13 +1,13 @@
 import { servedRoutes } from "../lib/compiled/passwords-routes";
 import { ApiError, problems } from "../lib/domain/errors";
 import { hourOf } from "../lib/domain/login/brute-force";
+import type { AccountSnapshot, LoginSnapshot } from "../lib/domain/login/ports";
 import { changePassword, leadLacksRight, SUBORDINATE_RIGHT } from "../lib/domain/passwords/change-password";
 import { besideKeysFor, readMadeFor } from "../lib/http/along-session";
 import { jsonResult } from "../lib/http/error-body";
 import { type ApiCall, createApiFunction } from "../lib/http/pipeline";
 import { passwordChangeDeps } from "../lib/messaging";
 import { services } from "../lib/services";
-import type { AccountSnapshot, LoginSnapshot } from "../lib/store/logins";
 
 function eventOf(call: ApiCall) {
   const principal = call.principal;

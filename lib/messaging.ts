@@ -1,9 +1,9 @@
 import { config } from "./config";
 import type { AttributeDeps } from "./domain/accounts/attributes";
+import type { Courier } from "./domain/messages/ports";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { RegistrationDeps } from "./domain/registration/register";
 import { log } from "./http/logger";
-import type { Courier } from "./notify/courier";
 import { courierFor } from "./notify/transport";
 import { services } from "./services";
 

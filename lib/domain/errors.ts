@@ -24,6 +24,17 @@ export interface ApiErrorDetails {
   v2Code?: string;
 }
 
+/**
+ * Storage could not be reached or refused for load (a 503, not a 500). The store throws it
+ * in place of its driver's errors, so callers need not know the driver.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown, message = "storage unavailable") {
+    super(message, { cause });
+    this.name = "StorageUnavailableError";
+  }
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

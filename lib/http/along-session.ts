@@ -1,4 +1,4 @@
-import type { ReadPlan } from "../store/batch";
+import type { ReadPlan } from "../domain/unit-of-work";
 
 /** What is known of a user-mode call when its session is checked, before the route runs. */
 export interface SessionCaller {

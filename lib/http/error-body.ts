@@ -1,5 +1,4 @@
-import { ApiError, type FieldProblem, OAuthError, problems } from "../domain/errors";
-import { isStorageUnavailable } from "../store/errors";
+import { ApiError, type FieldProblem, OAuthError, problems, StorageUnavailableError } from "../domain/errors";
 import { log } from "./logger";
 import type { ApiVersion } from "./route";
 
@@ -91,7 +90,7 @@ export function errorResult(error: unknown, version: ApiVersion, requestId: stri
   let known: ApiError | OAuthError;
   if (error instanceof ApiError || error instanceof OAuthError) {
     known = error;
-  } else if (isStorageUnavailable(error)) {
+  } else if (error instanceof StorageUnavailableError) {
     log.error("storage unavailable", { requestId, error });
     known = problems.serviceUnavailable();
   } else {

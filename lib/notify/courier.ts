@@ -1,22 +1,32 @@
-import type { Language, MessageSender, OutgoingMessage, Template } from "./message";
+import type { Courier, Language, MessageName, MessageParams } from "../domain/messages/ports";
+import type { MessageSender, Template } from "./message";
+import { confirmationCode } from "./templates/confirmation-code";
+import { generatedPassword } from "./templates/generated-password";
+import { passwordChanged } from "./templates/password-changed";
+
+/** One template per message the domain names. */
+const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
+  "confirmation-code": confirmationCode,
+  "generated-password": generatedPassword,
+  "password-changed": passwordChanged,
+};
 
 /**
  * Routes each message to the sender of its channel and renders its template, so
  * domain code says what to send, never how.
  */
-export function createCourier(senders: { sms: MessageSender; email: MessageSender }) {
+export function createCourier(senders: { sms: MessageSender; email: MessageSender }): Courier {
   return {
-    async send<P>(
-      channel: OutgoingMessage["channel"],
+    async send<N extends MessageName>(
+      channel: "sms" | "email",
       to: string,
-      template: Template<P>,
-      params: P,
+      name: N,
+      params: MessageParams[N],
       lang: Language,
     ): Promise<void> {
+      const template: Template<MessageParams[N]> = TEMPLATES[name];
       const { subject, text } = template(params, lang);
       await senders[channel].send({ channel, to, subject: channel === "email" ? subject : undefined, text, lang });
     },
   };
 }
-
-export type Courier = ReturnType<typeof createCourier>;

@@ -1,5 +1,6 @@
 import { type SESClient, SendEmailCommand } from "@aws-sdk/client-ses";
-import { MessageNotSentError, type MessageSender, type OutgoingMessage } from "./message";
+import { MessageNotSentError } from "../domain/messages/ports";
+import type { MessageSender, OutgoingMessage } from "./message";
 
 /** E-mail through SES, plain text, from the configured sender address. */
 export function createSesSender(ses: SESClient, from: string): MessageSender {

@@ -1,5 +1,6 @@
 import { PublishCommand, type SNSClient } from "@aws-sdk/client-sns";
-import { MessageNotSentError, type MessageSender, type OutgoingMessage } from "./message";
+import { MessageNotSentError } from "../domain/messages/ports";
+import type { MessageSender, OutgoingMessage } from "./message";
 
 /** SMS through SNS: a direct Publish to a phone number in E.164. */
 export function createSnsSender(sns: SNSClient): MessageSender {

@@ -1,7 +1,8 @@
 import { SESClient } from "@aws-sdk/client-ses";
 import { SNSClient } from "@aws-sdk/client-sns";
 import type { Config } from "../config";
-import { type Courier, createCourier } from "./courier";
+import type { Courier } from "../domain/messages/ports";
+import { createCourier } from "./courier";
 import { createOutboxSender } from "./outbox-sender";
 import { createSesSender } from "./ses-sender";
 import { createSnsSender } from "./sns-sender";

@@ -1,5 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
+import type { AccountSearch } from "../domain/accounts/ports";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
 import { keys } from "./keys";
@@ -10,7 +11,7 @@ import { queryPages } from "./paging";
  * found through the uniqueness claims the account store keeps, names through the name
  * index items it keeps in the same transactions, sub through the key itself.
  */
-export function createAccountSearchStore({ client, tableName }: StoreDeps) {
+export function createAccountSearchStore({ client, tableName }: StoreDeps): AccountSearch {
   return {
     /** The owner of a contact value (already in normal form): one GetItem. */
     async ownerOfContact(field: "email" | "phone_number", normalized: string): Promise<string | undefined> {
@@ -50,5 +51,3 @@ export function createAccountSearchStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type AccountSearchStore = ReturnType<typeof createAccountSearchStore>;

@@ -1,5 +1,6 @@
 import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account, AccountState } from "../domain/accounts/account";
+import type { AccountSecurityRepository } from "../domain/accounts/ports";
 import { type StoreDeps, toAccount } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { gsi1, keys } from "./keys";
@@ -7,7 +8,7 @@ import { queryAll } from "./paging";
 import { buildUpdate } from "./update-expression";
 
 /** Authentication modes (SPEC 4.12) and account state (SPEC 3.1) on the profile item. */
-export function createAccountSecurityStore({ client, tableName }: StoreDeps) {
+export function createAccountSecurityStore({ client, tableName }: StoreDeps): AccountSecurityRepository {
   return {
     /** Whether the account has a second-factor method: any TOTP generator. */
     async hasSecondFactor(sub: string): Promise<boolean> {
@@ -121,5 +122,3 @@ export function createAccountSecurityStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type AccountSecurityStore = ReturnType<typeof createAccountSecurityStore>;

@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "../config";
 import {
   type Account,
@@ -13,53 +8,27 @@ import {
   PENDING_FIELD,
   type StoredContact,
 } from "../domain/accounts/account";
+import {
+  type AccountChange,
+  AccountChangedError,
+  AccountConflictError,
+  AccountNotFoundError,
+  type AccountRepository,
+  type UniqueField,
+} from "../domain/accounts/ports";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { foldName } from "../domain/search/fold";
-import { failedConditions, isConditionalCheckFailed, isTransactionConflict } from "./errors";
+import type { PendingWrite } from "../domain/unit-of-work";
+import { failedConditions, isConditionalCheckFailed, isConflictAfterRetries } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
+import { pendingWrite, type TransactItem, transactItems } from "./pending-writes";
 import { transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
-export type UniqueField = "sub" | "email" | "phone_number";
-
-/** The account cannot be written because these values belong to another account. */
-export class AccountConflictError extends Error {
-  constructor(readonly fields: UniqueField[]) {
-    super(`already used: ${fields.join(", ")}`);
-    this.name = "AccountConflictError";
-  }
-}
-
-export class AccountNotFoundError extends Error {
-  constructor(readonly sub: string) {
-    super("account not found");
-    this.name = "AccountNotFoundError";
-  }
-}
-
-/** Someone else changed the account between our read and our write; the caller may retry. */
-export class AccountChangedError extends Error {
-  constructor() {
-    super("account changed concurrently");
-    this.name = "AccountChangedError";
-  }
-}
-
-export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
-
 /** The writes of one account creation, with the unique field each guards (by index). */
-export interface AccountCreation {
+interface AccountCreation {
   items: TransactItem[];
   fields: Array<UniqueField | undefined>;
-}
-
-export interface AccountChange {
-  set: Partial<
-    Pick<Account, "family_name" | "given_name" | "middle_name" | "locked" | "pending_phone_number" | "pending_email">
-  >;
-  remove: Array<"family_name" | "given_name" | "middle_name">;
-  /** New contact values; `null` removes the contact. Needs the current account. */
-  contacts?: { phone_number?: StoredContact | null; email?: StoredContact | null };
 }
 
 // Conditions, named so each write says why it may fail.
@@ -113,7 +82,7 @@ export function createAccountStore({
   client,
   tableName,
   indexedNames = config().settings.search.indexedAttributes,
-}: StoreDeps & { indexedNames?: readonly string[] }) {
+}: StoreDeps & { indexedNames?: readonly string[] }): AccountRepository {
   const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
 
   function nameIndexPut(name: NameAttribute, value: string, sub: string) {
@@ -235,8 +204,8 @@ export function createAccountStore({
 
   const store = {
     /** Marks a contact verified, provided it still holds the value that was confirmed. */
-    verifyContactItem(sub: string, field: "email" | "phone_number", value: string): TransactItem {
-      return {
+    verifyContactItem(sub: string, field: "email" | "phone_number", value: string): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.userProfile(sub),
@@ -246,7 +215,7 @@ export function createAccountStore({
           ExpressionAttributeNames: { "#f": field, "#v": "value" },
           ExpressionAttributeValues: { ":yes": true, ":value": value },
         },
-      };
+      });
     },
 
     /** Which account holds a contact value, from its uniqueness claim. */
@@ -367,13 +336,6 @@ export function createAccountStore({
       return Item ? toAccount(Item) : undefined;
     },
 
-    /**
-     * The writes that create an account: profile, uniqueness claims and password
-     * credential, each guarded so a taken value fails the whole transaction. Other
-     * flows (registration) add their own items to the same transaction.
-     */
-    creationItems,
-
     /** The account, its claims and its credential in one transaction: all or none. */
     async create(account: Account, passwordHash?: PasswordHash): Promise<void> {
       await runCreation(creationItems(account, passwordHash));
@@ -386,10 +348,10 @@ export function createAccountStore({
     async createWith(
       account: Account,
       passwordHash: PasswordHash | undefined,
-      extra: TransactItem[],
+      extra: PendingWrite[],
       onExtraFailed: (extraIndexes: number[]) => Error,
     ): Promise<void> {
-      await runCreation(creationItems(account, passwordHash), extra, onExtraFailed);
+      await runCreation(creationItems(account, passwordHash), transactItems(extra), onExtraFailed);
     },
 
     /**
@@ -503,7 +465,7 @@ export function createAccountStore({
         if (failed?.includes(0)) throw new AccountChangedError();
         if (failed && failed.length > 0) throw new AccountConflictError(failed.map((i) => claimFields[i - 1]));
         // Still clashing with a concurrent change after transactWrite's retries: as if it had won.
-        if (isTransactionConflict(error)) throw new AccountChangedError();
+        if (isConflictAfterRetries(error)) throw new AccountChangedError();
         throw error;
       }
       const next: Account = { ...current, ...(change.set as Partial<Account>), updatedAt: now };
@@ -517,5 +479,3 @@ export function createAccountStore({
   };
   return store;
 }
-
-export type AccountStore = ReturnType<typeof createAccountStore>;

@@ -1,4 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { StorageUnavailableError } from "../domain/errors";
 import type { TableKey } from "./keys";
 
 type Item = Record<string, unknown>;
@@ -11,9 +12,10 @@ const CONCURRENCY = 4;
 /** Unprocessed keys mean the table is busy; give up after this many rounds (a 503). */
 const ROUNDS = 8;
 
-export class BatchIncompleteError extends Error {
+/** DynamoDB kept leaving part of a batch unprocessed: a busy table. */
+export class BatchIncompleteError extends StorageUnavailableError {
   constructor() {
-    super("storage left part of a batch unprocessed");
+    super(undefined, "storage left part of a batch unprocessed");
     this.name = "BatchIncompleteError";
   }
 }
@@ -85,7 +87,7 @@ export async function batchGetAll(
  * another step's BatchGetItem (a user-mode call's session check) instead of a read of
  * their own. `read` receives every item that BatchGetItem found, its own among them.
  */
-export interface ReadPlan<T> {
+export interface BatchReadPlan<T> {
   keys: TableKey[];
   read(found: Item[]): T;
 }

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config } from "../config";
+import { storageError } from "./errors";
 
 /**
  * One DynamoDB document client per container. Every call it sends is counted, so
@@ -52,6 +53,17 @@ export function createDocumentClient(settings: DynamoSettings): DynamoDBDocument
       return next(args);
     },
     { step: "initialize", name: "countRoundTrips" },
+  );
+  // Outermost, so every failure leaves the store as the domain's error, after the SDK's retries.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw storageError(error, context.commandName === "TransactWriteItemsCommand");
+      }
+    },
+    { step: "initialize", name: "storageUnavailable", priority: "high" },
   );
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },

@@ -1,16 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { ClientRecord, ClientSecrets } from "../domain/clients/client";
+import { ClientExistsError, type ClientRepository } from "../domain/clients/ports";
 import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
-
-export class ClientExistsError extends Error {
-  constructor(readonly clientId: string) {
-    super(`client ${clientId} already exists`);
-    this.name = "ClientExistsError";
-  }
-}
 
 const PUBLIC_FIELDS = ["clientId", "scopes", "redirectUris", "hasRestPassword", "createdAt", "updatedAt"];
 
@@ -26,7 +20,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
 }
 
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
-export function createClientStore({ client, tableName }: StoreDeps) {
+export function createClientStore({ client, tableName }: StoreDeps): ClientRepository {
   return {
     /** Writes a client; `overwrite` false refuses to replace an existing one. */
     async save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean): Promise<void> {
@@ -102,5 +96,3 @@ export function createClientStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type ClientStore = ReturnType<typeof createClientStore>;

@@ -1,16 +1,11 @@
 import { createHash } from "node:crypto";
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
-import type { StoreDeps, TransactItem } from "./accounts";
+import type { Consent, ConsentRepository } from "../domain/sessions/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
+import type { StoreDeps } from "./accounts";
 import { ENTITY, keys } from "./keys";
 import { queryAll } from "./paging";
-
-export interface Consent {
-  id: string;
-  /** Milliseconds since the epoch of the latest grant. */
-  updated: number;
-  client_id: string;
-  scopes: string[];
-}
+import { pendingWrite } from "./pending-writes";
 
 /** A path-safe id for one application's consent, whatever characters its client id has. */
 export function consentId(clientId: string): string {
@@ -18,11 +13,11 @@ export function consentId(clientId: string): string {
 }
 
 /** Consents (acls): what each application was granted by the user through logins. */
-export function createConsentStore({ client, tableName }: StoreDeps) {
+export function createConsentStore({ client, tableName }: StoreDeps): ConsentRepository {
   return {
     /** For the login transaction: adds the scopes to the application's consent (a set, so grants accumulate). */
-    grantItem(sub: string, clientId: string, scopes: string[], nowMs: number): TransactItem {
-      return {
+    grantItem(sub: string, clientId: string, scopes: string[], nowMs: number): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.consent(sub, consentId(clientId)),
@@ -37,7 +32,7 @@ export function createConsentStore({ client, tableName }: StoreDeps) {
             ...(scopes.length && { ":scopes": new Set(scopes) }),
           },
         },
-      };
+      });
     },
 
     async list(sub: string): Promise<Consent[]> {
@@ -66,5 +61,3 @@ export function createConsentStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type ConsentStore = ReturnType<typeof createConsentStore>;

@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import type { StoreDeps, TransactItem } from "./accounts";
+import type { DynamicClientRepository } from "../domain/clients/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
+import type { StoreDeps } from "./accounts";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
+import { pendingWrite } from "./pending-writes";
 
 /**
  * Dynamic client ids (`dyn~<app>~<id>`, SPEC 4.4): released in advance for instances of
  * a mobile application, and bound to one account at registration.
  */
-export function createDynamicClientStore({ client, tableName }: StoreDeps) {
+export function createDynamicClientStore({ client, tableName }: StoreDeps): DynamicClientRepository {
   return {
     /** Releases `count` new free ids for `app`. */
     async release(app: string, count: number): Promise<string[]> {
@@ -35,8 +38,8 @@ export function createDynamicClientStore({ client, tableName }: StoreDeps) {
     },
 
     /** Binds a free id to an account, inside the transaction that creates the account. */
-    bindItem(clientId: string, sub: string, now: number): TransactItem {
-      return {
+    bindItem(clientId: string, sub: string, now: number): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.dynamicClient(clientId),
@@ -46,9 +49,7 @@ export function createDynamicClientStore({ client, tableName }: StoreDeps) {
           ExpressionAttributeNames: { "#status": "status", "#sub": "sub" },
           ExpressionAttributeValues: { ":bound": "bound", ":free": "free", ":sub": sub, ":now": now },
         },
-      };
+      });
     },
   };
 }
-
-export type DynamicClientStore = ReturnType<typeof createDynamicClientStore>;

@@ -1,3 +1,5 @@
+import { StorageUnavailableError } from "../domain/errors";
+
 /**
  * Translation of DynamoDB failures into what the domain understands. Conditions are
  * how we keep invariants, so a failed condition is information, not a crash.
@@ -36,13 +38,11 @@ const UNAVAILABLE_NAMES = new Set([
   "ThrottlingException",
   "ProvisionedThroughputExceededException",
   "RequestLimitExceeded",
-  // lib/store/batch.ts: DynamoDB kept leaving part of a batch unprocessed (a busy table).
-  "BatchIncompleteError",
 ]);
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH"]);
 
 /** True when storage could not be reached or refused for load: a 503, not a 500. */
-export function isStorageUnavailable(error: unknown): boolean {
+function isStorageUnavailable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; cause?: { code?: string }; $metadata?: unknown };
   if (!e || typeof e !== "object") return false;
   if (e.name && UNAVAILABLE_NAMES.has(e.name)) return true;
@@ -53,4 +53,20 @@ export function isStorageUnavailable(error: unknown): boolean {
   // AggregateError from Node's happy-eyeballs connect carries the codes of its attempts.
   const nested = (error as { errors?: unknown[] }).errors;
   return Array.isArray(nested) && nested.some(isStorageUnavailable);
+}
+
+/**
+ * The error a store call ends with: the domain's StorageUnavailableError when DynamoDB
+ * could not serve it. `keepConflicts`: transactWrite retries a raw transaction conflict
+ * itself (and translates it when its retries are spent).
+ */
+export function storageError(error: unknown, keepConflicts = false): unknown {
+  if (error instanceof StorageUnavailableError || !isStorageUnavailable(error)) return error;
+  if (keepConflicts && isTransactionConflict(error)) return error;
+  return new StorageUnavailableError(error);
+}
+
+/** Still clashing with other writers after transactWrite's retries. */
+export function isConflictAfterRetries(error: unknown): boolean {
+  return error instanceof StorageUnavailableError && isTransactionConflict(error.cause);
 }

@@ -6,21 +6,15 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { AccountNotFoundError } from "../domain/accounts/ports";
+import { FederatedAccountTakenError, type FederationRepository, type NewLink } from "../domain/federation/ports";
 import type { BindState, FederatedLink, SealedTokens, StoredTokens } from "../domain/federation/records";
-import { AccountNotFoundError, type StoreDeps } from "./accounts";
+import type { StoreDeps } from "./accounts";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
 import { transactWrite } from "./transact";
-
-/** The external account is already linked to another local account. */
-export class FederatedAccountTakenError extends Error {
-  constructor() {
-    super("external account linked to another account");
-    this.name = "FederatedAccountTakenError";
-  }
-}
 
 // Conditions, named so each write says why it may fail.
 /** Links are made to existing accounts only. */
@@ -63,14 +57,8 @@ function toTokens(item: Record<string, unknown>): StoredTokens {
   };
 }
 
-export interface NewLink extends FederatedLink {
-  sub: string;
-  /** Given: the provider's tokens are stored with the link, in the same transaction. */
-  tokens?: SealedTokens;
-}
-
 /** Links to external accounts, their uniqueness claims, stored provider tokens and bind states. */
-export function createFederationStore({ client, tableName }: StoreDeps) {
+export function createFederationStore({ client, tableName }: StoreDeps): FederationRepository {
   const tokenKey = (t: Pick<StoredTokens, "sub" | "fpType" | "fpName" | "sid">) =>
     keys.federatedToken(t.sub, t.fpType, t.fpName, t.sid);
 
@@ -356,5 +344,3 @@ export function createFederationStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type FederationStore = ReturnType<typeof createFederationStore>;

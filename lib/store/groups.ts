@@ -1,6 +1,13 @@
-import { GetCommand, type TransactWriteCommandInput, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { AttributeValue, Group } from "../domain/groups/group";
+import {
+  GroupExistsError,
+  GroupFullError,
+  GroupNotFoundError,
+  type GroupRepository,
+  MembersRefusedError,
+} from "../domain/groups/ports";
 import { partyOfKey } from "../domain/rights/parties";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
@@ -8,45 +15,9 @@ import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryPages } from "./paging";
 import { readPartition } from "./partition-read";
+import type { TransactItem } from "./pending-writes";
 import { grantKey, holderKey } from "./rights";
 import { deleteAndFinish, transactWrite } from "./transact";
-
-type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
-
-export class GroupExistsError extends Error {
-  /** `deleting`: the id belongs to a group whose deletion has not finished. */
-  constructor(readonly deleting: boolean) {
-    super("group exists");
-    this.name = "GroupExistsError";
-  }
-}
-
-export class GroupNotFoundError extends Error {
-  constructor() {
-    super("group not found");
-    this.name = "GroupNotFoundError";
-  }
-}
-
-/** The change would leave the group with more attributes than allowed. */
-export class GroupFullError extends Error {
-  constructor() {
-    super("too many attributes");
-    this.name = "GroupFullError";
-  }
-}
-
-/** A member change was refused; every reason found is listed. */
-export class MembersRefusedError extends Error {
-  constructor(
-    readonly unknownUsers: string[],
-    readonly alreadyMembers: string[],
-    readonly notMembers: string[],
-  ) {
-    super("member change refused");
-    this.name = "MembersRefusedError";
-  }
-}
 
 // Conditions, named so each write says why it may fail.
 /** A group id is taken once per profile; a group being deleted still holds it. */
@@ -81,7 +52,7 @@ function toGroup(item: Record<string, unknown>): Group {
  * in the group's own partition, each mirrored in the member's partition (membership both
  * ways, DESIGN 5), and the rights held on the group live there too (lib/store/rights.ts).
  */
-export function createGroupStore({ client, tableName }: StoreDeps) {
+export function createGroupStore({ client, tableName }: StoreDeps): GroupRepository {
   async function readItem(profile: string, id: string) {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: keys.group(profile, id), ConsistentRead: true }),
@@ -368,5 +339,3 @@ export function createGroupStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type GroupStore = ReturnType<typeof createGroupStore>;

@@ -1,36 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Account } from "../domain/accounts/account";
 import type { PasswordHash } from "../domain/credentials/password-hash";
-import type { FailureCounters } from "../domain/login/brute-force";
-import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
-import { batchGetAll, type ReadPlan } from "./batch";
+import type { AccountSnapshot, LeadRight, LoginRepository, LoginSnapshot } from "../domain/login/ports";
+import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
+import { type StoreDeps, toAccount } from "./accounts";
+import { batchGetAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
+import { batchReadPlan, pendingWrite, readPlan, transactItems } from "./pending-writes";
 import { grantKey } from "./rights";
 import { transactUnlessRefused } from "./transact";
-
-/** What a password change without a guess acts on: the account and its credential. */
-export interface AccountSnapshot {
-  account?: Account;
-  credential?: PasswordHash & { changedAt?: number; history?: PasswordHash[] };
-  /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
-  leadHoldsRight?: boolean;
-}
-
-/** Everything a password guess (a login, a current password) needs to decide, read in one BatchGetItem. */
-export interface LoginSnapshot extends AccountSnapshot {
-  counters: FailureCounters;
-  /** Owners of the e-mail or phone claims, when the username named one. */
-  ownerByEmail?: string;
-  ownerByPhone?: string;
-}
-
-/** A lead acting on an account (SPEC 4.2): its right is read in the same call. */
-interface LeadRight {
-  lead: string;
-  right: string;
-}
 
 function leadGrantKey(sub: string, leadRight: LeadRight | undefined) {
   return leadRight
@@ -47,7 +26,7 @@ const HOUR_SECONDS = 3600;
 /** A failure is counted once, even when its request is sent again (see recordFailure). */
 const failureNotCounted = "attribute_not_exists(lastFailure) OR lastFailure <> :failure";
 
-export function createLoginStore({ client, tableName }: StoreDeps) {
+export function createLoginStore({ client, tableName }: StoreDeps): LoginRepository {
   return {
     /**
      * One round trip: the account the username names directly (as sub), its credential
@@ -58,7 +37,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
       ip: string | undefined,
       hour: number,
     ): Promise<LoginSnapshot> {
-      const plan = this.snapshotPlan(candidate, ip, hour);
+      const plan = batchReadPlan(this.snapshotPlan(candidate, ip, hour));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
@@ -81,7 +60,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
         ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
         ...(ip ? [keys.ipFailures(ip, hour)] : []),
       ];
-      return {
+      return readPlan({
         keys: wanted,
         read(found) {
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
@@ -100,7 +79,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
             ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
           };
         },
-      };
+      });
     },
 
     /**
@@ -108,14 +87,14 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
      * counters: the account, its credential and the lead's right only.
      */
     async accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot> {
-      const plan = this.accountSnapshotPlan(sub, leadRight);
+      const plan = batchReadPlan(this.accountSnapshotPlan(sub, leadRight));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
     /** The account snapshot's keys and reading, for a BatchGetItem of another step. */
     accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot> {
       const leadGrant = leadGrantKey(sub, leadRight);
-      return {
+      return readPlan({
         keys: [...(leadGrant ? [leadGrant] : []), keys.userProfile(sub), keys.passwordCredential(sub)],
         read(found) {
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
@@ -126,7 +105,7 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
             ...(leadGrant && { leadHoldsRight: find(leadGrant) !== undefined }),
           };
         },
-      };
+      });
     },
 
     /**
@@ -197,14 +176,14 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
     },
 
     /** A successful login forgets the consecutive failures (in the login transaction). */
-    clearFailuresItem(sub: string): TransactItem {
-      return { Delete: { TableName: tableName, Key: keys.loginFailures(sub) } };
+    clearFailuresItem(sub: string): PendingWrite {
+      return pendingWrite({ Delete: { TableName: tableName, Key: keys.loginFailures(sub) } });
     },
 
     /** Records a successful login on the profile: state active, last login time. */
-    loginRecordedItem(sub: string, now: number, clearForcedChange: boolean): TransactItem {
+    loginRecordedItem(sub: string, now: number, clearForcedChange: boolean): PendingWrite {
       const index = gsi1.inactivity(sub, now);
-      return {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.userProfile(sub),
@@ -221,12 +200,12 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
             ":gsk": index.GSI1SK,
           },
         },
-      };
+      });
     },
 
     /** Records the login time of an untouchable account without touching its state. */
-    touchItem(sub: string, now: number, clearForcedChange: boolean): TransactItem {
-      return {
+    touchItem(sub: string, now: number, clearForcedChange: boolean): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.userProfile(sub),
@@ -234,15 +213,15 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
           ConditionExpression: "attribute_exists(PK)",
           ExpressionAttributeValues: { ":now": now },
         },
-      };
+      });
     },
 
     /** Runs a login's writes in one transaction; false when a guard refused them. */
-    commit: (items: TransactItem[]): Promise<boolean> => transactUnlessRefused(client, items),
+    commit: (writes: PendingWrite[]): Promise<boolean> => transactUnlessRefused(client, transactItems(writes)),
 
     /** A changed password clears a forced change and stamps the profile (must exist). */
-    passwordChangedItem(sub: string, now: number): TransactItem {
-      return {
+    passwordChangedItem(sub: string, now: number): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.userProfile(sub),
@@ -250,19 +229,17 @@ export function createLoginStore({ client, tableName }: StoreDeps) {
           ConditionExpression: "attribute_exists(PK)",
           ExpressionAttributeValues: { ":now": now },
         },
-      };
+      });
     },
 
     /** The put of a new password (with its history), for the transaction that sets it. */
-    credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): TransactItem {
-      return {
+    credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): PendingWrite {
+      return pendingWrite({
         Put: {
           TableName: tableName,
           Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(sub), { ...hash, changedAt, history }),
         },
-      };
+      });
     },
   };
 }
-
-export type LoginStore = ReturnType<typeof createLoginStore>;

@@ -1,24 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { StoreDeps, TransactItem } from "./accounts";
+import type { QrLoginRecord, QrLoginRepository } from "../domain/login/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
+import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
-
-/** A QR-code login between its start by an application and the tokens it yields. */
-export interface QrLoginRecord {
-  code: string;
-  /** The application that started it and alone may redeem it. */
-  clientId: string;
-  scopes: string[];
-  status: "pending" | "confirmed" | "refused" | "used";
-  /** The user who confirmed it. */
-  sub?: string;
-  /** Where the start came from, shown to the user who decides. */
-  ip?: string;
-  userAgent?: string;
-  createdAt: number;
-  /** TTL, and checked on every read and write (TTL deletion lags). */
-  expiresAt: number;
-}
+import { pendingWrite } from "./pending-writes";
 
 // Conditions, named so each write says why it may fail.
 /** A decision is taken once, while the code is pending and alive. */
@@ -26,7 +12,7 @@ const pendingAndAlive = "#status = :pending AND expiresAt > :now";
 /** Tokens come once, to the starting application, for a confirmed and live code. */
 const redeemable = "#status = :confirmed AND clientId = :client AND expiresAt > :now";
 
-export function createQrLoginStore({ client, tableName }: StoreDeps) {
+export function createQrLoginStore({ client, tableName }: StoreDeps): QrLoginRepository {
   return {
     async create(record: QrLoginRecord): Promise<void> {
       await client.send(
@@ -67,8 +53,8 @@ export function createQrLoginStore({ client, tableName }: StoreDeps) {
     },
 
     /** Marks a confirmed code used, in the transaction that signs the user in. */
-    redeemItem(code: string, clientId: string, now: number): TransactItem {
-      return {
+    redeemItem(code: string, clientId: string, now: number): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.qrLogin(code),
@@ -77,9 +63,7 @@ export function createQrLoginStore({ client, tableName }: StoreDeps) {
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: { ":used": "used", ":confirmed": "confirmed", ":client": clientId, ":now": now },
         },
-      };
+      });
     },
   };
 }
-
-export type QrLoginStore = ReturnType<typeof createQrLoginStore>;

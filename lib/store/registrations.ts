@@ -8,16 +8,13 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { StoredCode } from "../domain/codes/one-time-code";
 import type { ContactField, PendingRegistration } from "../domain/registration/pending";
-import type { StoreDeps, TransactItem } from "./accounts";
+import type { RegistrationCheck, RegistrationRepository } from "../domain/registration/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
+import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
+import { pendingWrite, transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
-
-/** What a registration would collide with, read before any code is sent. */
-export interface RegistrationCheck {
-  used: Array<"sub" | "email" | "phone_number">;
-  dynamicClient?: "free" | "bound" | "unknown";
-}
 
 // Conditions, named so each write says why it may fail.
 /** A contact is confirmed once; a late duplicate submission must not count as an attempt. */
@@ -52,7 +49,7 @@ function fromItem(item: Record<string, unknown>): PendingRegistration {
   };
 }
 
-export function createRegistrationStore({ client, tableName }: StoreDeps) {
+export function createRegistrationStore({ client, tableName }: StoreDeps): RegistrationRepository {
   const contactNames = (field: ContactField) => ({ "#c": "contacts", "#f": field });
   const putInput = (pending: PendingRegistration) => ({
     TableName: tableName,
@@ -102,7 +99,7 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
     },
 
     /** The put of a new pending registration, for a transaction or on its own. */
-    putItem: (pending: PendingRegistration): TransactItem => ({ Put: putInput(pending) }),
+    putItem: (pending: PendingRegistration) => pendingWrite({ Put: putInput(pending) }),
 
     async save(pending: PendingRegistration): Promise<void> {
       await client.send(new PutCommand(putInput(pending)));
@@ -151,8 +148,8 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
      * The update that marks a contact confirmed, guarded so that only the stored code,
      * unexpired and with attempts left, can confirm it once.
      */
-    confirmItem(context: string, field: ContactField, digest: string, now: number): TransactItem {
-      return {
+    confirmItem(context: string, field: ContactField, digest: string, now: number): PendingWrite {
+      return pendingWrite({
         Update: {
           TableName: tableName,
           Key: keys.registration(context),
@@ -161,7 +158,7 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
           ExpressionAttributeNames: contactNames(field),
           ExpressionAttributeValues: { ":yes": true, ":no": false, ":zero": 0, ":digest": digest, ":now": now },
         },
-      };
+      });
     },
 
     /** Replaces a contact's code after a resend; false when the resend cap is reached. */
@@ -206,13 +203,13 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
       context: string,
       confirmedFields: ContactField[],
       finalCode: { field: ContactField; digest: string; now: number },
-    ): TransactItem {
+    ): PendingWrite {
       const names: Record<string, string> = { "#c": "contacts", "#f": finalCode.field };
       const others = confirmedFields.map((field, i) => {
         names[`#o${i}`] = field;
         return `#c.#o${i}.confirmed = :yes`;
       });
-      return {
+      return pendingWrite({
         Delete: {
           TableName: tableName,
           Key: keys.registration(context),
@@ -234,12 +231,10 @@ export function createRegistrationStore({ client, tableName }: StoreDeps) {
             ":now": finalCode.now,
           },
         },
-      };
+      });
     },
 
     /** Runs flow writes in one transaction; false when any guard refused them. */
-    commit: (items: TransactItem[]): Promise<boolean> => transactUnlessRefused(client, items),
+    commit: (writes: PendingWrite[]): Promise<boolean> => transactUnlessRefused(client, transactItems(writes)),
   };
 }
-
-export type RegistrationStore = ReturnType<typeof createRegistrationStore>;

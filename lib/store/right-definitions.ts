@@ -1,17 +1,11 @@
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { RightDefinition } from "../domain/rights/catalogue";
 import type { PartyKind } from "../domain/rights/parties";
+import { RightDefinitionExistsError, type RightDefinitionRepository } from "../domain/rights/ports";
 import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
-
-export class RightDefinitionExistsError extends Error {
-  constructor(readonly name: string) {
-    super(`right ${name} already exists`);
-    this.name = "RightDefinitionExistsError";
-  }
-}
 
 function toDefinition(item: Record<string, unknown>): RightDefinition {
   return {
@@ -28,7 +22,7 @@ function toDefinition(item: Record<string, unknown>): RightDefinition {
  * (lib/domain/rights/catalogue.ts). Kinds are stored as lists so a rights transaction
  * can check them with `contains`.
  */
-export function createRightDefinitionStore({ client, tableName }: StoreDeps) {
+export function createRightDefinitionStore({ client, tableName }: StoreDeps): RightDefinitionRepository {
   return {
     async list(): Promise<RightDefinition[]> {
       const items = await queryAll(client, {
@@ -83,5 +77,3 @@ export function createRightDefinitionStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type RightDefinitionStore = ReturnType<typeof createRightDefinitionStore>;

@@ -1,28 +1,18 @@
-import { GetCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { type Party, partyKey } from "../domain/rights/parties";
 import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/plan";
 import { grantId } from "../domain/rights/plan";
+import { type RightRepository, RightsCommitError } from "../domain/rights/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./accounts";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
-import { failedConditions, isTransactionConflict } from "./errors";
+import { failedConditions, isConflictAfterRetries } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readPartition } from "./partition-read";
 import { partyMarker, partyPartition, partyRecord } from "./party-keys";
+import { type TransactItem, transactItems } from "./pending-writes";
 import { transactWrite } from "./transact";
-
-type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
-
-/** The transaction was refused: some checks failed, or a grant moved on since we read it. */
-export class RightsCommitError extends Error {
-  constructor(
-    readonly failedChecks: Check[],
-    readonly guardFailed: boolean,
-  ) {
-    super("rights transaction refused");
-    this.name = "RightsCommitError";
-  }
-}
 
 // Conditions, named so each write says why it may fail.
 /** A grant we read as absent must still be absent when we write it. */
@@ -75,7 +65,7 @@ function holderView(item: Record<string, unknown>): { subjectKey: string; right:
   return { subjectKey: item.subjectKey as string, right: item.right as string };
 }
 
-export function createRightStore({ client, tableName }: StoreDeps) {
+export function createRightStore({ client, tableName }: StoreDeps): RightRepository {
   function checkItem(check: Check): TransactItem {
     if (check.kind === "party") {
       const record = partyRecord(check.party);
@@ -190,13 +180,13 @@ export function createRightStore({ client, tableName }: StoreDeps) {
 
     /** Checks and writes in one transaction; throws RightsCommitError when refused. */
     /** `alsoWrite`: unconditional items riding in the same transaction (a user-mode call's security event). */
-    async commit(checks: Check[], writes: GrantWrite[], alsoWrite: TransactItem[] = []): Promise<void> {
-      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems), ...alsoWrite];
+    async commit(checks: Check[], writes: GrantWrite[], alsoWrite: PendingWrite[] = []): Promise<void> {
+      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems), ...transactItems(alsoWrite)];
       try {
         await transactWrite(client, items);
       } catch (error) {
         // Still clashing with other transactions after the retries of transactWrite: read again.
-        if (isTransactionConflict(error)) throw new RightsCommitError([], true);
+        if (isConflictAfterRetries(error)) throw new RightsCommitError([], true);
         const failed = failedConditions(error);
         if (!failed || failed.length === 0) throw error;
         throw new RightsCommitError(
@@ -294,5 +284,3 @@ export function createRightStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type RightStore = ReturnType<typeof createRightStore>;

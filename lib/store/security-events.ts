@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { SecurityEventLog } from "../domain/audit/ports";
 import type { SecurityEvent } from "../domain/audit/security-event";
-import type { StoreDeps, TransactItem } from "./accounts";
+import type { StoreDeps } from "./accounts";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryPages } from "./paging";
+import { pendingWrite } from "./pending-writes";
 
-export function createSecurityEventStore({ client, tableName }: StoreDeps, retentionDays: number) {
+export function createSecurityEventStore({ client, tableName }: StoreDeps, retentionDays: number): SecurityEventLog {
   const put = (event: SecurityEvent) => ({
     TableName: tableName,
     Item: itemOf(ENTITY.securityEvent, keys.securityEvent(event.sbj, event.ts, randomBytes(6).toString("base64url")), {
@@ -16,7 +18,7 @@ export function createSecurityEventStore({ client, tableName }: StoreDeps, reten
   });
   return {
     /** The event as part of a transaction the call writes anyway. */
-    putItem: (event: SecurityEvent): TransactItem => ({ Put: put(event) }),
+    putItem: (event: SecurityEvent) => pendingWrite({ Put: put(event) }),
 
     async record(event: SecurityEvent): Promise<void> {
       await client.send(new PutCommand(put(event)));
@@ -48,5 +50,3 @@ export function createSecurityEventStore({ client, tableName }: StoreDeps, reten
     },
   };
 }
-
-export type SecurityEventStore = ReturnType<typeof createSecurityEventStore>;

@@ -1,36 +1,18 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { DeviceRecord } from "../domain/devices/device";
-import { type StoreDeps, type TransactItem, toAccount } from "./accounts";
-import { batchGetAll, type ReadPlan } from "./batch";
+import type { SessionRecord, SessionRepository } from "../domain/sessions/ports";
+import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
+import { type StoreDeps, toAccount } from "./accounts";
+import { batchGetAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
+import { batchReadPlan, pendingWrite, transactItems } from "./pending-writes";
 import { deleteAndFinish } from "./transact";
 
-/** A sign-in session of an account: what user tokens and refresh tokens hang on. */
-export interface SessionRecord {
-  sid: string;
-  sub: string;
-  clientId: string;
-  /** The device the session belongs to (ua_id). */
-  uaId?: string;
-  /** Digest of the secret half of the session cookie. */
-  secretHash: string;
-  /** Digest of the current refresh token's secret, and how many times it rotated. */
-  refreshHash?: string;
-  refreshGeneration?: number;
-  scopes?: string[];
-  ip?: string;
-  userAgent?: string;
-  createdAt: number;
-  lastUsedAt: number;
-  /** TTL: the session ends then at the latest. */
-  expiresAt: number;
-}
-
-export function createSessionStore({ client, tableName }: StoreDeps) {
+export function createSessionStore({ client, tableName }: StoreDeps): SessionRepository {
   async function batchGet(requested: Array<{ PK: string; SK: string }>) {
     const found = await batchGetAll(client, tableName, requested);
     return (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
@@ -38,27 +20,27 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
 
   return {
     /** The put of a new session, for the transaction that opens it. */
-    putItem(session: SessionRecord): TransactItem {
-      return {
+    putItem(session: SessionRecord): PendingWrite {
+      return pendingWrite({
         Put: {
           TableName: tableName,
           Item: itemOf(ENTITY.session, keys.session(session.sub, session.sid), session),
           // Session ids are random; a collision must fail rather than take over a session.
           ConditionExpression: "attribute_not_exists(PK)",
         },
-      };
+      });
     },
 
     /** Opens a session on its own (tools that sign a user in without a login flow). */
     async open(session: SessionRecord): Promise<void> {
-      await client.send(new PutCommand(this.putItem(session).Put as never));
+      await client.send(new PutCommand(transactItems([this.putItem(session)])[0].Put as never));
     },
 
     /** The put of a device record (new or seen again), for the login transaction. */
-    deviceItem(device: DeviceRecord): TransactItem {
-      return {
+    deviceItem(device: DeviceRecord): PendingWrite {
+      return pendingWrite({
         Put: { TableName: tableName, Item: itemOf(ENTITY.device, keys.device(device.subjectId, device.id), device) },
-      };
+      });
     },
 
     /**
@@ -74,7 +56,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       const found = await batchGetAll(client, tableName, [
         keys.session(sub, sid),
         keys.userProfile(sub),
-        ...(along?.keys ?? []),
+        ...(along ? batchReadPlan(along).keys : []),
       ]);
       const find = (key: TableKey) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
       const session = find(keys.session(sub, sid)) as SessionRecord | undefined;
@@ -82,7 +64,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
       return {
         session,
         account: profile ? toAccount(profile) : undefined,
-        ...(along && { along: along.read(found) }),
+        ...(along && { along: batchReadPlan(along).read(found) }),
       };
     },
 
@@ -168,7 +150,7 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
     async endSessionsAndDevices(
       sub: string,
       choose: { session: (s: SessionRecord) => boolean; device: (d: DeviceRecord) => boolean },
-      alsoWrite: (ended: { sessions: number; devices: number }) => TransactItem[] = () => [],
+      alsoWrite: (ended: { sessions: number; devices: number }) => PendingWrite[] = () => [],
     ): Promise<{ sessions: number; devices: number; accountExists: boolean }> {
       const read = await readUserPartition(client, tableName, sub, [keys.sessionPrefix, keys.devicePrefix], true);
       if (!read.record) return { sessions: 0, devices: 0, accountExists: false };
@@ -182,10 +164,8 @@ export function createSessionStore({ client, tableName }: StoreDeps) {
         sessions: sessions.filter(choose.session).length,
         devices: devices.filter(choose.device).length,
       };
-      await deleteAndFinish(client, tableName, deletes, alsoWrite(ended));
+      await deleteAndFinish(client, tableName, deletes, transactItems(alsoWrite(ended)));
       return { ...ended, accountExists: true };
     },
   };
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>;

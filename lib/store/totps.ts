@@ -1,21 +1,13 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { StoredGenerator, TotpRepository } from "../domain/security/ports";
 import type { StoreDeps } from "./accounts";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
 import { transactWrite } from "./transact";
 
-export interface StoredGenerator {
-  id: string;
-  name: string;
-  len: number;
-  /** Sealed (lib/crypto/sealed-box); opened only to check a code. */
-  secret: string;
-  lastStep?: number;
-}
-
 /** TOTP generators and secrets waiting for enrolment (SPEC 4.15). */
-export function createTotpStore({ client, tableName }: StoreDeps) {
+export function createTotpStore({ client, tableName }: StoreDeps): TotpRepository {
   return {
     /** Keeps an issued secret, sealed, until its TTL (reads check `expiresAt` too). */
     async putPending(sub: string, digest: string, sealedSecret: string, expiresAt: number): Promise<void> {
@@ -128,5 +120,3 @@ export function createTotpStore({ client, tableName }: StoreDeps) {
     },
   };
 }
-
-export type TotpStore = ReturnType<typeof createTotpStore>;

@@ -4,7 +4,7 @@ import {
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import { batchWriteAll, type WriteRequest } from "./batch";
-import { failedConditions, isTransactionConflict } from "./errors";
+import { failedConditions, isTransactionConflict, storageError } from "./errors";
 import type { TableKey } from "./keys";
 
 type TransactItems = NonNullable<TransactWriteCommandInput["TransactItems"]>;
@@ -28,7 +28,8 @@ export async function transactWrite(client: DynamoDBDocumentClient, items: Trans
       await client.send(new TransactWriteCommand({ TransactItems: items }));
       return;
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isTransactionConflict(error)) throw error;
+      if (!isTransactionConflict(error)) throw error;
+      if (attempt >= ATTEMPTS) throw storageError(error);
       // Full jitter: colliding writers must not retry in step.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** attempt)));
     }

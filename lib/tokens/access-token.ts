@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
+import type { AccessTokenInput, AccessTokenIssuer } from "../domain/oauth/ports";
 import { type KeyRing, SIGNING_ALG } from "./key-ring";
 import { createVerifiedTokens } from "./verified-tokens";
 
@@ -8,16 +9,6 @@ import { createVerifiedTokens } from "./verified-tokens";
 export const ACCESS_TOKEN_TYPE = "at+jwt";
 /** Our resource server is the management API itself. */
 export const AUDIENCE = "svc-api";
-
-export interface AccessTokenInput {
-  sub: string;
-  clientId: string;
-  scopes: string[];
-  ttlSeconds: number;
-  /** User tokens only: the session and the device they belong to. */
-  sid?: string;
-  uaId?: string;
-}
 
 export interface AccessTokenClaims {
   iss: string;
@@ -32,7 +23,13 @@ export interface AccessTokenClaims {
   ua_id?: string;
 }
 
-export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now) {
+/** The domain's issuer, with the verification the HTTP layer needs. */
+export interface AccessTokens extends AccessTokenIssuer {
+  issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }>;
+  verify(token: string): Promise<AccessTokenClaims>;
+}
+
+export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now): AccessTokens {
   const verified = createVerifiedTokens<AccessTokenClaims>(now);
   return {
     async issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }> {
@@ -93,8 +90,6 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
     },
   };
 }
-
-export type AccessTokens = ReturnType<typeof createAccessTokens>;
 
 /**
  * The identification token of the password grant (DESIGN 6): who signed in, on which

@@ -1,22 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
-import type { Courier } from "../../notify/courier";
-import { MessageNotSentError } from "../../notify/message";
-import {
-  AccountChangedError,
-  AccountConflictError,
-  AccountNotFoundError,
-  type AccountStore,
-} from "../../store/accounts";
 import type { StoredCode } from "../codes/one-time-code";
 import { sendConfirmationCode } from "../codes/send-code";
 import { ApiError, problems } from "../errors";
+import { type Courier, MessageNotSentError } from "../messages/ports";
 import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
 import { contactStateOf } from "./instance-id";
+import { AccountChangedError, AccountConflictError, AccountNotFoundError, type AccountRepository } from "./ports";
 
 export interface AttributeDeps {
-  accounts: AccountStore;
+  accounts: AccountRepository;
   courier: Courier;
   settings: ServiceSettings;
 }
@@ -25,7 +19,11 @@ export interface AttributeDeps {
  * SPEC 4.6 read: one strongly consistent GetItem, or none in user mode, where the
  * session check has just read the account.
  */
-export async function readAccount(accounts: AccountStore, sub: string, alreadyRead?: Account): Promise<AccountView> {
+export async function readAccount(
+  accounts: AccountRepository,
+  sub: string,
+  alreadyRead?: Account,
+): Promise<AccountView> {
   const account = alreadyRead?.sub === sub ? alreadyRead : await accounts.get(sub);
   if (!account) throw problems.unknownUser(sub);
   return accountView(account);

@@ -1,8 +1,8 @@
-import { AccountChangedError, AccountConflictError, type AccountStore } from "../../store/accounts";
 import { codeMatches } from "../codes/one-time-code";
 import { ApiError, problems } from "../errors";
 import { type Account, type AccountView, accountView, PENDING_FIELD } from "./account";
 import { CONTACT_POS } from "./change-plan";
+import { AccountChangedError, AccountConflictError, type AccountRepository } from "./ports";
 
 /**
  * SPEC 3.2 answers of a confirmation. Statuses (the spec leaves them open): the
@@ -23,7 +23,7 @@ function unknownState(): ApiError {
 }
 
 export async function confirmContactChange(
-  accounts: AccountStore,
+  accounts: AccountRepository,
   sub: string,
   field: "phone_number" | "email",
   state: string,

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Ajv, type ErrorObject } from "ajv";
-import { AccountConflictError, type AccountStore, type UniqueField } from "../../store/accounts";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import type { Account } from "./account";
 import { type NewAccountInput, prepareNewAccount } from "./new-account";
+import { AccountConflictError, type AccountRepository, type UniqueField } from "./ports";
 
 /**
  * Bulk account import (`svc-admin users import`, DESIGN 7): one JSON object per line.
@@ -123,7 +123,7 @@ export function parseImportLine(text: string): ParsedLine {
 export type ImportLineResult = { line: number; sub: string } | { line: number; error: string };
 
 export interface ImportDeps {
-  accounts: Pick<AccountStore, "create">;
+  accounts: Pick<AccountRepository, "create">;
   /** Unix seconds; injectable so tests can pin createdAt. */
   now?: () => number;
   /** Identifier for lines without `sub`. */

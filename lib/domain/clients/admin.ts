@@ -1,5 +1,5 @@
-import type { ClientStore } from "../../store/clients";
 import { buildClient, type ClientDefinition, clientDefinitionProblems } from "./client";
+import type { ClientRepository } from "./ports";
 
 export class ClientDefinitionError extends Error {
   constructor(readonly problems: string[]) {
@@ -13,7 +13,7 @@ export class ClientDefinitionError extends Error {
  * digest is stored. `overwrite` replaces an existing client (bootstrap on every start).
  */
 export async function registerClient(
-  store: ClientStore,
+  store: ClientRepository,
   def: ClientDefinition,
   overwrite = false,
 ): Promise<{ clientId: string; secret: string }> {

@@ -1,6 +1,5 @@
 import type { ServiceSettings } from "../../config";
-import type { Courier } from "../../notify/courier";
-import { confirmationCode } from "../../notify/templates/confirmation-code";
+import type { Courier } from "../messages/ports";
 import { generateCode, type StoredCode, storeCode } from "./one-time-code";
 
 const CHANNEL = { phone_number: "sms", email: "email" } as const;
@@ -22,7 +21,7 @@ export async function sendConfirmationCode(
   await courier.send(
     CHANNEL[to.field],
     to.value,
-    confirmationCode,
+    "confirmation-code",
     { code, minutes: Math.ceil(codes.ttlSeconds / 60), purpose },
     language,
   );

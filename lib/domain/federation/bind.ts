@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { FederationProviderConfig } from "../../config";
 import { signValue, verifySignedValue } from "../../crypto/signed-value";
-import { AccountNotFoundError } from "../../store/accounts";
-import type { ClientStore } from "../../store/clients";
-import { FederatedAccountTakenError, type FederationStore } from "../../store/federation";
+import { AccountNotFoundError } from "../accounts/ports";
+import type { ClientRepository } from "../clients/ports";
 import { ApiError, problems } from "../errors";
 import { externalAccountOf } from "./external-account";
+import { FederatedAccountTakenError, type FederationRepository } from "./ports";
 import { exchangeCode, ProviderError } from "./provider-client";
 import { findProvider, requireProvider } from "./providers";
 import type { BindState } from "./records";
@@ -21,8 +21,8 @@ import { sealProviderTokens } from "./token-sealing";
 
 export interface BindDeps {
   providers: readonly FederationProviderConfig[];
-  clients: Pick<ClientStore, "get">;
-  federation: Pick<FederationStore, "saveState" | "takeState" | "link">;
+  clients: Pick<ClientRepository, "get">;
+  federation: Pick<FederationRepository, "saveState" | "takeState" | "link">;
   /** Signs states (HMAC); a subkey of the data key. */
   stateKey: () => Promise<Buffer>;
   /** Seals remembered tokens (AES-256-GCM); a subkey of the data key. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FederationProviderConfig } from "../../config";
-import type { FederationStore } from "../../store/federation";
 import { problems } from "../errors";
+import type { FederationRepository } from "./ports";
 import { ProviderError, refreshTokens } from "./provider-client";
 import type { StoredTokens } from "./records";
 import { openAccessToken, openRefreshToken, sealProviderTokens } from "./token-sealing";
@@ -20,7 +20,10 @@ export interface FederatedTokenView {
 }
 
 export interface FedTokenDeps {
-  federation: Pick<FederationStore, "tokensOf" | "takeRefreshLease" | "saveRefreshed" | "releaseLease" | "dropTokens">;
+  federation: Pick<
+    FederationRepository,
+    "tokensOf" | "takeRefreshLease" | "saveRefreshed" | "releaseLease" | "dropTokens"
+  >;
   provider: FederationProviderConfig;
   tokenKey: Buffer;
   minLifetimeSeconds: number;
@@ -37,7 +40,7 @@ export const REFRESH_LEASE_SECONDS = 10;
  */
 const WAIT_STEPS_MS = [20, 40, 80, 160, 300, 500, 800, 1000, 1000, 1000, 1000];
 
-/** `stored`: the account's token records at the provider (FederationStore.tokens). */
+/** `stored`: the account's token records at the provider (FederationRepository.tokens). */
 export async function currentTokens(
   deps: FedTokenDeps,
   stored: readonly StoredTokens[],

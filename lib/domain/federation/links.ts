@@ -1,7 +1,7 @@
 import type { FederationProviderConfig } from "../../config";
-import { AccountNotFoundError } from "../../store/accounts";
-import { FederatedAccountTakenError, type FederationStore } from "../../store/federation";
+import { AccountNotFoundError } from "../accounts/ports";
 import { problems } from "../errors";
+import { FederatedAccountTakenError, type FederationRepository } from "./ports";
 import { requireProvider } from "./providers";
 import type { FederatedLink } from "./records";
 
@@ -12,11 +12,11 @@ import type { FederatedLink } from "./records";
  * session), else the links and the profile together, to tell "none" from "no account".
  */
 export async function listLinks(
-  federation: Pick<FederationStore, "listLinks" | "linksOfAccount">,
+  federation: Pick<FederationRepository, "listLinks" | "linksOfAccount">,
   sub: string,
   knownAccount: boolean,
   /** The same read of `sub`, made before the route ran (an AlongKeys plan). */
-  alreadyRead?: Awaited<ReturnType<FederationStore["linksOfAccount"]>>,
+  alreadyRead?: Awaited<ReturnType<FederationRepository["linksOfAccount"]>>,
 ): Promise<FederatedLink[]> {
   if (knownAccount) return federation.listLinks(sub);
   const { links, accountExists } = alreadyRead ?? (await federation.linksOfAccount(sub));
@@ -25,7 +25,7 @@ export async function listLinks(
 }
 
 export async function linkAccount(
-  federation: Pick<FederationStore, "link">,
+  federation: Pick<FederationRepository, "link">,
   providers: readonly FederationProviderConfig[],
   link: { sub: string; fpType: string; fpName: string; sid: string; userName?: string },
   now: number,
@@ -42,7 +42,7 @@ export async function linkAccount(
 
 /** Works for providers no longer configured too, so old links can always be removed. */
 export async function unlinkAccount(
-  federation: Pick<FederationStore, "unlink">,
+  federation: Pick<FederationRepository, "unlink">,
   link: { sub: string; fpType: string; fpName: string; sid: string },
 ): Promise<void> {
   if (!(await federation.unlink(link.sub, link.fpType, link.fpName, link.sid))) throw problems.unknownLink();

@@ -1,12 +1,5 @@
-import type { AccountSearchStore } from "../../store/account-search";
-import {
-  GroupExistsError,
-  GroupFullError,
-  GroupNotFoundError,
-  type GroupStore,
-  MembersRefusedError,
-} from "../../store/groups";
 import { instanceIdOf } from "../accounts/instance-id";
+import type { AccountSearch } from "../accounts/ports";
 import { type FieldProblem, problems } from "../errors";
 import { searchProblems } from "../search/problems";
 import { evaluate, parseRql, RqlError, type RqlQuery } from "../search/rql";
@@ -20,12 +13,19 @@ import {
   MAX_ATTRIBUTES,
   RESERVED_FIELDS,
 } from "./group";
+import {
+  GroupExistsError,
+  GroupFullError,
+  GroupNotFoundError,
+  type GroupRepository,
+  MembersRefusedError,
+} from "./ports";
 import { groupProblems } from "./problems";
 
 export interface GroupDeps {
-  groups: GroupStore;
+  groups: GroupRepository;
   /** Account names for `expand=true` member lists. */
-  accounts: Pick<AccountSearchStore, "accounts">;
+  accounts: Pick<AccountSearch, "accounts">;
 }
 
 /** Body of group create and change after schema validation: SPEC 2.3 fields plus profile attributes. */

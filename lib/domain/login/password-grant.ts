@@ -1,31 +1,30 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config";
-import type { TransactItem } from "../../store/accounts";
-import type { ConsentStore } from "../../store/consents";
-import type { LoginStore } from "../../store/logins";
-import type { SecurityEventStore } from "../../store/security-events";
-import type { SessionStore } from "../../store/sessions";
-import type { AccessTokens } from "../../tokens/access-token";
 import type { Account } from "../accounts/account";
+import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
+import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import { parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
+import type { ConsentRepository, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
+import type { PendingWrite } from "../unit-of-work";
 import { waitAfter } from "./brute-force";
+import type { LoginRepository } from "./ports";
 import { verifyUserPassword } from "./verify-user-password";
 
 export interface LoginDeps {
-  logins: LoginStore;
-  sessions: SessionStore;
-  events: SecurityEventStore;
+  logins: LoginRepository;
+  sessions: SessionRepository;
+  events: SecurityEventLog;
   /** Records what the user granted the application (acls). */
-  consents: ConsentStore;
-  accessTokens: AccessTokens;
-  idToken: (input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number }) => Promise<string>;
+  consents: ConsentRepository;
+  accessTokens: AccessTokenIssuer;
+  idToken: IdTokenIssuer;
   settings: ServiceSettings;
   /** Checks a second-factor code (TOTP); absent while no method exists. */
   secondFactor?: (sub: string, otp: string) => Promise<boolean>;
@@ -130,7 +129,7 @@ async function changedCredential(
   account: Account,
   current: string,
   next: string,
-  snapshot: Awaited<ReturnType<LoginStore["snapshot"]>>,
+  snapshot: Awaited<ReturnType<LoginRepository["snapshot"]>>,
   deps: LoginDeps,
 ) {
   const policy = deps.settings.passwordPolicy;
@@ -189,7 +188,7 @@ export async function signIn(
   newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
   flow: {
     method: string;
-    items: TransactItem[];
+    items: PendingWrite[];
     /** False when the login's own read found no failure record: nothing to forget, one item less. */
     failuresOnRecord?: boolean;
   } = { method: "password", items: [] },

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import QRCode from "qrcode";
-import type { AccountStore } from "../../store/accounts";
-import type { QrLoginStore } from "../../store/qr-logins";
+import type { AccountRepository } from "../accounts/ports";
 import type { ClientRecord } from "../clients/client";
 import { ApiError, OAuthError } from "../errors";
 import { type LoginDeps, signIn, type UserTokenResponse, userScopes } from "./password-grant";
+import type { QrLoginRepository } from "./ports";
 
 /**
  * QR-code login (svc_qr_auth), with the polling semantics of RFC 8628: an application
@@ -19,7 +19,7 @@ const QR_TTL_SECONDS = 300;
 const POLL_INTERVAL = 3;
 
 export async function startQrLogin(
-  store: QrLoginStore,
+  store: QrLoginRepository,
   client: ClientRecord,
   scope: unknown,
   caller: { ip?: string; userAgent?: string },
@@ -53,7 +53,7 @@ function unknownCode(): ApiError {
 }
 
 /** What the deciding user sees: who asks, from where, until when. */
-export async function readQrLogin(store: QrLoginStore, code: string, now: number) {
+export async function readQrLogin(store: QrLoginRepository, code: string, now: number) {
   const found = await store.get(code, now);
   if (found?.status !== "pending") throw unknownCode();
   return {
@@ -66,7 +66,7 @@ export async function readQrLogin(store: QrLoginStore, code: string, now: number
 }
 
 export async function decideQrLogin(
-  store: QrLoginStore,
+  store: QrLoginRepository,
   code: string,
   decision: "confirmed" | "refused",
   sub: string,
@@ -77,11 +77,11 @@ export async function decideQrLogin(
 
 /** The token endpoint's answer to a poll (RFC 8628 3.5 error codes). */
 export async function qrGrant(
-  store: QrLoginStore,
+  store: QrLoginRepository,
   client: ClientRecord,
   code: unknown,
   caller: { uaId?: string; ip: string; userAgent: string },
-  deps: LoginDeps & { accounts: Pick<AccountStore, "get"> },
+  deps: LoginDeps & { accounts: Pick<AccountRepository, "get"> },
 ): Promise<UserTokenResponse> {
   const now = Math.floor(Date.now() / 1000);
   if (typeof code !== "string" || code === "") throw new OAuthError("invalid_request", "qr_code is required");

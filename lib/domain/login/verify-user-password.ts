@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { LoginSnapshot, LoginStore } from "../../store/logins";
 import type { Account } from "../accounts/account";
 import { normalizeEmail, normalizePhone } from "../accounts/contacts";
 import { SUB_PATTERN } from "../accounts/new-account";
 import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, verifyPassword } from "../credentials/password-hash";
 import { hourOf, refusalBeforeCheck, waitAfter } from "./brute-force";
+import type { LoginRepository, LoginSnapshot } from "./ports";
 
 const SUB = new RegExp(SUB_PATTERN);
 
@@ -28,7 +28,7 @@ export type PasswordVerdict =
  * an unknown user costs one scrypt like a known one.
  */
 export async function verifyUserPassword(
-  logins: LoginStore,
+  logins: LoginRepository,
   username: string,
   password: string,
   ip: string,

@@ -1,7 +1,7 @@
-import type { AccessTokens } from "../../tokens/access-token";
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { parseScope, permissionKind } from "../permissions";
+import type { AccessTokenIssuer } from "./ports";
 
 export interface TokenResponse {
   access_token: string;
@@ -15,7 +15,7 @@ export interface TokenResponse {
  * application. User permissions need a user, so they are refused here.
  */
 export async function clientCredentialsGrant(
-  tokens: AccessTokens,
+  tokens: AccessTokenIssuer,
   client: ClientRecord,
   scope: unknown,
   ttlSeconds: number,

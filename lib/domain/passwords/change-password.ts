@@ -1,23 +1,20 @@
 import { randomInt } from "node:crypto";
 import type { ServiceSettings } from "../../config";
-import type { Courier } from "../../notify/courier";
-import { MessageNotSentError } from "../../notify/message";
-import { generatedPassword } from "../../notify/templates/generated-password";
-import { passwordChanged } from "../../notify/templates/password-changed";
-import type { AccountSnapshot, LoginSnapshot, LoginStore } from "../../store/logins";
-import type { SecurityEventStore } from "../../store/security-events";
-import type { SessionStore } from "../../store/sessions";
+import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { hashPassword, verifyPassword } from "../credentials/password-hash";
 import { ApiError, problems } from "../errors";
 import { hourOf, refusalBeforeCheck, waitAfter } from "../login/brute-force";
+import type { AccountSnapshot, LoginRepository, LoginSnapshot } from "../login/ports";
+import { type Courier, MessageNotSentError } from "../messages/ports";
+import type { SessionRepository } from "../sessions/ports";
 import { checkPassword, generatePassword } from "./policy";
 import { passwordPolicyError } from "./violations";
 
 export interface PasswordChangeDeps {
-  logins: LoginStore;
-  sessions: SessionStore;
-  events: SecurityEventStore;
+  logins: LoginRepository;
+  sessions: SessionRepository;
+  events: SecurityEventLog;
   courier: Courier;
   settings: ServiceSettings;
   log: (message: string, fields: Record<string, unknown>) => void;
@@ -137,7 +134,7 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   hashing.catch(() => undefined);
   if (phone) {
     try {
-      await deps.courier.send("sms", phone, generatedPassword, { password }, input.language);
+      await deps.courier.send("sms", phone, "generated-password", { password }, input.language);
     } catch (error) {
       // No hash left running past the answer (a frozen Lambda would finish it in the next request's time).
       await hashing.catch(() => undefined);
@@ -188,7 +185,7 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   // A notice, not part of the change: the password is changed whether or not it arrives.
   const notice = email
     ? deps.courier
-        .send("email", email, passwordChanged, { when: minuteOf(now) }, input.language)
+        .send("email", email, "password-changed", { when: minuteOf(now) }, input.language)
         .catch((error: unknown) => {
           deps.log("password change notice not sent", { sub: account.sub, error: (error as Error).message });
         })

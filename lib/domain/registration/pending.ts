@@ -2,7 +2,9 @@ import type { Account } from "../accounts/account";
 import type { StoredCode } from "../codes/one-time-code";
 import type { PasswordHash } from "../credentials/password-hash";
 
-export type ContactField = "phone_number" | "email";
+export type { ContactField } from "../accounts/ports";
+
+import type { ContactField } from "../accounts/ports";
 
 /** A contact awaiting its code (SPEC 3.3). */
 export interface PendingContact extends StoredCode {

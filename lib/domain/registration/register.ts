@@ -1,28 +1,28 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ServiceSettings } from "../../config";
-import type { Courier } from "../../notify/courier";
-import { MessageNotSentError } from "../../notify/message";
-import { AccountConflictError, type AccountStore, type TransactItem } from "../../store/accounts";
-import type { DynamicClientStore } from "../../store/dynamic-clients";
-import type { RegistrationCheck, RegistrationStore } from "../../store/registrations";
-import type { SessionStore } from "../../store/sessions";
 import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
 import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";
+import { AccountConflictError, type AccountRepository } from "../accounts/ports";
+import type { DynamicClientRepository } from "../clients/ports";
 import { sendConfirmationCode } from "../codes/send-code";
 import { hashPassword } from "../credentials/password-hash";
 import type { FieldProblem } from "../errors";
+import { type Courier, MessageNotSentError } from "../messages/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import { openSession } from "../sessions/open-session";
+import type { SessionRepository } from "../sessions/ports";
+import type { PendingWrite } from "../unit-of-work";
 import { registrationProblems } from "./errors";
 import { type Instruction, instructionsOf } from "./instructions";
 import type { ContactField, PendingContact, PendingRegistration } from "./pending";
+import type { RegistrationCheck, RegistrationRepository } from "./ports";
 
 export interface RegistrationDeps {
-  accounts: AccountStore;
-  registrations: RegistrationStore;
-  dynamicClients: DynamicClientStore;
-  sessions: SessionStore;
+  accounts: AccountRepository;
+  registrations: RegistrationRepository;
+  dynamicClients: DynamicClientRepository;
+  sessions: SessionRepository;
   courier: Courier;
   settings: ServiceSettings;
   now?: () => number;
@@ -267,7 +267,7 @@ export async function createAccount(
   caller: { clientId: string; ip?: string; userAgent?: string },
   deps: RegistrationDeps,
   now: number,
-  flowItems: TransactItem[],
+  flowItems: PendingWrite[],
 ) {
   const session = openSession({
     sub: account.sub,
@@ -277,7 +277,7 @@ export async function createAccount(
     now,
     ttlSeconds: deps.settings.tokens.refreshTtlSeconds,
   });
-  const extra: TransactItem[] = [...flowItems, deps.sessions.putItem(session.record)];
+  const extra: PendingWrite[] = [...flowItems, deps.sessions.putItem(session.record)];
   const bindIndex = pending.dynamicClientId ? extra.length : -1;
   if (pending.dynamicClientId) extra.push(deps.dynamicClients.bindItem(pending.dynamicClientId, account.sub, now));
   try {

@@ -1,6 +1,6 @@
-import { RightDefinitionExistsError, type RightDefinitionStore } from "../../store/right-definitions";
 import { BUILTIN_RIGHTS, builtinRight, type RightDefinition } from "./catalogue";
 import type { PartyKind } from "./parties";
+import { RightDefinitionExistsError, type RightDefinitionRepository } from "./ports";
 import { rightProblems } from "./problems";
 
 /** Body of POST /svc/admin/api/v3/rights, after schema validation. */
@@ -12,18 +12,21 @@ export interface NewRightBody {
 }
 
 /** Built-in rights first, then the stored ones by name. */
-export async function listRightDefinitions(store: RightDefinitionStore): Promise<RightDefinition[]> {
+export async function listRightDefinitions(store: RightDefinitionRepository): Promise<RightDefinition[]> {
   const stored = await store.list();
   return [...BUILTIN_RIGHTS, ...stored.sort((a, b) => a.name.localeCompare(b.name))];
 }
 
-export async function readRightDefinition(store: RightDefinitionStore, name: string): Promise<RightDefinition> {
+export async function readRightDefinition(store: RightDefinitionRepository, name: string): Promise<RightDefinition> {
   const found = builtinRight(name) ?? (await store.get(name));
   if (!found) throw rightProblems.noSuchDefinition(name);
   return found;
 }
 
-export async function createRightDefinition(store: RightDefinitionStore, body: NewRightBody): Promise<RightDefinition> {
+export async function createRightDefinition(
+  store: RightDefinitionRepository,
+  body: NewRightBody,
+): Promise<RightDefinition> {
   if (builtinRight(body.name)) throw rightProblems.rightExists(body.name);
   const definition: RightDefinition = {
     name: body.name,
@@ -45,7 +48,7 @@ export async function createRightDefinition(store: RightDefinitionStore, body: N
  * Removes a definition: it can no longer be assigned; grants made earlier stay, are
  * listed and can be revoked (revoking an existing grant needs no catalogue entry).
  */
-export async function deleteRightDefinition(store: RightDefinitionStore, name: string): Promise<void> {
+export async function deleteRightDefinition(store: RightDefinitionRepository, name: string): Promise<void> {
   if (builtinRight(name)) throw rightProblems.builtinRight(name);
   if (!(await store.delete(name))) throw rightProblems.noSuchDefinition(name);
 }

@@ -1,6 +1,4 @@
-import type { TransactItem } from "../../store/accounts";
-import type { RightDefinitionStore } from "../../store/right-definitions";
-import { type RightStore, RightsCommitError } from "../../store/rights";
+import type { PendingWrite } from "../unit-of-work";
 import { appliesTo } from "./catalogue";
 import type { Party } from "./parties";
 import {
@@ -14,11 +12,12 @@ import {
   removes,
   worstCaseItems,
 } from "./plan";
+import { type RightDefinitionRepository, type RightRepository, RightsCommitError } from "./ports";
 import { rightProblems } from "./problems";
 
 export interface RightsDeps {
-  rights: RightStore;
-  rightDefinitions: RightDefinitionStore;
+  rights: RightRepository;
+  rightDefinitions: RightDefinitionRepository;
 }
 
 /** A grant moved on between our read and our write this many times: give up (409). */
@@ -50,7 +49,7 @@ export async function changeRights(
   deps: RightsDeps,
   changes: RightChange[],
   /** `alsoWrite`: items for the same transaction, e.g. a user-mode call's security event. */
-  options: { readAll: boolean; alsoWrite?: TransactItem[] },
+  options: { readAll: boolean; alsoWrite?: PendingWrite[] },
 ): Promise<Plan["outcome"]> {
   const alsoWrite = options.alsoWrite ?? [];
   const merged = mergeChanges(changes);

@@ -1,8 +1,8 @@
-import type { AccountSearchStore } from "../../store/account-search";
 import { type Account, accountView } from "../accounts/account";
 import { normalizeEmail, normalizePhone } from "../accounts/contacts";
 import { instanceIdOf } from "../accounts/instance-id";
 import { SUB_PATTERN } from "../accounts/new-account";
+import type { AccountSearch } from "../accounts/ports";
 import { foldEmail, foldName, foldPhone } from "./fold";
 import { searchProblems } from "./problems";
 import { type Condition, evaluate, parseRql, RqlError, type RqlValue } from "./rql";
@@ -86,7 +86,7 @@ function text(value: RqlValue): string | undefined {
   return value.type === "string" || value.type === "auto" ? value.value : undefined;
 }
 
-export function createUserSearch(store: AccountSearchStore, indexed: readonly string[]) {
+export function createUserSearch(store: AccountSearch, indexed: readonly string[]) {
   async function lookup(name: string, value: RqlValue): Promise<Candidates> {
     if (!indexed.includes(name)) return { unindexed: [name] };
     const wanted = text(value);

@@ -1,5 +1,5 @@
-import type { AccountSecurityStore } from "../../store/account-security";
 import type { Account, AccountState } from "../accounts/account";
+import type { AccountSecurityRepository } from "../accounts/ports";
 import { problems } from "../errors";
 
 /** SPEC 3.1: an account never signed in and never changed is `initial`. */
@@ -11,7 +11,12 @@ export function stateView(account: Account): AccountState {
  * SPEC 3.1 / 4.13: `untouchable` with or without `till`; `till` at or before now ends
  * the status, and the account counts as active from now on.
  */
-export async function setUntouchable(store: AccountSecurityStore, sub: string, till: number | undefined, now: number) {
+export async function setUntouchable(
+  store: AccountSecurityRepository,
+  sub: string,
+  till: number | undefined,
+  now: number,
+) {
   const ended = till !== undefined && till <= now;
   const state: AccountState = ended
     ? { name: "active", checkedOn: now }
@@ -28,7 +33,7 @@ export async function setUntouchable(store: AccountSecurityStore, sub: string, t
  * `inactivityLock`. It reads only the inactivity index, never the table.
  */
 export async function lockInactiveAccounts(
-  store: AccountSecurityStore,
+  store: AccountSecurityRepository,
   lockAfterDays: number,
   shards: number,
   now: number,

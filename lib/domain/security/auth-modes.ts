@@ -1,5 +1,5 @@
-import type { AccountSecurityStore } from "../../store/account-security";
 import type { Account } from "../accounts/account";
+import type { AccountSecurityRepository } from "../accounts/ports";
 import { ApiError, problems } from "../errors";
 
 /** SPEC 4.12 view of an account's authentication modes. */
@@ -22,7 +22,7 @@ export interface AuthModesBody {
  * (a TOTP generator); `hasSecondFactor` tells.
  */
 export async function changeAuthModes(
-  store: AccountSecurityStore,
+  store: AccountSecurityRepository,
   sub: string,
   body: AuthModesBody,
   hasSecondFactor: (sub: string) => Promise<boolean>,

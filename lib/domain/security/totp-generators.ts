@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import QRCode from "qrcode";
-import type { TotpStore } from "../../store/totps";
 import type { Account } from "../accounts/account";
 import { problems } from "../errors";
+import type { TotpRepository } from "./ports";
 import {
   matchingStep,
   newTotpSecret,
@@ -19,7 +19,7 @@ import {
 export const PENDING_SECRET_SECONDS = 600;
 
 export interface TotpDeps {
-  totps: TotpStore;
+  totps: TotpRepository;
   /** The data key's subkey for TOTP secrets. */
   key: () => Promise<Buffer>;
   issuer: string;

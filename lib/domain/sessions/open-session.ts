@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { SessionRecord } from "../../store/sessions";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
+import type { SessionRecord } from "./ports";
 
 /** The cookie that carries a session (SPEC 4.4 `cookies`). */
 export const SESSION_COOKIE = "svc_session";

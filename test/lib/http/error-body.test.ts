@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OAuthError, problems } from "../../../lib/domain/errors";
+import { OAuthError, problems, StorageUnavailableError } from "../../../lib/domain/errors";
 import { errorResult } from "../../../lib/http/error-body";
 
 const field = [{ error: "required", pos: "email", desc: "email is required" }];
@@ -49,7 +49,7 @@ describe("errorResult", () => {
 
   it("when storage cannot be reached, it answers 503 with Retry-After", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    const result = errorResult(refused, "v3", "req-7");
+    const result = errorResult(new StorageUnavailableError(refused), "v3", "req-7");
     expect(result.statusCode).toBe(503);
     expect(result.headers["retry-after"]).toBe("1");
     expect(JSON.parse(result.body)).toMatchObject({ error: "service_unavailable", params: { requestId: "req-7" } });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
+import { AccountChangedError } from "../../../lib/domain/accounts/ports";
 import { foldName } from "../../../lib/domain/search/fold";
 import { services } from "../../../lib/services";
-import { AccountChangedError, createAccountStore } from "../../../lib/store/accounts";
+import { createAccountStore } from "../../../lib/store/accounts";
 import { documentClient, roundTripCount } from "../../../lib/store/client";
 import { keys } from "../../../lib/store/keys";
 import { queryAll } from "../../../lib/store/paging";

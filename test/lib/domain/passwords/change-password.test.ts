@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { verifyPassword } from "../../../../lib/domain/credentials/password-hash";
+import { type Courier, MessageNotSentError } from "../../../../lib/domain/messages/ports";
 import { changePassword, type PasswordChangeInput } from "../../../../lib/domain/passwords/change-password";
 import { passwordChangeDeps } from "../../../../lib/messaging";
-import type { Courier } from "../../../../lib/notify/courier";
-import { MessageNotSentError } from "../../../../lib/notify/message";
 import { seedAccount } from "../../../support/fixtures";
 import { outbox } from "../../../support/outbox";
 import { storedItems } from "../../../support/stored";

@@ -1,0 +1,71 @@
+import type { Account } from "../accounts/account";
+import type { AttributeValue, Group } from "./group";
+
+export class GroupExistsError extends Error {
+  /** `deleting`: the id belongs to a group whose deletion has not finished. */
+  constructor(readonly deleting: boolean) {
+    super("group exists");
+    this.name = "GroupExistsError";
+  }
+}
+
+export class GroupNotFoundError extends Error {
+  constructor() {
+    super("group not found");
+    this.name = "GroupNotFoundError";
+  }
+}
+
+/** The change would leave the group with more attributes than allowed. */
+export class GroupFullError extends Error {
+  constructor() {
+    super("too many attributes");
+    this.name = "GroupFullError";
+  }
+}
+
+/** A member change was refused; every reason found is listed. */
+export class MembersRefusedError extends Error {
+  constructor(
+    readonly unknownUsers: string[],
+    readonly alreadyMembers: string[],
+    readonly notMembers: string[],
+  ) {
+    super("member change refused");
+    this.name = "MembersRefusedError";
+  }
+}
+
+export interface GroupChange {
+  name?: string | null;
+  set: Record<string, AttributeValue>;
+  remove: string[];
+}
+
+/** Groups (SPEC 2.3, 4.8) and their members, membership kept both ways. */
+export interface GroupRepository {
+  /** Throws GroupExistsError when the id is taken. */
+  create(group: Group): Promise<void>;
+  /** The group, unless missing or being deleted. */
+  get(profile: string, id: string): Promise<Group | undefined>;
+  /** Member accounts (an expanded member list). */
+  accounts(subs: string[]): Promise<Account[]>;
+  /** The groups of a profile, page by page, in id order. */
+  pages(profile: string): AsyncGenerator<Group[]>;
+  /**
+   * Sets and removes fields; `attributes` are the profile's own. Throws
+   * GroupNotFoundError, or GroupFullError when the group would have more than
+   * `maxAttributes` (each set attribute counted as new).
+   */
+  update(profile: string, id: string, change: GroupChange, now: number, maxAttributes: number): Promise<Group>;
+  /** Member subject ids in order, and whether the group is live. */
+  members(profile: string, id: string): Promise<{ live: boolean; subs: string[] }>;
+  /** Adds members, all or none: GroupNotFoundError, or MembersRefusedError (unknown accounts, members already). */
+  addMembers(profile: string, id: string, subs: string[], now: number): Promise<void>;
+  /** Removes members, all or none: MembersRefusedError lists those that were not members. */
+  removeMembers(profile: string, id: string, subs: string[]): Promise<void>;
+  /** Bulk load of members (administration and tests), no checks; not atomic, repeatable. */
+  importMembers(profile: string, id: string, subs: string[], now: number): Promise<void>;
+  /** Deletes a group with its members and the rights held on it; repeatable. False: no group. */
+  delete(profile: string, id: string): Promise<boolean>;
+}

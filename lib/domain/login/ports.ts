@@ -1,0 +1,89 @@
+import type { Account } from "../accounts/account";
+import type { PasswordHash } from "../credentials/password-hash";
+import type { PendingWrite, ReadPlan, UnitOfWork } from "../unit-of-work";
+import type { FailureCounters } from "./brute-force";
+
+/** What a password change without a guess acts on: the account and its credential. */
+export interface AccountSnapshot {
+  account?: Account;
+  credential?: PasswordHash & { changedAt?: number; history?: PasswordHash[] };
+  /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
+  leadHoldsRight?: boolean;
+}
+
+/** Everything a password guess (a login, a current password) needs to decide, read at once. */
+export interface LoginSnapshot extends AccountSnapshot {
+  counters: FailureCounters;
+  /** Owners of the e-mail or phone, when the username named one. */
+  ownerByEmail?: string;
+  ownerByPhone?: string;
+}
+
+/** A lead acting on an account (SPEC 4.2): its right is read in the same call. */
+export interface LeadRight {
+  lead: string;
+  right: string;
+}
+
+export interface LoginCandidate {
+  sub?: string;
+  email?: string;
+  phone?: string;
+}
+
+/** Credentials, failure counters and the writes of a sign-in; `commit` runs them together. */
+export interface LoginRepository extends UnitOfWork {
+  /**
+   * One round trip: the account the username names directly (as sub), its credential
+   * and counters, the owners of an e-mail or phone username, the address's counter.
+   */
+  snapshot(candidate: LoginCandidate, ip: string | undefined, hour: number): Promise<LoginSnapshot>;
+  /** The snapshot as a read that rides in another step's read. */
+  snapshotPlan(candidate: LoginCandidate, ip: string | undefined, hour: number): ReadPlan<LoginSnapshot>;
+  /** A change that judges no password guess reads no failure counters: the account, its credential, the lead's right. */
+  accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot>;
+  accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot>;
+  /** Counts one failure for the address and, when known, the account; sets the account's wait. */
+  recordFailure(
+    sub: string | undefined,
+    ip: string | undefined,
+    now: number,
+    waitFor: (consecutive: number) => number,
+  ): Promise<void>;
+  /** A successful login forgets the consecutive failures. */
+  clearFailuresItem(sub: string): PendingWrite;
+  /** Records a successful login on the profile: state active, last login time. */
+  loginRecordedItem(sub: string, now: number, clearForcedChange: boolean): PendingWrite;
+  /** Records the login time of an untouchable account without touching its state. */
+  touchItem(sub: string, now: number, clearForcedChange: boolean): PendingWrite;
+  /** A changed password clears a forced change and stamps the profile (which must exist). */
+  passwordChangedItem(sub: string, now: number): PendingWrite;
+  /** A new password (with its history). */
+  credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): PendingWrite;
+}
+
+/** A QR-code login between its start by an application and the tokens it yields. */
+export interface QrLoginRecord {
+  code: string;
+  /** The application that started it and alone may redeem it. */
+  clientId: string;
+  scopes: string[];
+  status: "pending" | "confirmed" | "refused" | "used";
+  /** The user who confirmed it. */
+  sub?: string;
+  /** Where the start came from, shown to the user who decides. */
+  ip?: string;
+  userAgent?: string;
+  createdAt: number;
+  /** It ends then; checked on every read and write. */
+  expiresAt: number;
+}
+
+export interface QrLoginRepository {
+  create(record: QrLoginRecord): Promise<void>;
+  get(code: string, now: number): Promise<QrLoginRecord | undefined>;
+  /** Confirms (for `sub`) or refuses a pending code; false when it was not pending and alive. */
+  decide(code: string, decision: "confirmed" | "refused", sub: string, now: number): Promise<boolean>;
+  /** Marks a confirmed code used, in the commit that signs the user in. */
+  redeemItem(code: string, clientId: string, now: number): PendingWrite;
+}

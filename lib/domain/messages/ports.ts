@@ -1,0 +1,38 @@
+/** Messages the domain sends, by name; the courier renders each from its own template. */
+
+export type Channel = "sms" | "email";
+export type Language = "ru" | "en";
+
+/** Every message there is, with the parameters its template needs. */
+export interface MessageParams {
+  /** A code that confirms a phone or e-mail (registration, contact change). */
+  "confirmation-code": { code: string; minutes: number; purpose: "registration" | "contact-change" };
+  /** A password the service generated. */
+  "generated-password": { password: string };
+  /** Notice that the password was changed, and when (UTC). */
+  "password-changed": { when: string };
+}
+
+export type MessageName = keyof MessageParams;
+
+export interface Courier {
+  /** Throws MessageNotSentError when the message could not be sent. */
+  send<N extends MessageName>(
+    channel: Channel,
+    to: string,
+    name: N,
+    params: MessageParams[N],
+    lang: Language,
+  ): Promise<void>;
+}
+
+/** Sending failed; the caller reports it and must not leave half-written state. */
+export class MessageNotSentError extends Error {
+  constructor(
+    readonly channel: Channel,
+    cause: unknown,
+  ) {
+    super(`the ${channel === "sms" ? "SMS" : "e-mail"} could not be sent`, { cause });
+    this.name = "MessageNotSentError";
+  }
+}
