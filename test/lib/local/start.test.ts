@@ -29,7 +29,16 @@ async function start(cwd: string, env: Record<string, string>, viaNpm = false) {
   const [port, dynamodbPort] = [await freePort(), await freePort()];
   const [command, args] = viaNpm
     ? ["npm", ["start", "--silent"]]
-    : [process.execPath, ["--import", pathToFileURL(join(repo, "node_modules/tsx/dist/loader.mjs")).href, startScript]];
+    : [
+        process.execPath,
+        [
+          "--import",
+          pathToFileURL(join(repo, "node_modules/tsx/dist/loader.mjs")).href,
+          "--import",
+          pathToFileURL(join(repo, "scripts/loaders/text.mjs")).href,
+          startScript,
+        ],
+      ];
   const child = spawn(command, args, {
     cwd,
     env: {
