@@ -1,19 +1,18 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/services";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";
-const sys = async () => `Bearer ${await systemToken(["svc_api_sys_uaud"])}`;
 
 async function audit(sub: string, query: Record<string, string> = {}) {
   return request("audit", "events/audit/events.json", {
     params: { subjectId: sub },
     query,
-    authorization: await sys(),
+    authorization: await systemBearer(["svc_api_sys_uaud"]),
   });
 }
 

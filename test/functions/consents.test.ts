@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { consentId } from "../../lib/store/consents";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
 import { request } from "../support/requests";
 
@@ -15,7 +15,7 @@ async function login(client: { clientId: string; secret: string }, sub: string, 
 async function list(sub: string) {
   return request("audit", "events/audit/acls-list.json", {
     params: { subjectId: sub },
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
@@ -23,7 +23,7 @@ async function withdraw(sub: string, id: string) {
   return request("audit", "events/audit/acls-delete.json", {
     params: { subjectId: sub, id },
     values: { consentId: id },
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec_chg"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 

@@ -4,7 +4,7 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
 import { watchCalls } from "../support/watch-calls";
@@ -126,7 +126,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     const response = await request("devices", "events/devices/delete-uas.json", {
       params: { subjectId: account.sub, id: first.uaId },
       values: { deviceId: first.uaId },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps_chg"]),
     });
     expect(response.statusCode).toBe(204);
     expect((await readSelf(account, first.access_token)).json).toMatchObject({ desc: "session_ended" });
@@ -134,7 +134,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     const again = await request("devices", "events/devices/delete-uas.json", {
       params: { subjectId: account.sub, id: first.uaId },
       values: { deviceId: first.uaId },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps_chg"]),
     });
     expect(again.statusCode).toBe(404);
     expect(again.json).toMatchObject({ error: "unknown_device" });
@@ -173,7 +173,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     expect(refused.json).toMatchObject({ error: "bad_access_token", desc: "wrong_subject" });
     const unknown = await request("devices", "events/devices/list-uas.json", {
       params: { subjectId: "nobody-here" },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps"]),
     });
     expect(unknown.statusCode).toBe(404);
   });

@@ -6,12 +6,11 @@ import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
+import { basicCredentials } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
 const USER_SCOPES = "svc_api_user svc_api_user_chg svc_api_usec svc_api_usec_chg svc_api_uapps svc_api_uapps_chg";
-const basic = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString("base64");
-
 async function app() {
   return createClient(USER_SCOPES.split(" "));
 }
@@ -22,7 +21,7 @@ async function login(
   headers: Record<string, string> = {},
 ) {
   const event = await sampleEvent("events/token/password-grant.json", {
-    clientBasic: basic(client.clientId, client.secret),
+    clientBasic: basicCredentials(client.clientId, client.secret),
     username: "x",
     password: "x",
   });
@@ -192,7 +191,7 @@ describe("grant_type=password", () => {
   it("when username or password is missing, it answers invalid_request", async () => {
     const client = await app();
     const event = await sampleEvent("events/token/password-grant.json", {
-      clientBasic: basic(client.clientId, client.secret),
+      clientBasic: basicCredentials(client.clientId, client.secret),
       username: "x",
       password: "x",
     });
@@ -278,7 +277,7 @@ describe("grant_type=refresh_token", () => {
     return invoke(
       "token",
       await sampleEvent("events/token/refresh-token-grant.json", {
-        clientBasic: basic(client.clientId, client.secret),
+        clientBasic: basicCredentials(client.clientId, client.secret),
         refreshToken: encodeURIComponent(refreshToken),
       }),
     );

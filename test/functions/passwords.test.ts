@@ -3,7 +3,7 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { mintUserToken } from "../../lib/local/user-token";
-import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
 import { keysReadBy, spentBy } from "../support/round-trips";
@@ -30,7 +30,7 @@ async function systemChange(account: Account, body: unknown) {
   return request("passwords", "events/passwords/change-system-generated-sms.json", {
     params: { subjectId: instanceIdOf(account.sub) },
     body,
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec_chg"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 

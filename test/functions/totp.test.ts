@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
 import { request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
@@ -8,7 +8,6 @@ import { totpCode } from "../support/totp-codes";
 
 const code = totpCode;
 
-const sys = async (scope: string) => `Bearer ${await systemToken([scope])}`;
 const PASSWORD = "correct horse battery staple";
 const WRONG_OTP = {
   type: "process_error",
@@ -21,7 +20,7 @@ const items = storedItems;
 async function issue(sub: string) {
   const response = await request("security", "events/security/totp-issue.json", {
     params: { subjectId: sub },
-    authorization: await sys("svc_api_sys_usec_chg"),
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
   expect(response.statusCode).toBe(200);
   return response.json as { base64QRCode: string; base32Secret: string };
@@ -31,14 +30,14 @@ async function attach(sub: string, body: Record<string, unknown>) {
   return request("security", "events/security/totp-attach.json", {
     params: { subjectId: sub },
     body,
-    authorization: await sys("svc_api_sys_usec_chg"),
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 
 async function list(sub: string) {
   return request("security", "events/security/totp-list.json", {
     params: { subjectId: sub },
-    authorization: await sys("svc_api_sys_usec"),
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
@@ -154,7 +153,7 @@ describe("second factor at login (SPEC 4.12 with 4.15)", () => {
     const modes = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body: { requiredFactor: 2 },
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(modes.json).toMatchObject({ requiredFactor: 2 });
 

@@ -7,7 +7,7 @@ import { services } from "../../lib/services";
 import { batchWriteAll } from "../../lib/store/batch";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
-import { seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { seedAccount, systemBearer, systemToken, uniqueId, userBearer } from "../support/fixtures";
 import { useGateway } from "../support/gateway";
 import { request } from "../support/requests";
 
@@ -89,7 +89,7 @@ describe("user search lookups", () => {
 
   it("when a lookup is by a unique attribute it costs two round trips; by a name, a Query and a BatchGetItem", async () => {
     const account = await seedAccount({ family_name: uniqueId("Round") });
-    const token = `Bearer ${await systemToken(["svc_api_sys_users"])}`;
+    const token = await systemBearer(["svc_api_sys_users"]);
     await search(`sub=string:${account.sub}`, token);
     let before = roundTripCount();
     await search(`email=string:${account.email?.value}`, token);
@@ -230,9 +230,9 @@ describe("user search errors", () => {
 
   it("when a user token or a token without svc_api_sys_users calls, it answers 401", async () => {
     const account = await seedAccount();
-    const user = await search(`sub=string:${account.sub}`, `Bearer ${await userToken(account.sub, ["svc_api_user"])}`);
+    const user = await search(`sub=string:${account.sub}`, await userBearer(account.sub, ["svc_api_user"]));
     expect(user.statusCode).toBe(401);
-    const chg = await search(`sub=string:${account.sub}`, `Bearer ${await systemToken(["svc_api_sys_users_chg"])}`);
+    const chg = await search(`sub=string:${account.sub}`, await systemBearer(["svc_api_sys_users_chg"]));
     expect(chg.json.desc).toBe("insufficient_scope");
   });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type RunningDynamo, startDynamoLocal } from "../../lib/local/dynamodb-local";
 import { keys } from "../../lib/store/keys";
 import { claimProblems, rightsProblems } from "../support/invariants";
+import { basicAuthorization } from "../support/requests";
 import { startTally } from "../support/tally";
 
 /**
@@ -23,7 +24,7 @@ const tally = startTally(import.meta.filename);
 
 const CLIENT = { id: "outage-app", secret: "outage-app-secret-0123456789abcdef0123456789" };
 const TABLE = "svc-identity-outage";
-const BASIC = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString("base64")}`;
+const BASIC = basicAuthorization(CLIENT.id, CLIENT.secret);
 
 let dynamo: RunningDynamo;
 let gateway: ChildProcess;

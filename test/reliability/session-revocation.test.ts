@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
-import { request } from "../support/requests";
+import { basicCredentials, request } from "../support/requests";
 import { startTally } from "../support/tally";
 
 /**
@@ -45,7 +45,7 @@ async function readOwnAccount(sub: string, access: string) {
 
 async function refresh(client: { clientId: string; secret: string }, token: string) {
   const event = await sampleEvent("events/token/refresh-token-grant.json", {
-    clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
+    clientBasic: basicCredentials(client.clientId, client.secret),
     refreshToken: token,
   });
   const result = await invoke("token", event);

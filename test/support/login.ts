@@ -1,4 +1,5 @@
 import { invoke, sampleEvent } from "./fixtures";
+import { basicCredentials } from "./requests";
 
 /** A password-grant request of the sample, with this application and form (and headers). */
 export async function passwordLogin(
@@ -7,7 +8,7 @@ export async function passwordLogin(
   headers: Record<string, string> = {},
 ) {
   const event = await sampleEvent("events/token/password-grant.json", {
-    clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
+    clientBasic: basicCredentials(client.clientId, client.secret),
     username: "x",
     password: "x",
   });

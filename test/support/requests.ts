@@ -1,6 +1,16 @@
 import type { FunctionName } from "../../lib/http/route";
 import { invoke, sampleEvent } from "./fixtures";
 
+/** `id:secret` in base64, as HTTP Basic and the samples' {{clientBasic}} carry it. */
+export function basicCredentials(id: string, secret: string): string {
+  return Buffer.from(`${id}:${secret}`).toString("base64");
+}
+
+/** The Authorization header of HTTP Basic. */
+export function basicAuthorization(id: string, secret: string): string {
+  return `Basic ${basicCredentials(id, secret)}`;
+}
+
 export interface RequestChanges {
   /** Path parameters; rawPath is rebuilt from the route key. */
   params?: Record<string, string>;
