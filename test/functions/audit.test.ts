@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/services";
 import { createClient, seedAccount, systemBearer } from "../support/fixtures";
-import { passwordLogin } from "../support/login";
+import { signedIn } from "../support/login";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
@@ -112,15 +112,12 @@ describe("secrets never reach events or logs", () => {
     const account = await seedAccount({}, password);
     const scopes = "svc_api_usec svc_api_usec_chg svc_api_uaud";
     const client = await createClient(scopes.split(" "));
-    const login = async (otp?: string) => {
-      const response = await passwordLogin(
+    const login = (otp?: string) =>
+      signedIn(
         client,
         { scope: scopes, username: account.sub, password, ...(otp && { otp }) },
         { "user-agent": FIREFOX },
       );
-      expect(response.statusCode).toBe(200);
-      return response.json as { access_token: string; refresh_token: string };
-    };
     const first = await login();
     const asUser = { authorization: `Bearer ${first.access_token}`, headers: { "user-agent": FIREFOX } };
     const issued = await request("security", "events/security/totp-issue.json", {

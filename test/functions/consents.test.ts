@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { consentId } from "../../lib/store/consents";
 import { createClient, seedAccount, systemBearer } from "../support/fixtures";
-import { passwordLogin } from "../support/login";
+import { signedIn } from "../support/login";
 import { request } from "../support/requests";
 
 const PASSWORD = "correct horse battery staple";
 
 async function login(client: { clientId: string; secret: string }, sub: string, scope: string) {
-  const response = await passwordLogin(client, { scope, username: sub, password: PASSWORD });
-  expect(response.statusCode).toBe(200);
-  return response.json as { access_token: string; refresh_token: string };
+  return signedIn(client, { scope, username: sub, password: PASSWORD });
 }
 
 async function list(sub: string) {

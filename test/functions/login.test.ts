@@ -6,7 +6,7 @@ import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
-import { basicCredentials } from "../support/requests";
+import { basicCredentials, readOwnAccount } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
@@ -28,13 +28,6 @@ async function login(
   event.body = new URLSearchParams({ grant_type: "password", scope: USER_SCOPES, ...form }).toString();
   Object.assign(event.headers, headers);
   return invoke("token", event);
-}
-
-async function readSelf(account: Account, accessToken: string) {
-  const event = await sampleEvent("events/users/get-user-user-mode.json");
-  event.pathParameters = { subjectId: account.sub };
-  event.headers.authorization = `Bearer ${accessToken}`;
-  return invoke("users", event);
 }
 
 describe("grant_type=password", () => {
@@ -77,7 +70,7 @@ describe("grant_type=password", () => {
     });
     expect(JSON.stringify(event)).not.toContain(PASSWORD);
     // The token works on the user's own account, in user mode.
-    expect((await readSelf(account, response.json.access_token as string)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, response.json.access_token as string)).statusCode).toBe(200);
   });
 
   it("when ten logins of one account arrive at once, every one is signed in with a session of its own", async () => {
@@ -294,14 +287,14 @@ describe("grant_type=refresh_token", () => {
     expect(rotated.json.refresh_token).not.toBe(first);
     const access = rotated.json.access_token as string;
     expect(decodeJwt(access).sid).toBe(decodeJwt(signedIn.json.access_token as string).sid);
-    expect((await readSelf(account, access)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, access)).statusCode).toBe(200);
 
     const reused = await refresh(client, first);
     expect(reused.json).toEqual({
       error: "invalid_grant",
       error_description: "the refresh token was already used; the session has been ended",
     });
-    const refused = await readSelf(account, access);
+    const refused = await readOwnAccount(account.sub, access);
     expect(refused.statusCode).toBe(401);
     expect(refused.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "session_ended" });
     expect((await refresh(client, rotated.json.refresh_token as string)).json.error_description).toBe(
@@ -323,7 +316,7 @@ describe("grant_type=refresh_token", () => {
     const account = await seedAccount({}, PASSWORD);
     const access = (await login(client, { username: account.sub, password: PASSWORD })).json.access_token as string;
     await services().accounts.update(account.sub, { set: { locked: true }, remove: [] });
-    const refused = await readSelf(account, access);
+    const refused = await readOwnAccount(account.sub, access);
     expect(refused.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "account_locked" });
   });
 });

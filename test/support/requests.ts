@@ -63,3 +63,18 @@ export async function prepareRequest(samplePath: string, changes: RequestChanges
   }
   return event;
 }
+
+/** GET of the account by its own user with this access token (user mode). */
+export function readOwnAccount(sub: string, accessToken: string) {
+  return request("users", "events/users/get-user-user-mode.json", {
+    params: { subjectId: sub },
+    authorization: `Bearer ${accessToken}`,
+  });
+}
+
+/** The registration confirmation of `context` with these codes (or a resend). */
+export async function confirmRegistration(context: string, body: Record<string, string>) {
+  const event = await sampleEvent("events/registration/confirm-sms-code.json", { context, code: "x" });
+  event.body = JSON.stringify(body);
+  return invoke("registration", event);
+}
