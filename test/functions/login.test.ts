@@ -6,6 +6,7 @@ import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
+import { passwordLogin } from "../support/login";
 import { basicCredentials, readOwnAccount } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
@@ -15,19 +16,12 @@ async function app() {
   return createClient(USER_SCOPES.split(" "));
 }
 
-async function login(
+function login(
   client: { clientId: string; secret: string },
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ) {
-  const event = await sampleEvent("events/token/password-grant.json", {
-    clientBasic: basicCredentials(client.clientId, client.secret),
-    username: "x",
-    password: "x",
-  });
-  event.body = new URLSearchParams({ grant_type: "password", scope: USER_SCOPES, ...form }).toString();
-  Object.assign(event.headers, headers);
-  return invoke("token", event);
+  return passwordLogin(client, { scope: USER_SCOPES, ...form }, headers);
 }
 
 describe("grant_type=password", () => {
