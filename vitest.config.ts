@@ -1,6 +1,24 @@
-import { defineConfig } from "vitest/config";
+import { readFileSync } from "node:fs";
+import { defineConfig, type Plugin } from "vitest/config";
+
+/**
+ * A `.txt` import is the file's text, as esbuild's `text` loader makes it in the bundles
+ * (Vite would otherwise hand out an asset URL). Runs before Vite's own asset plugin.
+ */
+function textImports(): Plugin {
+  return {
+    name: "svc-text-imports",
+    enforce: "pre",
+    load(id) {
+      const file = id.split("?")[0];
+      if (!file.endsWith(".txt")) return null;
+      return `export default ${JSON.stringify(readFileSync(file, "utf8"))};`;
+    },
+  };
+}
 
 export default defineConfig({
+  plugins: [textImports()],
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],

@@ -26,6 +26,8 @@ export const LAMBDA_BUNDLE = {
   external: [],
   // Node's web streams load only if a response is ever streamed (infra/lazy-stream-web.ts).
   alias: { "node:stream/web": fileURLToPath(new URL("./lazy-stream-web.ts", import.meta.url)) },
+  // A `.txt` import is the file's text (the common-password list), as in tests and under tsx.
+  loader: { ".txt": "text" },
 } as const satisfies BuildOptions;
 
 /** esbuild options that bundle one entry to `outfile` (scripts/build.ts). */
@@ -35,6 +37,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     external: [...LAMBDA_BUNDLE.external],
     alias: { ...LAMBDA_BUNDLE.alias },
+    loader: { ...LAMBDA_BUNDLE.loader },
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -54,6 +57,7 @@ export function lambdaBundling(): BundlingOptions {
     banner: LAMBDA_BUNDLE.banner.js,
     bundleAwsSDK: true,
     externalModules: [...LAMBDA_BUNDLE.external],
+    loader: { ...LAMBDA_BUNDLE.loader },
     esbuildArgs: { "--alias": Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`) },
   };
 }

@@ -124,6 +124,8 @@ export async function startServerProcess(kind: ServerKind): Promise<ServerProces
     execArgv: [
       "--import",
       "tsx",
+      "--import",
+      new URL("../loaders/text.mjs", import.meta.url).href,
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
     stdio: ["ignore", "pipe", "inherit", "ipc"],

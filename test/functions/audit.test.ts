@@ -1,19 +1,18 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/services";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
-import { passwordLogin } from "../support/login";
-import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { signedIn } from "../support/login";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
+import { totpCode } from "../support/totp-codes";
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";
-const sys = async () => `Bearer ${await systemToken(["svc_api_sys_uaud"])}`;
 
 async function audit(sub: string, query: Record<string, string> = {}) {
   return request("audit", "events/audit/events.json", {
     params: { subjectId: sub },
     query,
-    authorization: await sys(),
+    authorization: await systemBearer(["svc_api_sys_uaud"]),
   });
 }
 
@@ -99,95 +98,87 @@ describe("security events read (SPEC 4.16, 6)", () => {
 });
 
 describe("secrets never reach events or logs", () => {
-  it.skipIf(!HAS_OATHTOOL)(
-    "when a user signs in, enrols TOTP, uses it, sets and checks a security answer, no secret appears in any stored event or log line",
-    async () => {
-      const output: string[] = [];
-      for (const stream of [process.stdout, process.stderr]) {
-        const original = stream.write.bind(stream);
-        vi.spyOn(stream, "write").mockImplementation((chunk: unknown, ...rest: unknown[]) => {
-          output.push(String(chunk));
-          return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-        });
-      }
-      const password = "correct horse battery staple";
-      const answer = "Mister Rex the Third";
-      const account = await seedAccount({}, password);
-      const scopes = "svc_api_usec svc_api_usec_chg svc_api_uaud";
-      const client = await createClient(scopes.split(" "));
-      const login = async (otp?: string) => {
-        const response = await passwordLogin(
-          client,
-          { scope: scopes, username: account.sub, password, ...(otp && { otp }) },
-          { "user-agent": FIREFOX },
-        );
-        expect(response.statusCode).toBe(200);
-        return response.json as { access_token: string; refresh_token: string };
-      };
-      const first = await login();
-      const asUser = { authorization: `Bearer ${first.access_token}`, headers: { "user-agent": FIREFOX } };
-      const issued = await request("security", "events/security/totp-issue.json", {
-        params: { subjectId: account.sub },
-        ...asUser,
+  it("when a user signs in, enrols TOTP, uses it, sets and checks a security answer, no secret appears in any stored event or log line", async () => {
+    const output: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      const original = stream.write.bind(stream);
+      vi.spyOn(stream, "write").mockImplementation((chunk: unknown, ...rest: unknown[]) => {
+        output.push(String(chunk));
+        return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
       });
-      const secret = issued.json.base32Secret as string;
-      const enrolCode = oathtoolCode(secret, 0);
-      expect(
-        (
-          await request("security", "events/security/totp-attach.json", {
-            params: { subjectId: account.sub },
-            body: { base32Secret: secret, otpCode: enrolCode },
-            ...asUser,
-          })
-        ).statusCode,
-      ).toBe(204);
-      await request("security", "events/security/auth-change.json", {
-        params: { subjectId: account.sub },
-        body: { requiredFactor: 2 },
-        ...asUser,
-      });
-      const loginCode = oathtoolCode(secret, 30);
-      const second = await login(loginCode);
-      await request("security", "events/security/secqsn-set.json", {
-        params: { subjectId: account.sub },
-        body: { question: "Pet?", answer },
-        ...asUser,
-      });
-      await request("security", "events/security/secqsn-check.json", {
-        params: { subjectId: account.sub },
-        body: { question: "Pet?", answer: "wrong guess here" },
-        ...asUser,
-      });
-      await request("security", "events/security/secqsn-check.json", {
-        params: { subjectId: account.sub },
-        body: { question: "Pet?", answer },
-        ...asUser,
-      });
-
-      const Items = await storedItems(account.sub, "EVENT#");
-      const types = (Items ?? []).map((item) => item.type);
-      expect(types).toEqual(
-        expect.arrayContaining(["login", "totp_issue", "totp_attach", "secqsn_set", "secqsn_check"]),
+    }
+    const password = "correct horse battery staple";
+    const answer = "Mister Rex the Third";
+    const account = await seedAccount({}, password);
+    const scopes = "svc_api_usec svc_api_usec_chg svc_api_uaud";
+    const client = await createClient(scopes.split(" "));
+    const login = (otp?: string) =>
+      signedIn(
+        client,
+        { scope: scopes, username: account.sub, password, ...(otp && { otp }) },
+        { "user-agent": FIREFOX },
       );
-      const stored = JSON.stringify(Items);
-      const logged = output.join("");
-      const secrets = [
-        password,
-        answer,
-        answer.toLowerCase(),
-        "wrong guess here",
-        secret,
-        enrolCode,
-        loginCode,
-        first.access_token,
-        first.refresh_token,
-        second.access_token,
-        second.refresh_token,
-      ];
-      for (const value of secrets) {
-        expect(stored).not.toContain(value);
-        expect(logged).not.toContain(value);
-      }
-    },
-  );
+    const first = await login();
+    const asUser = { authorization: `Bearer ${first.access_token}`, headers: { "user-agent": FIREFOX } };
+    const issued = await request("security", "events/security/totp-issue.json", {
+      params: { subjectId: account.sub },
+      ...asUser,
+    });
+    const secret = issued.json.base32Secret as string;
+    const enrolCode = totpCode(secret, 0);
+    expect(
+      (
+        await request("security", "events/security/totp-attach.json", {
+          params: { subjectId: account.sub },
+          body: { base32Secret: secret, otpCode: enrolCode },
+          ...asUser,
+        })
+      ).statusCode,
+    ).toBe(204);
+    await request("security", "events/security/auth-change.json", {
+      params: { subjectId: account.sub },
+      body: { requiredFactor: 2 },
+      ...asUser,
+    });
+    const loginCode = totpCode(secret, 30);
+    const second = await login(loginCode);
+    await request("security", "events/security/secqsn-set.json", {
+      params: { subjectId: account.sub },
+      body: { question: "Pet?", answer },
+      ...asUser,
+    });
+    await request("security", "events/security/secqsn-check.json", {
+      params: { subjectId: account.sub },
+      body: { question: "Pet?", answer: "wrong guess here" },
+      ...asUser,
+    });
+    await request("security", "events/security/secqsn-check.json", {
+      params: { subjectId: account.sub },
+      body: { question: "Pet?", answer },
+      ...asUser,
+    });
+
+    const Items = await storedItems(account.sub, "EVENT#");
+    const types = (Items ?? []).map((item) => item.type);
+    expect(types).toEqual(expect.arrayContaining(["login", "totp_issue", "totp_attach", "secqsn_set", "secqsn_check"]));
+    const stored = JSON.stringify(Items);
+    const logged = output.join("");
+    const secrets = [
+      password,
+      answer,
+      answer.toLowerCase(),
+      "wrong guess here",
+      secret,
+      enrolCode,
+      loginCode,
+      first.access_token,
+      first.refresh_token,
+      second.access_token,
+      second.refresh_token,
+    ];
+    for (const value of secrets) {
+      expect(stored).not.toContain(value);
+      expect(logged).not.toContain(value);
+    }
+  });
 });

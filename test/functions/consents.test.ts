@@ -1,21 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { consentId } from "../../lib/store/consents";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
-import { passwordLogin } from "../support/login";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { signedIn } from "../support/login";
 import { request } from "../support/requests";
 
 const PASSWORD = "correct horse battery staple";
 
 async function login(client: { clientId: string; secret: string }, sub: string, scope: string) {
-  const response = await passwordLogin(client, { scope, username: sub, password: PASSWORD });
-  expect(response.statusCode).toBe(200);
-  return response.json as { access_token: string; refresh_token: string };
+  return signedIn(client, { scope, username: sub, password: PASSWORD });
 }
 
 async function list(sub: string) {
   return request("audit", "events/audit/acls-list.json", {
     params: { subjectId: sub },
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
@@ -23,7 +21,7 @@ async function withdraw(sub: string, id: string) {
   return request("audit", "events/audit/acls-delete.json", {
     params: { subjectId: sub, id },
     values: { consentId: id },
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec_chg"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { services } from "../../lib/services";
-import { invoke, sampleEvent, seedAccount, uniqueId, userToken } from "../support/fixtures";
+import { invoke, sampleEvent, seedAccount, uniqueId, userBearer } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";
 
 const newPhone = () => `7${String(Math.floor(Math.random() * 1e10)).padStart(10, "0")}`;
@@ -16,7 +16,7 @@ async function pointed(path: string, account: Account, values: Record<string, st
     event.rawPath = `/svc/api/v3/users/${id}`;
   }
   if (event.headers.authorization?.includes("sample-user") || path.includes("phone")) {
-    event.headers.authorization = `Bearer ${await userToken(account.sub, ["svc_api_user_chg"])}`;
+    event.headers.authorization = await userBearer(account.sub, ["svc_api_user_chg"]);
   }
   return event;
 }
@@ -29,7 +29,7 @@ async function requestPhoneChange(account: Account, phone = newPhone()) {
 
 async function validateMobile(account: Account, state: string, code: string) {
   const event = await pointed("events/users/validate-mobile.json", account, { state, code });
-  event.headers.authorization = `Bearer ${await userToken(account.sub, ["svc_api_user_chg"])}`;
+  event.headers.authorization = await userBearer(account.sub, ["svc_api_user_chg"]);
   return invoke("users", event);
 }
 
@@ -166,7 +166,7 @@ describe("phone change with confirmation (SPEC 4.6, 3.2)", () => {
     const other = await seedAccount();
     const { phone, state } = await requestPhoneChange(account);
     const event = await pointed("events/users/validate-mobile.json", other, { state, code: lastCode(phone) });
-    event.headers.authorization = `Bearer ${await userToken(other.sub, ["svc_api_user_chg"])}`;
+    event.headers.authorization = await userBearer(other.sub, ["svc_api_user_chg"]);
     const response = await invoke("users", event);
     expect(response.statusCode).toBe(401);
     expect(response.json.desc).toBe("wrong_subject");
@@ -191,7 +191,7 @@ describe("phone change with confirmation (SPEC 4.6, 3.2)", () => {
     expect(bad.statusCode).toBe(400);
     const event = await pointed("events/users/validate-mobile.json", account, { state: "x", code: "1" });
     event.pathParameters = { state: `${instanceIdOf(account.sub)}.${"a".repeat(24)}` };
-    event.headers.authorization = `Bearer ${await userToken(account.sub, ["svc_api_user_chg"])}`;
+    event.headers.authorization = await userBearer(account.sub, ["svc_api_user_chg"]);
     event.body = JSON.stringify({ cmd: "sms", value: "1" });
     const wrongCmd = await invoke("users", event);
     expect(wrongCmd.statusCode).toBe(400);

@@ -4,8 +4,8 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
-import { request } from "../support/requests";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { readOwnAccount, request } from "../support/requests";
 import { storedItems } from "../support/stored";
 import { watchCalls } from "../support/watch-calls";
 
@@ -21,13 +21,6 @@ async function signIn(account: Account, userAgent: string) {
     loginDeps(),
   );
   return { ...tokens, uaId: decodeJwt(tokens.id_token).ua_id as string };
-}
-
-async function readSelf(account: Account, token: string) {
-  return request("users", "events/users/get-user-user-mode.json", {
-    params: { subjectId: account.sub },
-    authorization: `Bearer ${token}`,
-  });
 }
 
 describe("devices and sessions (SPEC 4.14)", () => {
@@ -126,15 +119,15 @@ describe("devices and sessions (SPEC 4.14)", () => {
     const response = await request("devices", "events/devices/delete-uas.json", {
       params: { subjectId: account.sub, id: first.uaId },
       values: { deviceId: first.uaId },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps_chg"]),
     });
     expect(response.statusCode).toBe(204);
-    expect((await readSelf(account, first.access_token)).json).toMatchObject({ desc: "session_ended" });
-    expect((await readSelf(account, second.access_token)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, first.access_token)).json).toMatchObject({ desc: "session_ended" });
+    expect((await readOwnAccount(account.sub, second.access_token)).statusCode).toBe(200);
     const again = await request("devices", "events/devices/delete-uas.json", {
       params: { subjectId: account.sub, id: first.uaId },
       values: { deviceId: first.uaId },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps_chg"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps_chg"]),
     });
     expect(again.statusCode).toBe(404);
     expect(again.json).toMatchObject({ error: "unknown_device" });
@@ -144,7 +137,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     const account = await seedAccount({}, PASSWORD);
     const kept = await signIn(account, "Kept/1.0");
     const ended = await signIn(account, "Ended/1.0");
-    await readSelf(account, kept.access_token); // warm: signing keys are read once per container
+    await readOwnAccount(account.sub, kept.access_token); // warm: signing keys are read once per container
     const before = roundTripCount();
     const response = await request("devices", "events/devices/sessions-reset.json", {
       params: { subjectId: account.sub },
@@ -157,8 +150,8 @@ describe("devices and sessions (SPEC 4.14)", () => {
     expect(roundTripCount() - before).toBe(3);
     const events = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "sessions_reset");
     expect(events).toEqual([expect.objectContaining({ result: "ok", sbj: account.sub })]);
-    expect((await readSelf(account, kept.access_token)).statusCode).toBe(200);
-    expect((await readSelf(account, ended.access_token)).json).toMatchObject({ desc: "session_ended" });
+    expect((await readOwnAccount(account.sub, kept.access_token)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, ended.access_token)).json).toMatchObject({ desc: "session_ended" });
     expect((await services().sessions.listDevices(account.sub)).length).toBe(2);
   });
 
@@ -173,7 +166,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
     expect(refused.json).toMatchObject({ error: "bad_access_token", desc: "wrong_subject" });
     const unknown = await request("devices", "events/devices/list-uas.json", {
       params: { subjectId: "nobody-here" },
-      authorization: `Bearer ${await systemToken(["svc_api_sys_uapps"])}`,
+      authorization: await systemBearer(["svc_api_sys_uapps"]),
     });
     expect(unknown.statusCode).toBe(404);
   });
@@ -183,7 +176,7 @@ describe("security events of user-mode calls (SPEC 6)", () => {
   it("when a user calls, an event with the user's address and User-Agent is stored, refusals too", async () => {
     const account = await seedAccount({}, PASSWORD);
     const session = await signIn(account, "Events/1.0");
-    await readSelf(account, session.access_token);
+    await readOwnAccount(account.sub, session.access_token);
     await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body: { requiredFactor: 2 },

@@ -8,8 +8,17 @@ import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { services } from "../../lib/services";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
-import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import {
+  createClient,
+  invoke,
+  sampleEvent,
+  seedAccount,
+  systemBearer,
+  uniqueId,
+  userBearer,
+} from "../support/fixtures";
 import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
+import { basicAuthorization, basicCredentials } from "../support/requests";
 
 let provider: TestProvider;
 
@@ -55,9 +64,7 @@ const v2Error = (code: string, desc: string, field?: string) => ({
   errors: [{ code, desc, params: field === undefined ? {} : { field } }],
 });
 
-const bearer = async (scope: string, clientId?: string) => `Bearer ${await systemToken([scope], clientId)}`;
-const userBasic = (login: string, password: string) =>
-  `Basic ${Buffer.from(`${login}:${password}`).toString("base64")}`;
+const bearer = (scope: string, clientId?: string) => systemBearer([scope], clientId);
 const linkParams = (sub: string, sid: string, fpType = "oidc", fpName = "mock") => ({
   subjectId: sub,
   fpType,
@@ -140,7 +147,7 @@ describe("GET /svc/api/v3/users/{subjectId}/fa", () => {
   it("when a user token with svc_api_ufa reads its own links, it answers; another account's, 401", async () => {
     const mine = await seedAccount();
     const theirs = await seedAccount();
-    const token = `Bearer ${await userToken(mine.sub, ["svc_api_ufa"])}`;
+    const token = await userBearer(mine.sub, ["svc_api_ufa"]);
     expect((await listLinks(mine.sub, token)).statusCode).toBe(200);
     const other = await listLinks(theirs.sub, token);
     expect(other.statusCode).toBe(401);
@@ -250,9 +257,9 @@ describe("POST /svc/api/v3/users/{subjectId}/fa/{fpType}/{fpName}/{sid}", () => 
 
   it("when a user token with svc_api_ufa_chg links its own account, it answers 204; svc_api_ufa is not enough", async () => {
     const account = await seedAccount();
-    const change = `Bearer ${await userToken(account.sub, ["svc_api_ufa_chg"])}`;
+    const change = await userBearer(account.sub, ["svc_api_ufa_chg"]);
     expect((await link(account.sub, "ext-user", "", change)).statusCode).toBe(204);
-    const readOnly = `Bearer ${await userToken(account.sub, ["svc_api_ufa"])}`;
+    const readOnly = await userBearer(account.sub, ["svc_api_ufa"]);
     const refused = await link(account.sub, "ext-user-2", "", readOnly);
     expect(refused.statusCode).toBe(401);
     expect(refused.json.desc).toBe("insufficient_scope");
@@ -298,7 +305,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
     const rest = "rest-password-of-the-application-fa01";
     const app = await createClient(["svc_api_sys_ufa_chg"], { restPassword: rest });
     await link(account.sub, "ext-v2");
-    const authorization = userBasic(app.clientId, rest);
+    const authorization = basicAuthorization(app.clientId, rest);
     const call = () =>
       federationCall("unlink-v2-rest-password", { params: linkParams(account.sub, "ext-v2"), authorization });
     expect((await call()).statusCode).toBe(204);
@@ -319,7 +326,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
     );
     const refused = await federationCall("unlink-v2-rest-password", {
       params: linkParams("someone", "ext"),
-      authorization: userBasic("no-such-app", "x"),
+      authorization: basicAuthorization("no-such-app", "x"),
     });
     expect(refused.statusCode).toBe(401);
     expect(refused.json).toEqual(v2Error("access_denied", "invalid_rest_password"));
@@ -329,11 +336,7 @@ describe("DELETE .../fa/{fpType}/{fpName}/{sid} (v3 and v2)", () => {
     const mine = await seedAccount();
     const theirs = await seedAccount();
     await link(theirs.sub, "ext-theirs");
-    const response = await unlinkV3(
-      theirs.sub,
-      "ext-theirs",
-      `Bearer ${await userToken(mine.sub, ["svc_api_ufa_chg"])}`,
-    );
+    const response = await unlinkV3(theirs.sub, "ext-theirs", await userBearer(mine.sub, ["svc_api_ufa_chg"]));
     expect(response.statusCode).toBe(401);
     expect(await claimOwner("ext-theirs")).toBe(theirs.sub);
   });
@@ -542,7 +545,7 @@ describe("GET /svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointNam
     const account = await seedAccount();
     const response = await federationCall("fed-token-system", {
       params: { subjectId: account.sub, fedPointType: "oidc", fedPointName: "mock" },
-      authorization: `Bearer ${await userToken(account.sub, ["fed_tkn_any", "svc_api_ufa"])}`,
+      authorization: await userBearer(account.sub, ["fed_tkn_any", "svc_api_ufa"]),
     });
     expect(response.statusCode).toBe(401);
     expect(response.json.desc).toBe("insufficient_scope");
@@ -566,7 +569,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const account = await seedAccount({}, PASSWORD);
     const response = await bind(
       { fp: "oidc:mock", callback: CALLBACK, isPopup: true, clientId: web.clientId },
-      userBasic(account.sub, PASSWORD),
+      basicAuthorization(account.sub, PASSWORD),
     );
     expect(response.statusCode).toBe(200);
     expect(response.headers["cache-control"]).toBe("no-store");
@@ -600,7 +603,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const account = await seedAccount({}, PASSWORD);
     const response = await bind(
       { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
-      userBasic(loginOf(account), PASSWORD),
+      basicAuthorization(loginOf(account), PASSWORD),
     );
     expect(response.statusCode).toBe(200);
     const state = new URL(response.json.redirectTo as string).searchParams.get("state") as string;
@@ -612,7 +615,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
 
   it("when a user token with svc_api_ufa_chg binds, the token's application is the one whose callbacks count", async () => {
     const account = await seedAccount();
-    const token = `Bearer ${await userToken(account.sub, ["svc_api_ufa_chg"], web.clientId)}`;
+    const token = await userBearer(account.sub, ["svc_api_ufa_chg"], web.clientId);
     const response = await bind({ fp: "oidc:mock", callback: CALLBACK }, token);
     expect(response.statusCode).toBe(200);
     const other = await createClient(["svc_api_sys_ufa"], { redirectUris: [CALLBACK] });
@@ -631,7 +634,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const login = password === "unknown" ? "nobody-with-this-login" : account.sub;
     const response = await bind(
       { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
-      userBasic(login, password),
+      basicAuthorization(login, password),
     );
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual(v2Error("access_denied", "wrong login or password"));
@@ -642,7 +645,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const account = await seedAccount({ locked: true }, PASSWORD);
     const response = await bind(
       { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
-      userBasic(account.sub, PASSWORD),
+      basicAuthorization(account.sub, PASSWORD),
     );
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual(v2Error("access_denied", "password login is not allowed for this account"));
@@ -656,7 +659,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
 
   it("when the user token lacks svc_api_ufa_chg, it answers 401 insufficient_scope", async () => {
     const account = await seedAccount();
-    const token = `Bearer ${await userToken(account.sub, ["svc_api_ufa"], web.clientId)}`;
+    const token = await userBearer(account.sub, ["svc_api_ufa"], web.clientId);
     const response = await bind({ fp: "oidc:mock", callback: CALLBACK }, token);
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual(v2Error("access_denied", "insufficient_scope"));
@@ -667,7 +670,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     for (const callback of ["https://evil.example/fa-done", `${CALLBACK}/more`, `${CALLBACK}?x=1`]) {
       const response = await bind(
         { fp: "oidc:mock", callback, clientId: web.clientId },
-        userBasic(account.sub, PASSWORD),
+        basicAuthorization(account.sub, PASSWORD),
       );
       expect(response.statusCode).toBe(400);
       expect(response.json).toEqual(
@@ -678,7 +681,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
 
   it("when the provider or the application is unknown, it answers 400 naming it", async () => {
     const account = await seedAccount({}, PASSWORD);
-    const auth = userBasic(account.sub, PASSWORD);
+    const auth = basicAuthorization(account.sub, PASSWORD);
     const provider400 = await bind({ fp: "oidc:nowhere", callback: CALLBACK, clientId: web.clientId }, auth);
     expect(provider400.statusCode).toBe(400);
     expect(provider400.json).toEqual({
@@ -707,7 +710,7 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     ["no callback", { fp: "oidc:mock" }, "callback"],
   ])("when the body has %s, it answers 400 validation_error naming the field", async (_, body, field) => {
     const account = await seedAccount({}, PASSWORD);
-    const response = await bind({ clientId: web.clientId, ...body }, userBasic(account.sub, PASSWORD));
+    const response = await bind({ clientId: web.clientId, ...body }, basicAuthorization(account.sub, PASSWORD));
     expect(response.statusCode).toBe(400);
     const errors = response.json.errors as Array<{ code: string; params: { field: string } }>;
     expect(errors.map((e) => [e.code, e.params.field])).toEqual([["validation_error", field]]);
@@ -727,7 +730,7 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
   async function providerAnswer(sub: string, fp = "oidc:mock") {
     const started = await federationCall("bind-user-basic", {
       body: { fp, callback: CALLBACK, clientId: web.clientId },
-      authorization: userBasic(sub, PASSWORD),
+      authorization: basicAuthorization(sub, PASSWORD),
     });
     expect(started.statusCode).toBe(200);
     const authorize = await fetch(started.json.redirectTo as string, { redirect: "manual" });
@@ -915,7 +918,7 @@ describe("sample events", () => {
     const app = await createClient(["fed_tkn_any"], { restPassword: rest });
     const values = {
       clientId: app.clientId,
-      clientBasic: Buffer.from(`${app.clientId}:${rest}`).toString("base64"),
+      clientBasic: basicCredentials(app.clientId, rest),
     };
     const run = async (name: string) =>
       (await invoke("federation", await sampleEvent(`events/federation/${name}.json`, values))).statusCode;

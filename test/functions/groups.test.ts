@@ -6,9 +6,9 @@ import { groupInstanceId } from "../../lib/domain/groups/group";
 import { services } from "../../lib/services";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
-import { request } from "../support/requests";
+import { basicCredentials, request } from "../support/requests";
 import { spentBy } from "../support/round-trips";
 import { storedItem } from "../support/stored";
 
@@ -421,7 +421,7 @@ describe("members", () => {
       query: { profile: PROFILE },
       body: [{ subjectId: a.sub }],
       values: {
-        clientBasic: Buffer.from(`${client.clientId}:rest-password-0123456789abcdef0123`).toString("base64"),
+        clientBasic: basicCredentials(client.clientId, "rest-password-0123456789abcdef0123"),
       },
     });
     expect(response.statusCode).toBe(200);
@@ -429,7 +429,7 @@ describe("members", () => {
 
   it("when the token lacks svc_groups or expired, group calls answer 401 access_denied", async () => {
     const id = await newGroup();
-    const wrong = await addMembers(id, ["x"], `Bearer ${await systemToken(["svc_api_sys_users"])}`);
+    const wrong = await addMembers(id, ["x"], await systemBearer(["svc_api_sys_users"]));
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json).toEqual({ errors: [{ code: "access_denied", desc: "insufficient_scope", params: {} }] });
     const expired = await addMembers(id, ["x"], `Bearer ${await expiredToken("svc_groups")}`);
@@ -504,7 +504,7 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
     );
     const lead = accounts[0];
     const { clientId } = await createClient();
-    const rightsToken = `Bearer ${await systemToken(["svc_rights_full_access"])}`;
+    const rightsToken = await systemBearer(["svc_rights_full_access"]);
     for (const subject of [{ subject: lead.sub }, { subject: clientId, subjectType: "its" }]) {
       const assigned = await request("rights", "events/rights/assign-rights.json", {
         authorization: rightsToken,
@@ -564,7 +564,7 @@ describe("DELETE /svc/api/v2/grps/{groupId}", () => {
     expect((await getGroup(id)).statusCode).toBe(404);
     expect((await addMembers(id, [a.sub])).statusCode).toBe(404);
     const rights = await request("rights", "events/rights/assign-rights.json", {
-      authorization: `Bearer ${await systemToken(["svc_rights_full_access"])}`,
+      authorization: await systemBearer(["svc_rights_full_access"]),
       body: { subject: a.sub, object: id, objectType: "grps", objectExt: PROFILE, rights: ["ORG_ADMIN"], tags: ["t"] },
     });
     expect(rights.json).toMatchObject({ error: "unknown_group" });

@@ -6,36 +6,22 @@ import { passwordGrant } from "../../lib/domain/login/password-grant";
 import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
+import { passwordLogin } from "../support/login";
+import { basicCredentials, readOwnAccount } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
 const USER_SCOPES = "svc_api_user svc_api_user_chg svc_api_usec svc_api_usec_chg svc_api_uapps svc_api_uapps_chg";
-const basic = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString("base64");
-
 async function app() {
   return createClient(USER_SCOPES.split(" "));
 }
 
-async function login(
+function login(
   client: { clientId: string; secret: string },
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ) {
-  const event = await sampleEvent("events/token/password-grant.json", {
-    clientBasic: basic(client.clientId, client.secret),
-    username: "x",
-    password: "x",
-  });
-  event.body = new URLSearchParams({ grant_type: "password", scope: USER_SCOPES, ...form }).toString();
-  Object.assign(event.headers, headers);
-  return invoke("token", event);
-}
-
-async function readSelf(account: Account, accessToken: string) {
-  const event = await sampleEvent("events/users/get-user-user-mode.json");
-  event.pathParameters = { subjectId: account.sub };
-  event.headers.authorization = `Bearer ${accessToken}`;
-  return invoke("users", event);
+  return passwordLogin(client, { scope: USER_SCOPES, ...form }, headers);
 }
 
 describe("grant_type=password", () => {
@@ -78,7 +64,7 @@ describe("grant_type=password", () => {
     });
     expect(JSON.stringify(event)).not.toContain(PASSWORD);
     // The token works on the user's own account, in user mode.
-    expect((await readSelf(account, response.json.access_token as string)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, response.json.access_token as string)).statusCode).toBe(200);
   });
 
   it("when ten logins of one account arrive at once, every one is signed in with a session of its own", async () => {
@@ -192,7 +178,7 @@ describe("grant_type=password", () => {
   it("when username or password is missing, it answers invalid_request", async () => {
     const client = await app();
     const event = await sampleEvent("events/token/password-grant.json", {
-      clientBasic: basic(client.clientId, client.secret),
+      clientBasic: basicCredentials(client.clientId, client.secret),
       username: "x",
       password: "x",
     });
@@ -278,7 +264,7 @@ describe("grant_type=refresh_token", () => {
     return invoke(
       "token",
       await sampleEvent("events/token/refresh-token-grant.json", {
-        clientBasic: basic(client.clientId, client.secret),
+        clientBasic: basicCredentials(client.clientId, client.secret),
         refreshToken: encodeURIComponent(refreshToken),
       }),
     );
@@ -295,14 +281,14 @@ describe("grant_type=refresh_token", () => {
     expect(rotated.json.refresh_token).not.toBe(first);
     const access = rotated.json.access_token as string;
     expect(decodeJwt(access).sid).toBe(decodeJwt(signedIn.json.access_token as string).sid);
-    expect((await readSelf(account, access)).statusCode).toBe(200);
+    expect((await readOwnAccount(account.sub, access)).statusCode).toBe(200);
 
     const reused = await refresh(client, first);
     expect(reused.json).toEqual({
       error: "invalid_grant",
       error_description: "the refresh token was already used; the session has been ended",
     });
-    const refused = await readSelf(account, access);
+    const refused = await readOwnAccount(account.sub, access);
     expect(refused.statusCode).toBe(401);
     expect(refused.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "session_ended" });
     expect((await refresh(client, rotated.json.refresh_token as string)).json.error_description).toBe(
@@ -324,7 +310,7 @@ describe("grant_type=refresh_token", () => {
     const account = await seedAccount({}, PASSWORD);
     const access = (await login(client, { username: account.sub, password: PASSWORD })).json.access_token as string;
     await services().accounts.update(account.sub, { set: { locked: true }, remove: [] });
-    const refused = await readSelf(account, access);
+    const refused = await readOwnAccount(account.sub, access);
     expect(refused.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "account_locked" });
   });
 });

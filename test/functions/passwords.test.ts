@@ -3,18 +3,14 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { mintUserToken } from "../../lib/local/user-token";
-import { seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
 import { keysReadBy, spentBy } from "../support/round-trips";
-import { storedItems } from "../support/stored";
+import { storedItems, storedPasswordCredential } from "../support/stored";
 
 const OLD = "correct horse battery staple";
 const NEW = "a brand new passphrase";
-
-async function credential(sub: string) {
-  return (await storedItems(sub, "CRED#password"))[0] as never;
-}
 
 async function userChange(account: Account, body: unknown, token?: string, headers: Record<string, string> = {}) {
   const authorization = `Bearer ${token ?? (await mintUserToken(account.sub, "app", ["svc_api_usec_chg"], 600)).token}`;
@@ -30,7 +26,7 @@ async function systemChange(account: Account, body: unknown) {
   return request("passwords", "events/passwords/change-system-generated-sms.json", {
     params: { subjectId: instanceIdOf(account.sub) },
     body,
-    authorization: `Bearer ${await systemToken(["svc_api_sys_usec_chg"])}`,
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 
@@ -49,7 +45,7 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     expect(response.statusCode).toBe(204);
     // The login snapshot rides in the session check; the sessions are read after the commit.
     expect({ reads, writes }).toEqual({ reads: 2, writes: 2 });
-    expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(NEW, await storedPasswordCredential(account.sub))).toBe(true);
     const sessions = (await storedItems(account.sub, "SESSION#")).map((s) => s.sid);
     expect(sessions).toEqual([mine.sid]);
     const notice = outbox(account.email?.value).at(-1);
@@ -72,7 +68,7 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
       error: "invalid_credential",
       desc: "the current password is wrong",
     });
-    expect(await verifyPassword(OLD, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(OLD, await storedPasswordCredential(account.sub))).toBe(true);
   });
 
   it("when current is missing in user mode, or the headers, it answers 400", async () => {
@@ -115,7 +111,7 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     const sms = outbox(account.phone_number?.value).at(-1);
     const generated = /: (\S+)$/.exec(sms?.text ?? "")?.[1] as string;
     expect(generated.length).toBeGreaterThanOrEqual(16);
-    expect(await verifyPassword(generated, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(generated, await storedPasswordCredential(account.sub))).toBe(true);
   });
 
   it("when an application sets it (no password guess to judge), it reads the account and its credential, no failure counters", async () => {
@@ -124,7 +120,7 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
     expect(result.statusCode, result.body).toBe(204);
     expect(keys.get(`USER#${account.sub}`)?.sort()).toEqual(["CRED#password", "PROFILE"]);
     expect([...keys.keys()].filter((pk) => pk.startsWith("IPFAIL#"))).toEqual([]);
-    expect(await verifyPassword(NEW, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(NEW, await storedPasswordCredential(account.sub))).toBe(true);
   });
 
   it("when a user changes it, the current password is judged with the account's and the address's failure counters", async () => {
@@ -144,7 +140,7 @@ describe("POST /svc/api/v3/users/{instanceId}/pswd", () => {
       expect(response.statusCode).toBe(400);
       expect(response.json).toMatchObject({ error: "wrong_value", pos: "sendPswdToAttr" });
     }
-    expect(await verifyPassword(OLD, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(OLD, await storedPasswordCredential(account.sub))).toBe(true);
   });
 
   it("when resetSessions is left out, every session ends and devices are forgotten", async () => {
@@ -196,7 +192,7 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
     // No password guess is judged, so no failure counters are read.
     expect(keys.get(`USER#${managed.sub}`)?.sort()).toEqual(["CRED#password", "PROFILE"]);
     expect(await storedItems(managed.sub, "SESSION#")).toEqual([]);
-    expect(await verifyPassword(NEW, await credential(managed.sub))).toBe(true);
+    expect(await verifyPassword(NEW, await storedPasswordCredential(managed.sub))).toBe(true);
   });
 });
 

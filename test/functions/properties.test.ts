@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { PROPERTY_LIMITS } from "../../lib/domain/accounts/properties";
 import { services } from "../../lib/services";
-import { seedAccount, systemToken, userToken } from "../support/fixtures";
+import { seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { request } from "../support/requests";
-
-const sys = async () => `Bearer ${await systemToken(["svc_api_sys_users"])}`;
 
 async function change(sub: string, body: unknown, authorization?: string) {
   return request("users", "events/users/props-change.json", {
     params: { subjectId: sub },
     body,
-    authorization: authorization ?? (await sys()),
+    authorization: authorization ?? (await systemBearer(["svc_api_sys_users"])),
   });
 }
 
@@ -19,7 +17,7 @@ describe("user properties (SPEC 4.11)", () => {
     const account = await seedAccount();
     const response = await request("users", "events/users/props-get.json", {
       params: { subjectId: account.sub },
-      authorization: await sys(),
+      authorization: await systemBearer(["svc_api_sys_users"]),
     });
     expect(response.statusCode).toBe(200);
     expect(response.json).toEqual({});

@@ -1,15 +1,13 @@
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { mintUserToken } from "../../lib/local/user-token";
-import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
-import { request } from "../support/requests";
-
-const basic = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString("base64");
+import { createClient, invoke, sampleEvent, seedAccount, systemBearer } from "../support/fixtures";
+import { basicCredentials, request } from "../support/requests";
 
 async function start(client: { clientId: string; secret: string }) {
   const response = await invoke(
     "token",
-    await sampleEvent("events/token/qr-start.json", { clientBasic: basic(client.clientId, client.secret) }),
+    await sampleEvent("events/token/qr-start.json", { clientBasic: basicCredentials(client.clientId, client.secret) }),
   );
   return response;
 }
@@ -17,7 +15,10 @@ async function start(client: { clientId: string; secret: string }) {
 async function poll(client: { clientId: string; secret: string }, qrCode: string) {
   return invoke(
     "token",
-    await sampleEvent("events/token/qr-grant.json", { clientBasic: basic(client.clientId, client.secret), qrCode }),
+    await sampleEvent("events/token/qr-grant.json", {
+      clientBasic: basicCredentials(client.clientId, client.secret),
+      qrCode,
+    }),
   );
 }
 
@@ -127,16 +128,15 @@ describe("QR-code login (svc_qr_auth)", () => {
   it("when a system token or no user headers come, deciding is refused; asking user permissions not granted is invalid_scope", async () => {
     const client = await createClient(["svc_api_user", "svc_api_uapps"]);
     const code = (await start(client)).json.qr_code as string;
-    const { systemToken } = await import("../support/fixtures");
     const system = await request("security", "events/security/qr-confirm.json", {
       params: { qrCode: code },
       values: { qrCode: code },
-      authorization: `Bearer ${await systemToken(["svc_groups"])}`,
+      authorization: await systemBearer(["svc_groups"]),
     });
     expect(system.statusCode).toBe(401);
     const limited = await createClient(["svc_api_user"]);
     const event = await sampleEvent("events/token/qr-start.json", {
-      clientBasic: basic(limited.clientId, limited.secret),
+      clientBasic: basicCredentials(limited.clientId, limited.secret),
     });
     event.body = "scope=svc_api_uapps";
     expect((await invoke("token", event)).json.error).toBe("invalid_scope");

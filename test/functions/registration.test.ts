@@ -9,6 +9,7 @@ import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";
+import { confirmRegistration } from "../support/requests";
 
 function freshContacts() {
   const id = uniqueId("");
@@ -25,12 +26,6 @@ async function registerWithCodes(values = freshContacts()) {
     await sampleEvent("events/registration/register-with-codes.json", values),
   );
   return { response, ...values, context: response.json.context as string };
-}
-
-async function confirm(context: string, body: Record<string, string>) {
-  const event = await sampleEvent("events/registration/confirm-sms-code.json", { context, code: "x" });
-  event.body = JSON.stringify(body);
-  return invoke("registration", event);
 }
 
 async function tableItems() {
@@ -97,19 +92,19 @@ describe("PUT /svc/reg/api/v3/users", () => {
 
   it("when the user confirms both codes, one wrong try first, it walks the instructions and creates the account", async () => {
     const { sub, email, phone, context } = await registerWithCodes();
-    const wrong = await confirm(context, { sms_code: lastCode(phone) === "000000" ? "111111" : "000000" });
+    const wrong = await confirmRegistration(context, { sms_code: lastCode(phone) === "000000" ? "111111" : "000000" });
     expect(wrong.statusCode).toBe(200);
     expect(wrong.json.instructions).toEqual([
       { mobile: phone, exp: expect.any(Number), attemts: 2, name: "mbl-try-again" },
       { email, exp: expect.any(Number), attemts: 3, name: "eml-enter-code" },
     ]);
-    const sms = await confirm(context, { sms_code: lastCode(phone) });
+    const sms = await confirmRegistration(context, { sms_code: lastCode(phone) });
     expect(sms.json).toEqual({
       instructions: [{ email, exp: expect.any(Number), attemts: 3, name: "eml-enter-code" }],
       context,
     });
     expect(await services().accounts.get(sub)).toBeUndefined();
-    const mail = await confirm(context, { email_code: lastCode(email) });
+    const mail = await confirmRegistration(context, { email_code: lastCode(email) });
     expect(mail.statusCode).toBe(200);
     expect(mail.json).toMatchObject({ instanceId: instanceIdOf(sub), subject: sub, context, instructions: [] });
     expect((mail.json.cookies as unknown[]).length).toBe(1);
@@ -126,7 +121,7 @@ describe("PUT /svc/reg/api/v3/users", () => {
     );
     expect(await verifyPassword("violet-Kettle-42-river", credential as never)).toBe(true);
     // The context is single use.
-    const again = await confirm(context, { email_code: lastCode(email) });
+    const again = await confirmRegistration(context, { email_code: lastCode(email) });
     expect(again.statusCode).toBe(404);
     expect(again.json).toEqual({
       errors: [{ errMsg: "no registration waits under this context: unknown, finished or expired", field: "context" }],
@@ -139,15 +134,15 @@ describe("PUT /svc/reg/api/v3/users", () => {
     const right = lastCode(phone);
     const wrongCode = right === "000000" ? "111111" : "000000";
     for (const left of [2, 1]) {
-      const answer = await confirm(context, { sms_code: wrongCode });
+      const answer = await confirmRegistration(context, { sms_code: wrongCode });
       expect((answer.json.instructions as Array<{ attemts: number }>)[0].attemts).toBe(left);
     }
-    const last = await confirm(context, { sms_code: wrongCode });
+    const last = await confirmRegistration(context, { sms_code: wrongCode });
     expect((last.json.instructions as unknown[])[0]).toEqual({ mobile: phone, name: "mbl-no-attempts" });
-    const refused = await confirm(context, { sms_code: right });
+    const refused = await confirmRegistration(context, { sms_code: right });
     expect((refused.json.instructions as unknown[])[0]).toEqual({ mobile: phone, name: "mbl-no-attempts" });
 
-    const resent = await confirm(context, { sms_code_resend: "1" });
+    const resent = await confirmRegistration(context, { sms_code_resend: "1" });
     expect((resent.json.instructions as unknown[])[0]).toEqual({
       mobile: phone,
       exp: expect.any(Number),
@@ -155,7 +150,7 @@ describe("PUT /svc/reg/api/v3/users", () => {
       name: "mbl-enter-code",
     });
     expect(outbox(phone)).toHaveLength(2);
-    const accepted = await confirm(context, { sms_code: lastCode(phone) });
+    const accepted = await confirmRegistration(context, { sms_code: lastCode(phone) });
     expect((accepted.json.instructions as Array<{ name: string }>).map((i) => i.name)).toEqual(["eml-enter-code"]);
   });
 
@@ -163,14 +158,16 @@ describe("PUT /svc/reg/api/v3/users", () => {
     const { phone, context } = await registerWithCodes();
     const right = lastCode(phone);
     const wrongCode = right === "000000" ? "111111" : "000000";
-    const answers = await Promise.all(Array.from({ length: 12 }, () => confirm(context, { sms_code: wrongCode })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => confirmRegistration(context, { sms_code: wrongCode })),
+    );
     const attemptsSeen = answers.map((a) => (a.json.instructions as Array<{ attemts?: number }>)[0].attemts);
     expect(attemptsSeen.filter((n) => n !== undefined).length).toBeLessThanOrEqual(3);
     const item = (await tableItems()).find((i) => i.PK === keys.registration(context).PK) as {
       contacts: { phone_number: { attemptsLeft: number } };
     };
     expect(item.contacts.phone_number.attemptsLeft).toBe(0);
-    const refused = await confirm(context, { sms_code: right });
+    const refused = await confirmRegistration(context, { sms_code: right });
     expect((refused.json.instructions as Array<{ name: string }>)[0].name).toBe("mbl-no-attempts");
   });
 
@@ -291,7 +288,7 @@ describe("PUT /svc/reg/api/v3/users", () => {
 
 describe("POST /svc/reg/api/v3/users/{context}", () => {
   it("when the context is unknown or malformed, it answers in the registration shape", async () => {
-    const unknown = await confirm("no-such-context", { sms_code: "123456" });
+    const unknown = await confirmRegistration("no-such-context", { sms_code: "123456" });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json.context).toBe("");
     const event = await sampleEvent("events/registration/confirm-sms-code.json", {
@@ -305,8 +302,8 @@ describe("POST /svc/reg/api/v3/users/{context}", () => {
 
   it("when two fields or none are sent, it answers 400", async () => {
     const { context } = await registerWithCodes();
-    expect((await confirm(context, { sms_code: "1", email_code: "2" })).statusCode).toBe(400);
-    expect((await confirm(context, {})).statusCode).toBe(400);
+    expect((await confirmRegistration(context, { sms_code: "1", email_code: "2" })).statusCode).toBe(400);
+    expect((await confirmRegistration(context, {})).statusCode).toBe(400);
   });
 
   it("when a code is sent for a contact that does not wait, it says so", async () => {
@@ -320,7 +317,7 @@ describe("POST /svc/reg/api/v3/users/{context}", () => {
     delete body.user.attrs.phone_number;
     event.body = JSON.stringify(body);
     const started = await invoke("registration", event);
-    const response = await confirm(started.json.context as string, { sms_code: "123456" });
+    const response = await confirmRegistration(started.json.context as string, { sms_code: "123456" });
     expect(response.statusCode).toBe(400);
     expect(response.json.errors).toEqual([
       { errMsg: "no phone number of this registration waits for a code", field: "sms_code" },
@@ -329,8 +326,9 @@ describe("POST /svc/reg/api/v3/users/{context}", () => {
 
   it("when codes are resent too often, it answers 429 after the fifth code", async () => {
     const { phone, context } = await registerWithCodes();
-    for (let i = 0; i < 4; i++) expect((await confirm(context, { sms_code_resend: "1" })).statusCode).toBe(200);
-    const refused = await confirm(context, { sms_code_resend: "1" });
+    for (let i = 0; i < 4; i++)
+      expect((await confirmRegistration(context, { sms_code_resend: "1" })).statusCode).toBe(200);
+    const refused = await confirmRegistration(context, { sms_code_resend: "1" });
     expect(refused.statusCode).toBe(429);
     expect(refused.json.errors).toEqual([
       { errMsg: "no more codes can be sent for this contact", field: "sms_code_resend" },

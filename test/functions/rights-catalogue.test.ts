@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { services } from "../../lib/services";
-import { createClient, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { request } from "../support/requests";
-
-const full = async () => `Bearer ${await systemToken(["svc_rights_full_access"])}`;
 
 function create(body: unknown, authorization?: string) {
   return request("rights", "events/rights/catalogue-create.json", { body, authorization });
@@ -60,7 +58,7 @@ describe("/svc/admin/api/v3/rights", () => {
 
   it("when a created right is assigned, its kinds are enforced; deleted, it cannot be assigned but can be revoked", async () => {
     const name = `R_${uniqueId()}`;
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await create({ name, subjectTypes: ["its"], objectTypes: ["user"] }, token);
     const { clientId } = await createClient();
     const user = await seedAccount();
@@ -83,7 +81,7 @@ describe("/svc/admin/api/v3/rights", () => {
 
   it("when a right is created twice or with a built-in name, it answers 409 right_exists", async () => {
     const name = `R_${uniqueId()}`;
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     expect((await create({ name, subjectTypes: ["user"], objectTypes: ["user"] }, token)).statusCode).toBe(201);
     const again = await create({ name, subjectTypes: ["its"], objectTypes: ["its"] }, token);
     expect(again.statusCode).toBe(409);
@@ -100,7 +98,7 @@ describe("/svc/admin/api/v3/rights", () => {
   });
 
   it("when a built-in or unknown right is deleted, it answers 400 builtin_right or 404 unknown_right", async () => {
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const builtin = await remove("change_password", token);
     expect(builtin.statusCode).toBe(400);
     expect(builtin.json).toEqual({
@@ -117,7 +115,7 @@ describe("/svc/admin/api/v3/rights", () => {
   it("when the definition is malformed, it answers 400 naming each field", async () => {
     const response = await create(
       { name: "bad name", subjectTypes: ["grps"], objectTypes: [], description: 5, extra: 1 },
-      await full(),
+      await systemBearer(["svc_rights_full_access"]),
     );
     expect(response.statusCode).toBe(400);
     const positions = (response.json.errors as Array<{ pos: string }>).map((e) => e.pos).sort();
@@ -128,7 +126,7 @@ describe("/svc/admin/api/v3/rights", () => {
 
   it("when a user token with svc_user_rights calls, it may read the catalogue but not change it", async () => {
     const user = await seedAccount();
-    const token = `Bearer ${await userToken(user.sub, ["svc_user_rights"])}`;
+    const token = await userBearer(user.sub, ["svc_user_rights"]);
     const list = await request("rights", "events/rights/catalogue-list.json", { authorization: token });
     expect(list.statusCode).toBe(200);
     const created = await create({ name: "USER_MADE", subjectTypes: ["user"], objectTypes: ["user"] }, token);

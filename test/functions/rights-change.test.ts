@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
-import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, userBearer } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
-import { request } from "../support/requests";
+import { basicAuthorization, request } from "../support/requests";
 import { storedItems } from "../support/stored";
 
 function change(body: unknown, authorization: string) {
   return request("rights", "events/rights/change-rights-user.json", { body, authorization });
 }
 
-const asUser = async (sub: string) => `Bearer ${await userToken(sub, ["svc_user_rights"])}`;
-const asRemover = async () => `Bearer ${await systemToken(["svc_rm_rights"])}`;
+const asUser = (sub: string) => userBearer(sub, ["svc_user_rights"]);
+const asRemover = () => systemBearer(["svc_rm_rights"]);
 
 async function rightsOf(sub: string) {
   const { rightsOf } = await import("../../lib/domain/rights/rights");
@@ -188,7 +188,7 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(assignBySystem.statusCode).toBe(401);
     expect((assignBySystem.json.errors as Array<{ code: string }>)[0].code).toBe("access_denied");
     const client = await createClient(["svc_groups"], { restPassword: "rest-password-0123456789abcdef0123" });
-    const basic = `Basic ${Buffer.from(`${client.clientId}:rest-password-0123456789abcdef0123`).toString("base64")}`;
+    const basic = basicAuthorization(client.clientId, "rest-password-0123456789abcdef0123");
     const revokeByBasic = await change(
       { update: [], delete: [{ subject: lead.sub, object: a.sub, rights: ["SYS_MON"], tags: ["x"] }] },
       basic,
@@ -208,7 +208,7 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     const expired = await change(body, `Bearer ${await expiredToken("svc_rm_rights")}`);
     expect(expired.statusCode).toBe(401);
     expect(expired.json).toEqual({ errors: [{ code: "access_denied", desc: "expired_access_token", params: {} }] });
-    const wrong = await change(body, `Bearer ${await userToken(lead.sub, ["svc_api_user"])}`);
+    const wrong = await change(body, await userBearer(lead.sub, ["svc_api_user"]));
     expect(wrong.json).toEqual({ errors: [{ code: "access_denied", desc: "insufficient_scope", params: {} }] });
   });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { seedAccount, systemToken } from "../support/fixtures";
+import { seedAccount, systemBearer } from "../support/fixtures";
 import { request } from "../support/requests";
 import { startTally } from "../support/tally";
 
@@ -38,7 +38,7 @@ function applyInOrder(initial: string[], order: Operation[]): string {
 
 describe("concurrent rights changes", () => {
   it("when assignments and revocations of one right overlap, the result is that of some sequential order", async () => {
-    const token = `Bearer ${await systemToken(["svc_rights_full_access"])}`;
+    const token = await systemBearer(["svc_rights_full_access"]);
     await fc.assert(
       fc.asyncProperty(fc.subarray(TAGS), fc.array(operation, { minLength: 2, maxLength: 4 }), async (initial, ops) => {
         const lead = await seedAccount({ email: undefined, phone_number: undefined });

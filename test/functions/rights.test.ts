@@ -2,13 +2,11 @@ import { describe, expect, it } from "vitest";
 import { services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";
 import { request } from "../support/requests";
 import { storedItem } from "../support/stored";
 import { watchCalls } from "../support/watch-calls";
-
-const full = async () => `Bearer ${await systemToken(["svc_rights_full_access"])}`;
 
 async function seedGroup(profile = "org") {
   const id = uniqueId("grp-");
@@ -58,7 +56,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
   it("when several rights with several tags are assigned, it costs one round trip and both directions agree", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["warm"] }, token);
     const before = roundTripCount();
     const response = await assign(
@@ -76,7 +74,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
   it("when some tags are revoked the right stays; when the last tag goes the right goes, from both sides", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const pair = { subject: lead.sub, object: member.sub, rights: ["change_password", "SYS_MON"] };
     await assign({ ...pair, tags: ["a", "b", "c"] }, token);
     const before = roundTripCount();
@@ -94,7 +92,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
   it("when DELETE names no tags, the rights are revoked whole; revoking what is not held succeeds", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["a", "b"] }, token);
     expect((await revoke({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"] }, token)).statusCode).toBe(204);
     expect((await rightsOf(lead.sub, token)).json).toEqual({});
@@ -106,7 +104,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
     const { clientId } = await createClient();
     const other = await createClient();
     const group = await seedGroup();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const onGroup = await request("rights", "events/rights/assign-app-on-group.json", {
       values: { clientId },
       body: {
@@ -152,7 +150,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
     const lead = await seedAccount();
     const { clientId } = await createClient();
     const group = await seedGroup("dept");
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await assign({ subject: lead.sub, object: clientId, objectType: "its", rights: ["APP_ADMIN"], tags: ["t"] }, token);
     await assign(
       {
@@ -244,7 +242,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
     async (_, body, expected) => {
       const lead = await seedAccount();
       const member = await seedAccount();
-      const token = await full();
+      const token = await systemBearer(["svc_rights_full_access"]);
       const response = await assign(body(lead.sub, member.sub), token);
       expect(response.statusCode).toBe(400);
       expect(response.json).toEqual({ type: "process_error", ...expected });
@@ -258,7 +256,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
   it("when one right of several is unknown, none is assigned", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await services()
       .rightDefinitions.create(
         { name: "ONE_OF_MANY", description: "", subjectTypes: ["user"], objectTypes: ["user"], builtin: false },
@@ -285,7 +283,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
         rights: ["change_password"],
         tags: ["t"],
       },
-      await full(),
+      await systemBearer(["svc_rights_full_access"]),
     );
     expect(response.statusCode).toBe(400);
     expect(response.json).toEqual({
@@ -298,7 +296,7 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
 
   it("when the body is malformed, it answers 400 input_error naming each field and stores nothing", async () => {
     const lead = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const cases: Array<[unknown, string[]]> = [
       [{ subject: lead.sub, object: "g", objectType: "grps", rights: ["SYS_MON"], tags: ["t"] }, ["objectExt"]],
       [{ subject: lead.sub, object: lead.sub, objectExt: "org", rights: ["SYS_MON"], tags: ["t"] }, ["objectExt"]],
@@ -329,17 +327,17 @@ describe("PUT and DELETE /svc/api/v3/rights", () => {
     const expired = await assign(body, `Bearer ${await expiredToken("svc_rights_full_access")}`);
     expect(expired.statusCode).toBe(401);
     expect(expired.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "expired_access_token" });
-    const wrongScope = await assign(body, `Bearer ${await systemToken(["svc_groups"])}`);
+    const wrongScope = await assign(body, await systemBearer(["svc_groups"]));
     expect(wrongScope.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "insufficient_scope" });
-    const userMode = await revoke(body, `Bearer ${await userToken(lead.sub, ["svc_user_rights"])}`);
+    const userMode = await revoke(body, await userBearer(lead.sub, ["svc_user_rights"]));
     expect(userMode.statusCode).toBe(401);
-    expect((await rightsOf(lead.sub, await full())).json).toEqual({});
+    expect((await rightsOf(lead.sub, await systemBearer(["svc_rights_full_access"]))).json).toEqual({});
   });
 
   it("when tags are revoked concurrently, no tag is lost and the last revocation removes the right", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const pair = { subject: lead.sub, object: member.sub, rights: ["SYS_MON"] };
     await assign({ ...pair, tags: ["a", "b", "c", "d", "keep"] }, token);
     const results = await Promise.all(["a", "b", "c", "d"].map((tag) => revoke({ ...pair, tags: [tag] }, token)));
@@ -360,15 +358,18 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
   it("when a user token reads its own rights it answers; another's or rights on, 401", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] }, await full());
-    const own = await rightsOf(lead.sub, `Bearer ${await userToken(lead.sub, ["svc_user_rights"])}`);
+    await assign(
+      { subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] },
+      await systemBearer(["svc_rights_full_access"]),
+    );
+    const own = await rightsOf(lead.sub, await userBearer(lead.sub, ["svc_user_rights"]));
     expect(own.json).toEqual({ [member.sub]: { SYS_MON: ["t"] } });
-    const other = await rightsOf(lead.sub, `Bearer ${await userToken(member.sub, ["svc_user_rights"])}`);
+    const other = await rightsOf(lead.sub, await userBearer(member.sub, ["svc_user_rights"]));
     expect(other.statusCode).toBe(401);
     expect(other.json.desc).toBe("wrong_subject");
     const on = await request("rights", "events/rights/rights-on-user.json", {
       params: { subjectId: member.sub },
-      authorization: `Bearer ${await userToken(member.sub, ["svc_user_rights"])}`,
+      authorization: await userBearer(member.sub, ["svc_user_rights"]),
     });
     expect(on.json.desc).toBe("insufficient_scope");
   });
@@ -376,8 +377,11 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
   it("when a user token reads its own rights, their Query goes out while the session is being checked", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    await assign({ subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] }, await full());
-    const token = `Bearer ${await userToken(lead.sub, ["svc_user_rights"])}`;
+    await assign(
+      { subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["t"] },
+      await systemBearer(["svc_rights_full_access"]),
+    );
+    const token = await userBearer(lead.sub, ["svc_user_rights"]);
     const order: string[] = [];
     const restore = [
       watchCalls(services().sessions, "sessionAndAccount", "session check", order),
@@ -402,7 +406,7 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
   });
 
   it("when the party does not exist, it answers 400 with the unknown_* of its kind", async () => {
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     expect((await rightsOf("nobody-at-all", token)).json).toMatchObject({
       error: "unknown_user",
       params: { userId: "nobody-at-all" },
@@ -423,7 +427,7 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
 
   it("when a party exists and holds nothing or holds rights, it answers with one Query (the profile shares the partition)", async () => {
     const lead = await seedAccount();
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     await rightsOf(lead.sub, token);
     let before = roundTripCount();
     expect((await rightsOf(lead.sub, token)).json).toEqual({});
@@ -457,7 +461,7 @@ describe("GET /svc/api/v3/rights/of and /on", () => {
       tags,
     }));
     await services().rights.importGrants(grants);
-    const token = await full();
+    const token = await systemBearer(["svc_rights_full_access"]);
     const before = roundTripCount();
     const response = await rightsOf(lead.sub, token);
     const pages = roundTripCount() - before;
@@ -474,7 +478,10 @@ describe("hasRight (for the subordinate password change)", () => {
   it("when asked whether one user holds a right on another, it answers with one GetItem", async () => {
     const lead = await seedAccount();
     const member = await seedAccount();
-    await assign({ subject: lead.sub, object: member.sub, rights: ["change_password"], tags: ["t"] }, await full());
+    await assign(
+      { subject: lead.sub, object: member.sub, rights: ["change_password"], tags: ["t"] },
+      await systemBearer(["svc_rights_full_access"]),
+    );
     const before = roundTripCount();
     expect(await services().rights.hasRight(lead.sub, member.sub, "change_password")).toBe(true);
     expect(roundTripCount() - before).toBe(1);

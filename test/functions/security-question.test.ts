@@ -4,17 +4,16 @@ import { config } from "../../lib/config";
 import { ANSWER_CHECKS_PER_HOUR } from "../../lib/domain/security/security-question";
 import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
-import { seedAccount, systemToken, userToken } from "../support/fixtures";
+import { seedAccount, systemBearer, userBearer } from "../support/fixtures";
 import { request } from "../support/requests";
 
-const sys = async (scope: string) => `Bearer ${await systemToken([scope])}`;
 const wrong = (desc: string) => ({ type: "process_error", error: "wrong_security_answer", desc });
 
 async function set(sub: string, body: unknown) {
   return request("security", "events/security/secqsn-set.json", {
     params: { subjectId: sub },
     body,
-    authorization: await sys("svc_api_sys_usec_chg"),
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 
@@ -22,14 +21,14 @@ async function check(sub: string, body: unknown) {
   return request("security", "events/security/secqsn-check.json", {
     params: { subjectId: sub },
     body,
-    authorization: await sys("svc_api_sys_usec"),
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
 async function read(sub: string) {
   return request("security", "events/security/secqsn-get.json", {
     params: { subjectId: sub },
-    authorization: await sys("svc_api_sys_usec"),
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
@@ -72,7 +71,7 @@ describe("security question (SPEC 4.10)", () => {
     expect((await check(account.sub, { question: "Q2", answer: "two" })).statusCode).toBe(204);
     const removed = await request("security", "events/security/secqsn-delete.json", {
       params: { subjectId: account.sub },
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(removed.statusCode).toBe(204);
     expect((await read(account.sub)).statusCode).toBe(404);
@@ -129,7 +128,7 @@ describe("security question (SPEC 4.10)", () => {
   it("when a user checks without X-Forwarded-For, it is refused; with the headers it works", async () => {
     const account = await seedAccount();
     await set(account.sub, { question: "Q", answer: "a" });
-    const token = `Bearer ${await userToken(account.sub, ["svc_api_usec"])}`;
+    const token = await userBearer(account.sub, ["svc_api_usec"]);
     const bare = await request("security", "events/security/secqsn-check.json", {
       params: { subjectId: account.sub },
       body: { question: "Q", answer: "a" },

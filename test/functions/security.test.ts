@@ -6,17 +6,15 @@ import { mintUserToken } from "../../lib/local/user-token";
 import { services } from "../../lib/services";
 import { documentClient } from "../../lib/store/client";
 import { gsi1, keys } from "../../lib/store/keys";
-import { seedAccount, systemToken } from "../support/fixtures";
+import { seedAccount, systemBearer } from "../support/fixtures";
 import { request } from "../support/requests";
-
-const sys = async (scope: string) => `Bearer ${await systemToken([scope])}`;
 
 describe("authentication modes (SPEC 4.12)", () => {
   it("when read for a fresh account, it answers the defaults", async () => {
     const account = await seedAccount();
     const response = await request("security", "events/security/auth-get.json", {
       params: { subjectId: account.sub },
-      authorization: await sys("svc_api_sys_usec"),
+      authorization: await systemBearer(["svc_api_sys_usec"]),
     });
     expect(response.statusCode).toBe(200);
     expect(response.json).toEqual({ needPasswordChange: false, methodsLocked: [] });
@@ -24,7 +22,7 @@ describe("authentication modes (SPEC 4.12)", () => {
 
   it("when changed, it stores the modes and answers the resulting three fields", async () => {
     const account = await seedAccount();
-    const auth = await sys("svc_api_sys_usec_chg");
+    const auth = await systemBearer(["svc_api_sys_usec_chg"]);
     const set = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body: { needPasswordChange: true, methodsLocked: ["password"] },
@@ -53,7 +51,7 @@ describe("authentication modes (SPEC 4.12)", () => {
     const response = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body,
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(response.statusCode).toBe(400);
     expect((response.json.errors as Array<{ pos: string }>).map((e) => e.pos)).toContain(pos);
@@ -65,7 +63,7 @@ describe("authentication modes (SPEC 4.12)", () => {
     const refused = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body,
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(refused.statusCode).toBe(400);
     expect(refused.json).toEqual({
@@ -84,7 +82,7 @@ describe("authentication modes (SPEC 4.12)", () => {
     const accepted = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body,
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(accepted.json).toEqual({ requiredFactor: 2, needPasswordChange: false, methodsLocked: [] });
   });
@@ -107,13 +105,13 @@ describe("account state (SPEC 3.1, 4.13)", () => {
       request("security", "events/security/state-untouchable.json", {
         params: { subjectId: account.sub },
         body,
-        authorization: await sys("svc_api_sys_usec_chg"),
+        authorization: await systemBearer(["svc_api_sys_usec_chg"]),
       });
     const read = async () =>
       (
         await request("security", "events/security/state-get.json", {
           params: { subjectId: account.sub },
-          authorization: await sys("svc_api_sys_usec"),
+          authorization: await systemBearer(["svc_api_sys_usec"]),
         })
       ).json;
     expect((await set({ name: "untouchable" })).statusCode).toBe(204);
@@ -142,7 +140,7 @@ describe("account state (SPEC 3.1, 4.13)", () => {
     const response = await request("security", "events/security/state-untouchable.json", {
       params: { subjectId: account.sub },
       body: { name: "active" },
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(response.statusCode).toBe(400);
   });
@@ -158,7 +156,7 @@ describe("the inactivity job", () => {
     await request("security", "events/security/state-untouchable.json", {
       params: { subjectId: guarded.sub },
       body: { name: "untouchable" },
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     const now = Math.floor(Date.now() / 1000);
     const result = await lockInactiveAccounts(store, 30, gsi1.inactivityShards, now);

@@ -1,8 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { createClient, invoke, sampleEvent } from "../support/fixtures";
-
-const basic = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString("base64");
+import { basicCredentials } from "../support/requests";
 
 async function tokenRequest(form: string, headers: Record<string, string> = {}) {
   const event = await sampleEvent("events/token/client-credentials-form.json", { clientId: "x", clientSecret: "y" });
@@ -15,7 +14,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when the client authenticates with HTTP Basic, it issues an ES256 at+jwt with the requested scopes", async () => {
     const client = await createClient(["svc_api_sys_users", "svc_api_sys_users_chg"]);
     const event = await sampleEvent("events/token/client-credentials-basic.json", {
-      clientBasic: basic(client.clientId, client.secret),
+      clientBasic: basicCredentials(client.clientId, client.secret),
     });
     const response = await invoke("token", event);
     expect(response.statusCode).toBe(200);
@@ -55,7 +54,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when the secret is wrong, it answers 401 invalid_client with a Basic challenge", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", {
-      authorization: `Basic ${basic(client.clientId, "wrong")}`,
+      authorization: `Basic ${basicCredentials(client.clientId, "wrong")}`,
     });
     expect(response.statusCode).toBe(401);
     expect(response.headers["www-authenticate"]).toMatch(/^Basic /);
@@ -65,7 +64,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
 
   it("when the client is unknown, it answers exactly as for a wrong secret", async () => {
     const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", {
-      authorization: `Basic ${basic("no-such-client", "whatever")}`,
+      authorization: `Basic ${basicCredentials("no-such-client", "whatever")}`,
     });
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual({ error: "invalid_client", error_description: "client authentication failed" });
@@ -81,7 +80,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest(
       `grant_type=client_credentials&scope=svc_api_sys_users&client_id=${client.clientId}&client_secret=${client.secret}`,
-      { authorization: `Basic ${basic(client.clientId, client.secret)}` },
+      { authorization: `Basic ${basicCredentials(client.clientId, client.secret)}` },
     );
     expect(response.statusCode).toBe(400);
     expect(response.json.error).toBe("invalid_request");
@@ -90,7 +89,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when a scope was not granted to the client, it answers 400 invalid_scope naming it", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users%20svc_groups", {
-      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json).toEqual({
@@ -102,7 +101,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when a user permission is asked for, it answers invalid_scope (those need a user)", async () => {
     const client = await createClient();
     const event = await sampleEvent("events/token/invalid-scope.json", {
-      clientBasic: basic(client.clientId, client.secret),
+      clientBasic: basicCredentials(client.clientId, client.secret),
     });
     const response = await invoke("token", event);
     expect(response.statusCode).toBe(400);
@@ -113,7 +112,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when scope is missing, it answers invalid_scope", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=client_credentials", {
-      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json.error).toBe("invalid_scope");
@@ -122,7 +121,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when grant_type is missing, it answers invalid_request", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("scope=svc_api_sys_users", {
-      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json).toEqual({ error: "invalid_request", error_description: "grant_type is required" });
@@ -131,7 +130,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when the grant type is unknown, it answers unsupported_grant_type", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=urn:example:magic&scope=svc_api_sys_users", {
-      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json.error).toBe("unsupported_grant_type");
@@ -140,7 +139,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when a parameter is repeated, it answers invalid_request (RFC 6749 3.2)", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users&scope=svc_groups", {
-      authorization: `Basic ${basic(client.clientId, client.secret)}`,
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
     });
     expect(response.statusCode).toBe(400);
     expect(response.json.error).toBe("invalid_request");
@@ -150,7 +149,7 @@ describe("POST /svc/oauth/te, client_credentials", () => {
   it("when the body is JSON instead of a form, it answers invalid_request", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const event = await sampleEvent("events/token/client-credentials-basic.json", {
-      clientBasic: basic(client.clientId, client.secret),
+      clientBasic: basicCredentials(client.clientId, client.secret),
     });
     event.headers["content-type"] = "application/json";
     event.body = JSON.stringify({ grant_type: "client_credentials" });

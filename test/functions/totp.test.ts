@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemToken, userToken } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
-import { HAS_OATHTOOL, oathtoolCode } from "../support/oathtool";
 import { request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
+import { totpCode } from "../support/totp-codes";
 
-const withOathtool = it.skipIf(!HAS_OATHTOOL);
-const code = oathtoolCode;
+const code = totpCode;
 
-const sys = async (scope: string) => `Bearer ${await systemToken([scope])}`;
 const PASSWORD = "correct horse battery staple";
 const WRONG_OTP = {
   type: "process_error",
@@ -22,7 +20,7 @@ const items = storedItems;
 async function issue(sub: string) {
   const response = await request("security", "events/security/totp-issue.json", {
     params: { subjectId: sub },
-    authorization: await sys("svc_api_sys_usec_chg"),
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
   expect(response.statusCode).toBe(200);
   return response.json as { base64QRCode: string; base32Secret: string };
@@ -32,52 +30,46 @@ async function attach(sub: string, body: Record<string, unknown>) {
   return request("security", "events/security/totp-attach.json", {
     params: { subjectId: sub },
     body,
-    authorization: await sys("svc_api_sys_usec_chg"),
+    authorization: await systemBearer(["svc_api_sys_usec_chg"]),
   });
 }
 
 async function list(sub: string) {
   return request("security", "events/security/totp-list.json", {
     params: { subjectId: sub },
-    authorization: await sys("svc_api_sys_usec"),
+    authorization: await systemBearer(["svc_api_sys_usec"]),
   });
 }
 
 describe("TOTP generators (SPEC 4.15)", () => {
-  withOathtool(
-    "when a secret is issued, it answers a PNG QR code and keeps the secret pending and sealed",
-    async () => {
-      const account = await seedAccount();
-      const issued = await issue(account.sub);
-      expect(issued.base32Secret).toMatch(/^[A-Z2-7]{32}$/);
-      expect(Buffer.from(issued.base64QRCode, "base64").subarray(1, 4).toString()).toBe("PNG");
-      const pending = await items(account.sub, "TOTPPENDING#");
-      expect(pending).toHaveLength(1);
-      expect(JSON.stringify(pending)).not.toContain(issued.base32Secret);
-      expect(pending[0].expiresAt).toBeGreaterThan(Date.now() / 1000);
-      expect((await list(account.sub)).json).toEqual([]);
-    },
-  );
+  it("when a secret is issued, it answers a PNG QR code and keeps the secret pending and sealed", async () => {
+    const account = await seedAccount();
+    const issued = await issue(account.sub);
+    expect(issued.base32Secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(Buffer.from(issued.base64QRCode, "base64").subarray(1, 4).toString()).toBe("PNG");
+    const pending = await items(account.sub, "TOTPPENDING#");
+    expect(pending).toHaveLength(1);
+    expect(JSON.stringify(pending)).not.toContain(issued.base32Secret);
+    expect(pending[0].expiresAt).toBeGreaterThan(Date.now() / 1000);
+    expect((await list(account.sub)).json).toEqual([]);
+  });
 
-  withOathtool(
-    "when the code of an issued secret is right, it stores a sealed generator the list shows without secret",
-    async () => {
-      const account = await seedAccount();
-      const { base32Secret } = await issue(account.sub);
-      const attached = await attach(account.sub, { base32Secret, otpCode: code(base32Secret), name: "phone" });
-      expect(attached.statusCode).toBe(204);
-      const listed = await list(account.sub);
-      expect(listed.json).toEqual([{ id: expect.any(String), len: 6, name: "phone" }]);
-      const stored = await items(account.sub, keys.totpPrefix);
-      expect(JSON.stringify(stored)).not.toContain(base32Secret);
-      expect(await items(account.sub, "TOTPPENDING#")).toEqual([]);
-      // Taken once: the same secret does not attach a second generator.
-      const again = await attach(account.sub, { base32Secret, otpCode: code(base32Secret, 30) });
-      expect(again.json).toEqual(WRONG_OTP);
-    },
-  );
+  it("when the code of an issued secret is right, it stores a sealed generator the list shows without secret", async () => {
+    const account = await seedAccount();
+    const { base32Secret } = await issue(account.sub);
+    const attached = await attach(account.sub, { base32Secret, otpCode: code(base32Secret), name: "phone" });
+    expect(attached.statusCode).toBe(204);
+    const listed = await list(account.sub);
+    expect(listed.json).toEqual([{ id: expect.any(String), len: 6, name: "phone" }]);
+    const stored = await items(account.sub, keys.totpPrefix);
+    expect(JSON.stringify(stored)).not.toContain(base32Secret);
+    expect(await items(account.sub, "TOTPPENDING#")).toEqual([]);
+    // Taken once: the same secret does not attach a second generator.
+    const again = await attach(account.sub, { base32Secret, otpCode: code(base32Secret, 30) });
+    expect(again.json).toEqual(WRONG_OTP);
+  });
 
-  withOathtool("when the code is one step late it is accepted; three steps late it is refused", async () => {
+  it("when the code is one step late it is accepted; three steps late it is refused", async () => {
     const account = await seedAccount();
     const { base32Secret } = await issue(account.sub);
     const late = await attach(account.sub, { base32Secret, otpCode: code(base32Secret, -90) });
@@ -86,21 +78,18 @@ describe("TOTP generators (SPEC 4.15)", () => {
     expect((await attach(account.sub, { base32Secret, otpCode: code(base32Secret, -30) })).statusCode).toBe(204);
   });
 
-  withOathtool(
-    "when the secret was not issued to this account, a right code for it is refused and nothing is stored",
-    async () => {
-      const owner = await seedAccount();
-      const other = await seedAccount();
-      const { base32Secret } = await issue(owner.sub);
-      const invented = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
-      for (const secret of [base32Secret, invented]) {
-        const response = await attach(other.sub, { base32Secret: secret, otpCode: code(secret) });
-        expect(response.statusCode).toBe(400);
-        expect(response.json).toEqual(WRONG_OTP);
-      }
-      expect(await items(other.sub, keys.totpPrefix)).toEqual([]);
-    },
-  );
+  it("when the secret was not issued to this account, a right code for it is refused and nothing is stored", async () => {
+    const owner = await seedAccount();
+    const other = await seedAccount();
+    const { base32Secret } = await issue(owner.sub);
+    const invented = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+    for (const secret of [base32Secret, invented]) {
+      const response = await attach(other.sub, { base32Secret: secret, otpCode: code(secret) });
+      expect(response.statusCode).toBe(400);
+      expect(response.json).toEqual(WRONG_OTP);
+    }
+    expect(await items(other.sub, keys.totpPrefix)).toEqual([]);
+  });
 
   it.each([
     [{ otpCode: "123456" }, "base32Secret"],
@@ -121,7 +110,7 @@ describe("TOTP generators (SPEC 4.15)", () => {
     expect(response.json).toEqual(WRONG_OTP);
   });
 
-  withOathtool("when a generator is deleted, the list is empty; deleting it again answers 404", async () => {
+  it("when a generator is deleted, the list is empty; deleting it again answers 404", async () => {
     const account = await seedAccount();
     const { base32Secret } = await issue(account.sub);
     await attach(account.sub, { base32Secret, otpCode: code(base32Secret) });
@@ -138,7 +127,7 @@ describe("TOTP generators (SPEC 4.15)", () => {
     expect(again.json).toEqual({ type: "process_error", error: "unknown_totp", desc: "no TOTP generator has this id" });
   });
 
-  withOathtool("when a user enrols without the address headers, it is refused; with them it works", async () => {
+  it("when a user enrols without the address headers, it is refused; with them it works", async () => {
     const account = await seedAccount();
     const token = await userToken(account.sub, ["svc_api_usec_chg"]);
     const bare = await request("security", "events/security/totp-issue.json", {
@@ -156,7 +145,7 @@ describe("TOTP generators (SPEC 4.15)", () => {
 });
 
 describe("second factor at login (SPEC 4.12 with 4.15)", () => {
-  withOathtool("when requiredFactor is 2, the password grant needs a fresh code; a used code is refused", async () => {
+  it("when requiredFactor is 2, the password grant needs a fresh code; a used code is refused", async () => {
     const account = await seedAccount({}, PASSWORD);
     const { base32Secret } = await issue(account.sub);
     const enrolCode = code(base32Secret);
@@ -164,7 +153,7 @@ describe("second factor at login (SPEC 4.12 with 4.15)", () => {
     const modes = await request("security", "events/security/auth-change.json", {
       params: { subjectId: account.sub },
       body: { requiredFactor: 2 },
-      authorization: await sys("svc_api_sys_usec_chg"),
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     expect(modes.json).toMatchObject({ requiredFactor: 2 });
 

@@ -7,9 +7,10 @@ import { services } from "../../lib/services";
 import { batchWriteAll } from "../../lib/store/batch";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
-import { seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { seedAccount, systemBearer, systemToken, uniqueId, userBearer } from "../support/fixtures";
 import { useGateway } from "../support/gateway";
 import { request } from "../support/requests";
+import { escapeRqlValue } from "../support/rql";
 
 const search = (query: string, authorization?: string) =>
   request("users", "events/users/search-by-email.json", { query: { query }, authorization });
@@ -18,9 +19,6 @@ const subsOf = (response: { json: unknown }) =>
   (response.json as Array<{ attrs: { sub: string } }>).map((h) => h.attrs.sub);
 
 /** SPEC 4.7: percent-escape & | ( ) = < > , in the value (and %, which escapes itself). */
-const escapeValue = (value: string) =>
-  value.replace(/[&|()=<>,%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
 describe("GET /svc/api/v3/users?query= (sample events)", () => {
   it("when the samples run, they find by e-mail, by names with and/or, by an escaped value, and refuse a scan", async () => {
     const maria = await seedAccount({
@@ -72,7 +70,7 @@ describe("user search lookups", () => {
     for (const query of [
       `sub=string:${account.sub}`,
       `email=string:${email.toUpperCase()}`,
-      `eq(phone_number,string:${escapeValue(formattedPhone)})`,
+      `eq(phone_number,string:${escapeRqlValue(formattedPhone)})`,
       `phone_number=${phone}`,
       `family_name=string:${family.toUpperCase()}`,
       `and(family_name=string:${family},given_name=string:ёжик)`,
@@ -89,7 +87,7 @@ describe("user search lookups", () => {
 
   it("when a lookup is by a unique attribute it costs two round trips; by a name, a Query and a BatchGetItem", async () => {
     const account = await seedAccount({ family_name: uniqueId("Round") });
-    const token = `Bearer ${await systemToken(["svc_api_sys_users"])}`;
+    const token = await systemBearer(["svc_api_sys_users"]);
     await search(`sub=string:${account.sub}`, token);
     let before = roundTripCount();
     await search(`email=string:${account.email?.value}`, token);
@@ -142,18 +140,20 @@ describe("user search lookups", () => {
     async (special) => {
       const family = `${uniqueId("Sp")}${special}x${special}`;
       const account = await seedAccount({ family_name: family });
-      expect(subsOf(await viaHttp(`family_name=string:${escapeValue(family)}`))).toEqual([account.sub]);
+      expect(subsOf(await viaHttp(`family_name=string:${escapeRqlValue(family)}`))).toEqual([account.sub]);
     },
   );
 
   it("when a value is Unicode or empty, it is found over HTTP too", async () => {
     const family = `${uniqueId("Юникод")}-山田-🙂`;
     const account = await seedAccount({ family_name: family, middle_name: "" });
-    expect(subsOf(await viaHttp(`family_name=string:${escapeValue(family)}`))).toEqual([account.sub]);
-    expect(subsOf(await viaHttp(`and(family_name=string:${escapeValue(family)},middle_name=string:)`))).toEqual([
+    expect(subsOf(await viaHttp(`family_name=string:${escapeRqlValue(family)}`))).toEqual([account.sub]);
+    expect(subsOf(await viaHttp(`and(family_name=string:${escapeRqlValue(family)},middle_name=string:)`))).toEqual([
       account.sub,
     ]);
-    expect(subsOf(await viaHttp(`and(family_name=string:${escapeValue(family)},middle_name=)`))).toEqual([account.sub]);
+    expect(subsOf(await viaHttp(`and(family_name=string:${escapeRqlValue(family)},middle_name=)`))).toEqual([
+      account.sub,
+    ]);
   });
 
   it("when names change through the attribute call, the old value stops finding the account at once", async () => {
@@ -230,9 +230,9 @@ describe("user search errors", () => {
 
   it("when a user token or a token without svc_api_sys_users calls, it answers 401", async () => {
     const account = await seedAccount();
-    const user = await search(`sub=string:${account.sub}`, `Bearer ${await userToken(account.sub, ["svc_api_user"])}`);
+    const user = await search(`sub=string:${account.sub}`, await userBearer(account.sub, ["svc_api_user"]));
     expect(user.statusCode).toBe(401);
-    const chg = await search(`sub=string:${account.sub}`, `Bearer ${await systemToken(["svc_api_sys_users_chg"])}`);
+    const chg = await search(`sub=string:${account.sub}`, await systemBearer(["svc_api_sys_users_chg"]));
     expect(chg.json.desc).toBe("insufficient_scope");
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
-import { invoke, sampleEvent, seedAccount, systemToken, uniqueId, userToken } from "../support/fixtures";
+import { invoke, sampleEvent, seedAccount, systemBearer, systemToken, uniqueId, userBearer } from "../support/fixtures";
 import { expiredToken, forgedTokens } from "../support/forged-tokens";
 
 async function getUser(sub: string, authorization?: string) {
@@ -36,7 +36,7 @@ async function changeUser(instanceId: string, body: unknown, authorization: stri
 describe("GET /svc/api/v3/users/{subjectId}", () => {
   it("when a system token reads an account, it returns the attributes with meta in one round trip", async () => {
     const account = await seedAccount();
-    const token = `Bearer ${await systemToken(["svc_api_sys_users"])}`;
+    const token = await systemBearer(["svc_api_sys_users"]);
     await getUser(account.sub, token); // warm: signing keys are read once per container
     const before = roundTripCount();
     const response = await getUser(account.sub, token);
@@ -76,7 +76,7 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
 
   it("when a user token reads its own account, it answers 200", async () => {
     const account = await seedAccount();
-    const response = await getUser(account.sub, `Bearer ${await userToken(account.sub, ["svc_api_user"])}`);
+    const response = await getUser(account.sub, await userBearer(account.sub, ["svc_api_user"]));
     expect(response.statusCode).toBe(200);
     expect(response.json.sub).toBe(account.sub);
   });
@@ -84,7 +84,7 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
   it("when a user token reads another account, it answers 401 bad_access_token", async () => {
     const mine = await seedAccount();
     const theirs = await seedAccount();
-    const response = await getUser(theirs.sub, `Bearer ${await userToken(mine.sub, ["svc_api_user"])}`);
+    const response = await getUser(theirs.sub, await userBearer(mine.sub, ["svc_api_user"]));
     expect(response.statusCode).toBe(401);
     expect(response.headers["www-authenticate"]).toBe('Bearer realm="svc", error="invalid_token"');
     expect(response.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "wrong_subject" });
@@ -92,14 +92,14 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
 
   it("when a user token carries only a system permission, it answers 401 insufficient_scope", async () => {
     const account = await seedAccount();
-    const response = await getUser(account.sub, `Bearer ${await userToken(account.sub, ["svc_api_sys_users"])}`);
+    const response = await getUser(account.sub, await userBearer(account.sub, ["svc_api_sys_users"]));
     expect(response.statusCode).toBe(401);
     expect(response.json.desc).toBe("insufficient_scope");
   });
 
   it("when the token's scope does not open the route, it answers 401 insufficient_scope", async () => {
     const account = await seedAccount();
-    const response = await getUser(account.sub, `Bearer ${await systemToken(["svc_groups"])}`);
+    const response = await getUser(account.sub, await systemBearer(["svc_groups"]));
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "insufficient_scope" });
   });
@@ -139,7 +139,7 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
   });
 
   it("when the subject id is malformed, it answers 400 input_error naming the field", async () => {
-    const response = await getUser("bad#id", `Bearer ${await systemToken(["svc_api_sys_users"])}`);
+    const response = await getUser("bad#id", await systemBearer(["svc_api_sys_users"]));
     expect(response.statusCode).toBe(400);
     expect(response.json).toMatchObject({ type: "input_error", error: "wrong_values" });
     expect((response.json.errors as Array<{ pos: string }>)[0].pos).toBe("subjectId");
@@ -261,7 +261,7 @@ describe("POST /svc/api/v3/users/{instanceId}", () => {
 
   it("when a user changes their own name, it answers 200; a user cannot lock or set a verified contact", async () => {
     const account = await seedAccount();
-    const token = `Bearer ${await userToken(account.sub, ["svc_api_user_chg"])}`;
+    const token = await userBearer(account.sub, ["svc_api_user_chg"]);
     const ok = await changeUser(instanceIdOf(account.sub), { family_name: "Petrova" }, token);
     expect(ok.statusCode).toBe(200);
     expect(ok.json.family_name).toBe("Petrova");
@@ -281,7 +281,7 @@ describe("POST /svc/api/v3/users/{instanceId}", () => {
     const response = await changeUser(
       instanceIdOf(theirs.sub),
       { family_name: "X" },
-      `Bearer ${await userToken(mine.sub, ["svc_api_user_chg"])}`,
+      await userBearer(mine.sub, ["svc_api_user_chg"]),
     );
     expect(response.statusCode).toBe(401);
     expect(response.json.desc).toBe("wrong_subject");

@@ -64,7 +64,7 @@ describe("Lambda bundles", () => {
     (fn) => {
       // Registration, password changes, and the password grant's forced change (SPEC 4.2).
       const checksPasswords = ["registration", "passwords", "token"].includes(fn);
-      const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.ts"));
+      const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
       expect(list).toBe(checksPasswords);
     },
   );
@@ -96,6 +96,12 @@ describe("Lambda bundles", () => {
     const aliases = Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`);
     expect(lambdaBundling().esbuildArgs).toEqual({ "--alias": aliases });
     expect(esbuildOptions("functions/meta.ts", "dist-test/meta/index.mjs").alias).toEqual(LAMBDA_BUNDLE.alias);
+  });
+
+  it("when cdk synth bundles a function, esbuild reads .txt imports as text, as npm run build does", () => {
+    expect(LAMBDA_BUNDLE.loader).toEqual({ ".txt": "text" });
+    expect(lambdaBundling().loader).toEqual(LAMBDA_BUNDLE.loader);
+    expect(esbuildOptions("functions/meta.ts", "dist-test/meta/index.mjs").loader).toEqual(LAMBDA_BUNDLE.loader);
   });
 
   it("when middy asks whether a response body is a web ReadableStream, the stand-in answers as the real class", () => {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type RouteDefinition, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { createClient, invoke, seedAccount } from "../support/fixtures";
-import { prepareRequest } from "../support/requests";
+import { basicCredentials, prepareRequest } from "../support/requests";
 import { expectVersionShape, firstSampleOfEachRoute, PLACEHOLDER_VALUES } from "../support/route-samples";
 import {
   applyMutation,
@@ -176,7 +176,7 @@ beforeAll(async () => {
     ...PLACEHOLDER_VALUES,
     clientId: client.clientId,
     clientSecret: client.secret,
-    clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
+    clientBasic: basicCredentials(client.clientId, client.secret),
   };
 });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type RunningDynamo, startDynamoLocal } from "../../lib/local/dynamodb-local";
 import { keys } from "../../lib/store/keys";
 import { claimProblems, rightsProblems } from "../support/invariants";
+import { basicAuthorization } from "../support/requests";
 import { startTally } from "../support/tally";
 
 /**
@@ -23,7 +24,7 @@ const tally = startTally(import.meta.filename);
 
 const CLIENT = { id: "outage-app", secret: "outage-app-secret-0123456789abcdef0123456789" };
 const TABLE = "svc-identity-outage";
-const BASIC = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString("base64")}`;
+const BASIC = basicAuthorization(CLIENT.id, CLIENT.secret);
 
 let dynamo: RunningDynamo;
 let gateway: ChildProcess;
@@ -34,21 +35,25 @@ const dataDir = mkdtempSync(join(tmpdir(), "svc-outage-"));
 beforeAll(async () => {
   dynamoPort = await freePort();
   dynamo = await startDynamoLocal({ port: dynamoPort, dataDir });
-  gateway = spawn(process.execPath, ["--import", "tsx", "test/support/gateway-process.ts"], {
-    env: {
-      ...process.env,
-      DYNAMODB_PORT: String(dynamoPort),
-      DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
-      TABLE_NAME: TABLE,
-      SVC_BOOTSTRAP_CLIENT_ID: CLIENT.id,
-      SVC_BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
-      SVC_DATA_KEY: randomBytes(32).toString("base64"),
-      SVC_MESSAGES: "outbox",
-      SVC_OUTBOX_FILE: join(dataDir, "outbox.jsonl"),
-      LOG_LEVEL: "silent",
+  gateway = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/loaders/text.mjs", "test/support/gateway-process.ts"],
+    {
+      env: {
+        ...process.env,
+        DYNAMODB_PORT: String(dynamoPort),
+        DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
+        TABLE_NAME: TABLE,
+        SVC_BOOTSTRAP_CLIENT_ID: CLIENT.id,
+        SVC_BOOTSTRAP_CLIENT_SECRET: CLIENT.secret,
+        SVC_DATA_KEY: randomBytes(32).toString("base64"),
+        SVC_MESSAGES: "outbox",
+        SVC_OUTBOX_FILE: join(dataDir, "outbox.jsonl"),
+        LOG_LEVEL: "silent",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
     },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  );
   base = await new Promise<string>((done, fail) => {
     let out = "";
     gateway.stdout?.on("data", (chunk) => {

@@ -2,12 +2,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { documentClient } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
-import { createClient, invoke, sampleEvent, seedAccount, systemToken, uniqueId } from "../support/fixtures";
+import { createClient, invoke, sampleEvent, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";
 import { passwordLogin } from "../support/login";
 import { loseAnswers } from "../support/lost-answers";
 import { lastCode } from "../support/outbox";
-import { request } from "../support/requests";
+import { basicCredentials, request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 import { tableSnapshot } from "../support/table-snapshot";
 import { startTally } from "../support/tally";
@@ -110,7 +110,7 @@ describe.each(["inside", "outside"] as const)(
     it("when it was a rights assignment, the rights are as asked once, both directions agree, and no 500", async () => {
       const lead = await seedAccount({ email: undefined, phone_number: undefined });
       const member = await seedAccount({ email: undefined, phone_number: undefined });
-      const token = `Bearer ${await systemToken(["svc_rights_full_access"])}`;
+      const token = await systemBearer(["svc_rights_full_access"]);
       const body = { subject: lead.sub, object: member.sub, rights: ["SYS_MON"], tags: ["a", "b"] };
       const { first, retried } = await withLostAnswer(layer, () =>
         request("rights", "events/rights/assign-rights.json", { body, authorization: token }),
@@ -170,7 +170,7 @@ describe("an applied update whose answer was lost below the SDK's retries", () =
     const account = await seedAccount({}, password);
     const client = await createClient(["svc_api_user"]);
     const login = await send(() => passwordLogin(client, { scope: "svc_api_user", username: account.sub, password }));
-    const basic = Buffer.from(`${client.clientId}:${client.secret}`).toString("base64");
+    const basic = basicCredentials(client.clientId, client.secret);
     const refresh = (token: string) =>
       send(async () =>
         invoke(
@@ -220,7 +220,7 @@ describe("an applied update whose answer was lost below the SDK's retries", () =
 
   it("when it took or gave back a security-answer attempt, each counts once", async () => {
     const account = await seedAccount();
-    const auth = async (scope: string) => `Bearer ${await systemToken([scope])}`;
+    const auth = (scope: string) => systemBearer([scope]);
     const question = { question: "First pet?", answer: "Rex" };
     const set = await send(async () =>
       request("security", "events/security/secqsn-set.json", {

@@ -7,6 +7,7 @@ import { ENTITY } from "../../lib/store/keys";
 import { invoke, sampleEvent, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";
 import { lastCode } from "../support/outbox";
+import { confirmRegistration } from "../support/requests";
 import { tableSnapshot } from "../support/table-snapshot";
 import { startTally } from "../support/tally";
 
@@ -34,9 +35,7 @@ async function registerEvent(sample: string, values: Record<string, string>, bod
 }
 
 async function confirm(context: string, body: Record<string, string>) {
-  const event = await sampleEvent("events/registration/confirm-sms-code.json", { context, code: "x" });
-  event.body = JSON.stringify(body);
-  const result = await invoke("registration", event);
+  const result = await confirmRegistration(context, body);
   tally.answered(result.statusCode);
   return result;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
 import { passwordLogin } from "../support/login";
-import { request } from "../support/requests";
+import { basicCredentials, readOwnAccount, request } from "../support/requests";
 import { startTally } from "../support/tally";
 
 /**
@@ -34,18 +34,15 @@ async function signIn() {
   return { account, client, tokens };
 }
 
-async function readOwnAccount(sub: string, access: string) {
-  const result = await request("users", "events/users/get-user-user-mode.json", {
-    params: { subjectId: sub },
-    authorization: `Bearer ${access}`,
-  });
+async function readCounted(sub: string, access: string) {
+  const result = await readOwnAccount(sub, access);
   tally.answered(result.statusCode);
   return result;
 }
 
 async function refresh(client: { clientId: string; secret: string }, token: string) {
   const event = await sampleEvent("events/token/refresh-token-grant.json", {
-    clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
+    clientBasic: basicCredentials(client.clientId, client.secret),
     refreshToken: token,
   });
   const result = await invoke("token", event);
@@ -61,7 +58,7 @@ async function race(
 ) {
   const { account, client, tokens } = signedIn;
   const seen: Tokens[] = [tokens];
-  const reads = Array.from({ length: 8 }, () => readOwnAccount(account.sub, tokens.access));
+  const reads = Array.from({ length: 8 }, () => readCounted(account.sub, tokens.access));
   const refreshed = Array.from({ length: refreshes }, async () => {
     const answer = await refresh(client, tokens.refresh);
     if (answer.statusCode === 200) {
@@ -78,7 +75,7 @@ async function race(
 
 async function expectAllRefused(sub: string, client: { clientId: string; secret: string }, seen: Tokens[]) {
   for (const { access, refresh: refreshToken } of seen) {
-    const read = await readOwnAccount(sub, access);
+    const read = await readCounted(sub, access);
     await tally.invariant(() => expect(read.statusCode, read.body).toBe(401));
     const renewed = await refresh(client, refreshToken);
     await tally.invariant(() => {

@@ -42,6 +42,16 @@ export async function userToken(sub: string, scopes: string[], clientId = "test-
   return (await mintUserToken(sub, clientId, scopes, 600)).token;
 }
 
+/** The Authorization header of a system-mode caller with these scopes. */
+export async function systemBearer(scopes: string[], clientId?: string): Promise<string> {
+  return `Bearer ${await systemToken(scopes, clientId)}`;
+}
+
+/** The Authorization header of `sub` signed in with these scopes. */
+export async function userBearer(sub: string, scopes: string[], clientId?: string): Promise<string> {
+  return `Bearer ${await userToken(sub, scopes, clientId)}`;
+}
+
 /** Small scrypt parameters (stored with each hash), so test logins cost milliseconds. */
 export const FAST_SCRYPT = { N: 2 ** 10, r: 8, p: 1, keyLength: 32 };
 

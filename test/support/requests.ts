@@ -1,6 +1,16 @@
 import type { FunctionName } from "../../lib/http/route";
 import { invoke, sampleEvent } from "./fixtures";
 
+/** `id:secret` in base64, as HTTP Basic and the samples' {{clientBasic}} carry it. */
+export function basicCredentials(id: string, secret: string): string {
+  return Buffer.from(`${id}:${secret}`).toString("base64");
+}
+
+/** The Authorization header of HTTP Basic. */
+export function basicAuthorization(id: string, secret: string): string {
+  return `Basic ${basicCredentials(id, secret)}`;
+}
+
 export interface RequestChanges {
   /** Path parameters; rawPath is rebuilt from the route key. */
   params?: Record<string, string>;
@@ -52,4 +62,19 @@ export async function prepareRequest(samplePath: string, changes: RequestChanges
     else event.headers[name] = value;
   }
   return event;
+}
+
+/** GET of the account by its own user with this access token (user mode). */
+export function readOwnAccount(sub: string, accessToken: string) {
+  return request("users", "events/users/get-user-user-mode.json", {
+    params: { subjectId: sub },
+    authorization: `Bearer ${accessToken}`,
+  });
+}
+
+/** The registration confirmation of `context` with these codes (or a resend). */
+export async function confirmRegistration(context: string, body: Record<string, string>) {
+  const event = await sampleEvent("events/registration/confirm-sms-code.json", { context, code: "x" });
+  event.body = JSON.stringify(body);
+  return invoke("registration", event);
 }

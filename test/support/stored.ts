@@ -23,3 +23,8 @@ export async function storedItems(sub: string, prefix: string): Promise<Record<s
   );
   return Items ?? [];
 }
+
+/** The account's stored password credential. */
+export async function storedPasswordCredential(sub: string) {
+  return (await storedItems(sub, "CRED#password"))[0] as never;
+}

@@ -6,7 +6,8 @@ import { authentication } from "../../../lib/http/middleware/authentication";
 import { authorization } from "../../../lib/http/middleware/authorization";
 import type { RequestState } from "../../../lib/http/request-state";
 import type { RouteDefinition } from "../../../lib/http/route";
-import { createClient, seedAccount, systemToken, userToken } from "../../support/fixtures";
+import { createClient, seedAccount, systemBearer, userBearer } from "../../support/fixtures";
+import { basicAuthorization } from "../../support/requests";
 
 /**
  * v1/v2 routes accept a bearer token with their permission or the application's REST
@@ -50,19 +51,17 @@ async function refusalOf(route: RouteDefinition, header: string | undefined, par
 const authenticate = (header: string | undefined) => authenticateAs(v2Route, header);
 const failure = (header: string | undefined) => refusalOf(v2Route, header);
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
-
 describe("authentication of v2 routes", () => {
   it("when the application's REST password is sent with Basic, it is a system caller with every v2 service", async () => {
     const rest = "rest-password-of-the-application-0001";
     const client = await createClient(["svc_api_sys_users"], { restPassword: rest });
-    const state = await authenticate(basic(client.clientId, rest));
+    const state = await authenticate(basicAuthorization(client.clientId, rest));
     expect(state.principal).toMatchObject({ mode: "system", clientId: client.clientId, via: "basic" });
   });
 
   it("when the client secret is sent instead of the REST password, it is refused", async () => {
     const client = await createClient(["svc_groups"], { restPassword: "rest-password-of-the-application-0002" });
-    const result = await failure(basic(client.clientId, client.secret));
+    const result = await failure(basicAuthorization(client.clientId, client.secret));
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body)).toEqual({
       errors: [{ code: "access_denied", desc: "invalid_rest_password", params: {} }],
@@ -72,17 +71,17 @@ describe("authentication of v2 routes", () => {
 
   it("when the application has no REST password, Basic is refused", async () => {
     const client = await createClient(["svc_groups"]);
-    const result = await failure(basic(client.clientId, "anything"));
+    const result = await failure(basicAuthorization(client.clientId, "anything"));
     expect(result.statusCode).toBe(401);
   });
 
   it("when a bearer token holds the route's permission, it is accepted", async () => {
-    const state = await authenticate(`Bearer ${await systemToken(["svc_groups"])}`);
+    const state = await authenticate(await systemBearer(["svc_groups"]));
     expect(state.principal).toMatchObject({ mode: "system", via: "bearer" });
   });
 
   it("when a bearer token lacks the route's permission, it is refused in the v2 shape", async () => {
-    const result = await failure(`Bearer ${await systemToken(["svc_api_sys_users"])}`);
+    const result = await failure(await systemBearer(["svc_api_sys_users"]));
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body).errors[0]).toMatchObject({ code: "access_denied", desc: "insufficient_scope" });
   });
@@ -111,7 +110,7 @@ describe("authentication of calls on the current user", () => {
 
   it("when the user's own login and password come with Basic, the caller is that user with user permissions", async () => {
     const account = await seedAccount({}, PASSWORD);
-    const state = await authenticateAs(currentUserRoute, basic(account.email?.value as string, PASSWORD));
+    const state = await authenticateAs(currentUserRoute, basicAuthorization(account.email?.value as string, PASSWORD));
     expect(state.principal).toMatchObject({ mode: "user", sub: account.sub, via: "user-basic" });
     expect(state.principal?.clientId).toBeUndefined();
   });
@@ -119,27 +118,24 @@ describe("authentication of calls on the current user", () => {
   it("when the password holds characters an application secret would form-encode, it is taken as typed", async () => {
     const password = "p%41ss+word:with colon";
     const account = await seedAccount({}, password);
-    const state = await authenticateAs(currentUserRoute, basic(account.sub, password));
+    const state = await authenticateAs(currentUserRoute, basicAuthorization(account.sub, password));
     expect(state.principal).toMatchObject({ sub: account.sub });
   });
 
   it("when a user token with the route's permission comes, the caller is its user and application", async () => {
     const account = await seedAccount();
-    const state = await authenticateAs(
-      currentUserRoute,
-      `Bearer ${await userToken(account.sub, ["svc_api_ufa_chg"], "web-app")}`,
-    );
+    const state = await authenticateAs(currentUserRoute, await userBearer(account.sub, ["svc_api_ufa_chg"], "web-app"));
     expect(state.principal).toMatchObject({ mode: "user", sub: account.sub, clientId: "web-app", via: "bearer" });
   });
 
   it("when an application's token or REST password comes, it is refused: `current` needs a user", async () => {
-    const token = await refusalOf(currentUserRoute, `Bearer ${await systemToken(["svc_api_sys_ufa_chg"])}`);
+    const token = await refusalOf(currentUserRoute, await systemBearer(["svc_api_sys_ufa_chg"]));
     expect(JSON.parse(token.body)).toEqual({
       errors: [{ code: "access_denied", desc: "user_token_required", params: {} }],
     });
     const rest = "rest-password-of-the-application-0003";
     const client = await createClient(["svc_api_sys_ufa_chg"], { restPassword: rest });
-    const basicApp = await refusalOf(currentUserRoute, basic(client.clientId, rest));
+    const basicApp = await refusalOf(currentUserRoute, basicAuthorization(client.clientId, rest));
     expect(basicApp.statusCode).toBe(401);
     expect(JSON.parse(basicApp.body).errors[0].desc).toBe("wrong login or password");
   });
@@ -147,7 +143,7 @@ describe("authentication of calls on the current user", () => {
   it("when the password is wrong or the header malformed, it is refused with access_denied", async () => {
     const account = await seedAccount({}, PASSWORD);
     for (const header of [
-      basic(account.sub, "wrong"),
+      basicAuthorization(account.sub, "wrong"),
       "Basic !!!",
       `Basic ${Buffer.from("no-colon").toString("base64")}`,
     ]) {
@@ -170,9 +166,9 @@ describe("permissions named from the path", () => {
   const params = { subjectId: "u", fedPointType: "oidc", fedPointName: "mock" };
 
   it("when the token holds the permission of the provider in the path, it passes; of another, it is refused", async () => {
-    await authenticateAs(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_oidc_mock"])}`, params);
-    await authenticateAs(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_any"])}`, params);
-    const other = await refusalOf(fedTokenRoute, `Bearer ${await systemToken(["fed_tkn_oidc_other"])}`, params);
+    await authenticateAs(fedTokenRoute, await systemBearer(["fed_tkn_oidc_mock"]), params);
+    await authenticateAs(fedTokenRoute, await systemBearer(["fed_tkn_any"]), params);
+    const other = await refusalOf(fedTokenRoute, await systemBearer(["fed_tkn_oidc_other"]), params);
     expect(JSON.parse(other.body)).toEqual({
       type: "security_error",
       error: "bad_access_token",

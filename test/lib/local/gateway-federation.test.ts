@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway } from "../../../lib/local/gateway";
 import { createClient, seedAccount, userToken } from "../../support/fixtures";
 import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../../support/oauth-provider";
+import { basicAuthorization } from "../../support/requests";
 
 /**
  * The bind round trip as a browser and an application make it: over HTTP through the
@@ -28,8 +29,6 @@ afterAll(async () => {
   await provider.stop();
 });
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-
 async function startBind(authorization: string, body: Record<string, unknown>) {
   const response = await fetch(`${base}/svc/api/v2/users/current/fa/bind`, {
     method: "POST",
@@ -53,7 +52,10 @@ async function browserTrip(redirectTo: string): Promise<{ atCallback: URL; final
 async function appToken(scope: string) {
   const response = await fetch(`${base}/svc/oauth/te`, {
     method: "POST",
-    headers: { authorization: basic(web.clientId, web.secret), "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      authorization: basicAuthorization(web.clientId, web.secret),
+      "content-type": "application/x-www-form-urlencoded",
+    },
     body: new URLSearchParams({ grant_type: "client_credentials", scope }),
   });
   return ((await response.json()) as { access_token: string }).access_token;
@@ -68,7 +70,7 @@ describe("binding an external account through the local gateway", () => {
   it("when the user binds with e-mail and password, the browser returns to the application and the link and token are readable", async () => {
     const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-round-trip", "Round Trip");
-    const redirectTo = await startBind(basic(account.email?.value as string, PASSWORD), {
+    const redirectTo = await startBind(basicAuthorization(account.email?.value as string, PASSWORD), {
       clientId: web.clientId,
     });
     expect(new URL(redirectTo).searchParams.get("redirect_uri")).toBe(`${base}/svc/api/v2/users/current/fa/callback`);
@@ -114,7 +116,7 @@ describe("binding an external account through the local gateway", () => {
     provider.nextTokenAnswer((answer) => {
       (answer.body as Record<string, unknown>).expires_in = 10;
     });
-    await browserTrip(await startBind(basic(account.sub, PASSWORD), { clientId: web.clientId }));
+    await browserTrip(await startBind(basicAuthorization(account.sub, PASSWORD), { clientId: web.clientId }));
     const before = provider.refreshRequests();
     const tokens = await get(`/svc/api/v3/users/${account.sub}/fedToken/oidc/mock`, "fed_tkn_oidc_mock");
     expect(tokens.status).toBe(200);
@@ -130,7 +132,7 @@ describe("binding an external account through the local gateway", () => {
     provider.nextTokenAnswer((answer) => {
       (answer.body as Record<string, unknown>).expires_in = 10;
     });
-    await browserTrip(await startBind(basic(account.sub, PASSWORD), { clientId: web.clientId }));
+    await browserTrip(await startBind(basicAuthorization(account.sub, PASSWORD), { clientId: web.clientId }));
     provider.nextTokenAnswer((answer) => {
       answer.statusCode = 400;
       answer.body = { error: "invalid_grant" };
@@ -148,7 +150,7 @@ describe("binding an external account through the local gateway", () => {
 
   it("when the user denies at the provider, the browser returns to the application with the error", async () => {
     const account = await seedAccount({}, PASSWORD);
-    const redirectTo = await startBind(basic(account.sub, PASSWORD), { clientId: web.clientId });
+    const redirectTo = await startBind(basicAuthorization(account.sub, PASSWORD), { clientId: web.clientId });
     provider.server.service.once("beforeAuthorizeRedirect", (redirect) => {
       redirect.url.searchParams.delete("code");
       redirect.url.searchParams.set("error", "access_denied");

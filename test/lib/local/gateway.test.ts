@@ -3,6 +3,7 @@ import { JwksClient } from "jwks-rsa";
 import { describe, expect, it } from "vitest";
 import { createClient, seedAccount } from "../../support/fixtures";
 import { useGateway } from "../../support/gateway";
+import { basicAuthorization } from "../../support/requests";
 
 const base = useGateway();
 
@@ -11,7 +12,7 @@ async function clientToken(scope: string) {
   const response = await fetch(`${base()}/svc/oauth/te`, {
     method: "POST",
     headers: {
-      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString("base64")}`,
+      authorization: basicAuthorization(client.clientId, client.secret),
       "content-type": "application/x-www-form-urlencoded",
     },
     body: new URLSearchParams({ grant_type: "client_credentials", scope }),

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../../lib/local/dynamodb-local";
+import { basicAuthorization } from "../../support/requests";
 
 /** `npm start` as a user runs it: a real process, real ports, real signals. */
 
@@ -29,7 +30,16 @@ async function start(cwd: string, env: Record<string, string>, viaNpm = false) {
   const [port, dynamodbPort] = [await freePort(), await freePort()];
   const [command, args] = viaNpm
     ? ["npm", ["start", "--silent"]]
-    : [process.execPath, ["--import", pathToFileURL(join(repo, "node_modules/tsx/dist/loader.mjs")).href, startScript]];
+    : [
+        process.execPath,
+        [
+          "--import",
+          pathToFileURL(join(repo, "node_modules/tsx/dist/loader.mjs")).href,
+          "--import",
+          pathToFileURL(join(repo, "scripts/loaders/text.mjs")).href,
+          startScript,
+        ],
+      ];
   const child = spawn(command, args, {
     cwd,
     env: {
@@ -69,7 +79,7 @@ async function token(base: string, id: string, secret: string): Promise<Response
   return fetch(`${base}/svc/oauth/te`, {
     method: "POST",
     headers: {
-      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`,
+      authorization: basicAuthorization(id, secret),
       "content-type": "application/x-www-form-urlencoded",
     },
     body: "grant_type=client_credentials&scope=svc_api_sys_users",

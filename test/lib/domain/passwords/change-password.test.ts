@@ -5,7 +5,7 @@ import { changePassword, type PasswordChangeInput } from "../../../../lib/domain
 import { passwordChangeDeps } from "../../../../lib/messaging";
 import { seedAccount } from "../../../support/fixtures";
 import { outbox } from "../../../support/outbox";
-import { storedItems } from "../../../support/stored";
+import { storedItems, storedPasswordCredential } from "../../../support/stored";
 
 const OLD = "correct horse battery staple";
 
@@ -33,10 +33,6 @@ function input(sub: string, overrides: Partial<PasswordChangeInput> = {}): Passw
   };
 }
 
-async function credential(sub: string) {
-  return (await storedItems(sub, "CRED#password"))[0] as never;
-}
-
 describe("changePassword: what runs side by side", () => {
   it("when a generated password goes out by SMS, its hash is already running while the SMS is sent", async () => {
     const account = await seedAccount({}, OLD);
@@ -54,7 +50,7 @@ describe("changePassword: what runs side by side", () => {
     // One hash in all, and it is the one stored: the SMS's password opens the account.
     expect(hashes.started - before).toBe(1);
     const sent = /: (\S+)$/.exec(outbox(account.phone_number?.value).at(-1)?.text ?? "")?.[1] as string;
-    expect(await verifyPassword(sent, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(sent, await storedPasswordCredential(account.sub))).toBe(true);
   });
 
   it("when the generated password's SMS fails, it answers message_not_sent and the hash begun meanwhile stores nothing", async () => {
@@ -69,7 +65,7 @@ describe("changePassword: what runs side by side", () => {
     await expect(
       changePassword(input(account.sub, { sendPswdToAttr: "phone_number" }), { ...deps, courier: failingSms }),
     ).rejects.toMatchObject({ status: 502, error: "message_not_sent" });
-    expect(await verifyPassword(OLD, await credential(account.sub))).toBe(true);
+    expect(await verifyPassword(OLD, await storedPasswordCredential(account.sub))).toBe(true);
     expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "password_change")).toEqual([]);
   });
 
@@ -86,7 +82,7 @@ describe("changePassword: what runs side by side", () => {
       changePassword(input(account.sub, { password: "a brand new passphrase" }), { ...deps, sessions }),
     ).rejects.toMatchObject({ name: "ServiceUnavailable" });
     // Committed before the reset: the new password holds, and its owner was told.
-    expect(await verifyPassword("a brand new passphrase", await credential(account.sub))).toBe(true);
+    expect(await verifyPassword("a brand new passphrase", await storedPasswordCredential(account.sub))).toBe(true);
     expect(outbox(account.email?.value).at(-1)).toMatchObject({
       channel: "email",
       subject: "Your password was changed",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultSettings } from "../../../../lib/config";
 import { hashPassword } from "../../../../lib/domain/credentials/password-hash";
-import { COMMON_PASSWORDS } from "../../../../lib/domain/passwords/common-passwords";
+import COMMON_PASSWORDS from "../../../../lib/domain/passwords/common-passwords.txt";
 import { checkPassword, generatePassword, type PasswordPolicy } from "../../../../lib/domain/passwords/policy";
 import { passwordPolicyError } from "../../../../lib/domain/passwords/violations";
 import { errorResult } from "../../../../lib/http/error-body";
@@ -81,9 +81,16 @@ describe("password policy rules (SPEC 7.2)", () => {
 
 describe("the common-password list", () => {
   const dictionaryOnly: PasswordPolicy = { ...base, minLength: 1, groups: [], dictionary: true };
-  const entries = COMMON_PASSWORDS.split("\n");
+  const entries = COMMON_PASSWORDS.trimEnd().split("\n");
   const refusedAsCommon = async (password: string) =>
     (await checkPassword(password, dictionaryOnly)).some((v) => v.rule === "in_password_dic");
+
+  it("when the list file is read, it is one distinct lower-case entry a line, ending in a line break", () => {
+    // The check lower-cases the password and matches whole lines.
+    expect(COMMON_PASSWORDS.endsWith("\n")).toBe(true);
+    expect(entries.filter((e) => e === "" || e !== e.toLowerCase() || e.trim() !== e)).toEqual([]);
+    expect(new Set(entries).size).toBe(entries.length);
+  });
 
   it("when a password is the list's first or last entry, it is refused", async () => {
     expect(entries).toHaveLength(10000);
