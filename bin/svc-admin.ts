@@ -6,13 +6,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { ConfigError, config, LOCAL_TOOL_ENV, processEnv, setEnvDefaults } from "../lib/config";
+import { services } from "../lib/container";
 import { type ImportProgress, importAccounts } from "../lib/domain/accounts/import";
 import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
-import { services } from "../lib/services";
 import { rotateSigningKeys } from "../lib/tokens/rotation";
 
 /** `svc-admin` (DESIGN 7): operator commands on the local stack, or on a deployed one with --table. */

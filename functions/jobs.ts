@@ -1,7 +1,7 @@
 import { config } from "../lib/config";
+import { services } from "../lib/container";
 import { lockInactiveAccounts } from "../lib/domain/security/account-state";
-import { log } from "../lib/http/logger";
-import { services } from "../lib/services";
+import { log } from "../lib/log";
 import { gsi1 } from "../lib/store/keys";
 
 /**

@@ -1,22 +1,13 @@
-import { servedRoutes } from "../lib/compiled/meta-routes";
-import { jsonResult } from "../lib/http/error-body";
-import { buildOpenApiDocument } from "../lib/http/openapi";
+import { validators } from "../lib/compiled/meta-validators";
+import { openApiDocument } from "../lib/compiled/openapi";
 import { createApiFunction } from "../lib/http/pipeline";
-import { routes } from "../lib/routes";
-import { storageAnswers } from "../lib/store/health";
+import type { HttpMethod } from "../lib/http/route";
+import { metaRoutes } from "../lib/routes/meta";
+
+/** Every route of the service, from the OpenAPI document: an unmatched method gets 405, not 404. */
+const known = Object.entries(openApiDocument.paths).flatMap(([path, operations]) =>
+  Object.keys(operations as object).map((method) => ({ method: method.toUpperCase() as HttpMethod, path })),
+);
 
 /** Service routes, and API Gateway's `$default` route: 404/405 for anything unmatched. */
-export const handler = createApiFunction(
-  "meta",
-  servedRoutes,
-  {
-    "meta.health": async () => {
-      await storageAnswers();
-      return jsonResult(200, { status: "ok" }, { "cache-control": "no-store" });
-    },
-
-    "meta.openapi": async () => jsonResult(200, buildOpenApiDocument(), { "cache-control": "public, max-age=300" }),
-  },
-  // The OpenAPI document needs the whole table anyway.
-  { known: routes },
-);
+export const handler = createApiFunction("meta", metaRoutes, validators, known);

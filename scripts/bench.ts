@@ -333,7 +333,7 @@ async function benchLocalStack(): Promise<void> {
   const provider = await startSampleProvider();
   const dynamo = await startLocalStack(provider.settings);
   const { createGateway } = await import("../lib/local/gateway");
-  const { services } = await import("../lib/services");
+  const { services } = await import("../lib/container");
   const { DEFAULT_SCRYPT, hashPassword } = await import("../lib/domain/credentials/password-hash");
   const { mintUserToken } = await import("../lib/local/user-token");
   const { config } = await import("../lib/config");

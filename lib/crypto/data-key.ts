@@ -2,7 +2,7 @@ import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { config, type DataKeySource } from "../config";
 import { ApiError } from "../domain/errors";
-import { log } from "../http/logger";
+import { log } from "../log";
 
 /**
  * The service's data key, which is never in the table: inline (SVC_DATA_KEY, local) or

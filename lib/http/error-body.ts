@@ -1,12 +1,6 @@
 import { ApiError, type FieldProblem, OAuthError, problems, StorageUnavailableError } from "../domain/errors";
-import { log } from "./logger";
-import type { ApiVersion } from "./route";
-
-export interface HttpResult {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
+import { log } from "../log";
+import type { ApiVersion, HttpResult } from "./route";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 

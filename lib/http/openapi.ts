@@ -1,12 +1,11 @@
-import { routes } from "../routes";
-import type { JsonSchema, RouteDefinition } from "./route";
+import type { RouteDefinition, Schema } from "./route";
 
-/** OpenAPI 3.1 document built from the route table (DESIGN 3). */
+/** The OpenAPI 3.1 document, built from the routes by npm run compile-schemas (lib/compiled/openapi.ts). */
 
 function parametersOf(route: RouteDefinition) {
   const list: Array<Record<string, unknown>> = [];
-  const add = (where: "path" | "query", schema: JsonSchema | undefined) => {
-    const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  const add = (where: "path" | "query", schema: Schema | undefined) => {
+    const properties = (schema?.properties ?? {}) as Record<string, Schema>;
     const required = new Set((schema?.required as string[] | undefined) ?? []);
     for (const [name, property] of Object.entries(properties)) {
       list.push({
@@ -77,16 +76,13 @@ function operationOf(route: RouteDefinition) {
   };
 }
 
-let cached: Record<string, unknown> | undefined;
-
-export function buildOpenApiDocument(): Record<string, unknown> {
-  if (cached) return cached;
+export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = operationOf(route);
   }
-  cached = {
+  return {
     openapi: "3.1.0",
     info: {
       title: "svc-identity",
@@ -121,5 +117,4 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
     },
   };
-  return cached;
 }

@@ -1,7 +1,20 @@
+import type { ValidateFunction } from "ajv";
 import type { Context } from "aws-lambda";
 import type { Account } from "../domain/accounts/account";
 import type { Principal } from "./principal";
-import type { ServedRoute } from "./route";
+import type { RouteDefinition } from "./route";
+
+/** A route's request validators, compiled ahead of time (lib/compiled/<fn>-validators.ts). */
+export interface RouteValidators {
+  params?: ValidateFunction;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+}
+
+/** A route as a function serves it: its definition and its validators. */
+export interface ServedRoute extends RouteDefinition {
+  validate: RouteValidators;
+}
 
 /** What the pipeline learns about a request, step by step. */
 export interface RequestState {
@@ -14,8 +27,8 @@ export interface RequestState {
   subject?: string;
   /** A user token's account, read with its session check: routes reuse it. */
   account?: Account;
-  /** What the route's plan read before it ran: AlongSession or AlongKeys (lib/http/along-session.ts). */
-  alongSession?: unknown;
+  /** What the route's `sessionRead` plan read with the session check. */
+  sessionRead?: unknown;
 }
 
 export type SvcContext = Context & { svc: RequestState };

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { config } from "../config";
+import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
 import { ALL_PERMISSIONS, federatedTokenPermission } from "../domain/permissions";
-import { services } from "../services";
 import { ensureSigningKey } from "../tokens/rotation";
 
 export interface BootstrapClient {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "../config";
-import { services } from "../services";
+import { services } from "../container";
 import { mintUserToken } from "./user-token";
 
 /**

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { errorResult, type HttpResult } from "../http/error-body";
-import { log } from "../http/logger";
+import { errorResult } from "../http/error-body";
+import type { HttpResult } from "../http/route";
 import { type FunctionName, routeKey } from "../http/route";
 import { createRouteMatcher } from "../http/route-matcher";
+import { log } from "../log";
 import { routes } from "../routes";
 import { roundTripCount, roundTripKinds } from "../store/client";
 import { loadFunction } from "./functions";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { services } from "../container";
 import { openSession } from "../domain/sessions/open-session";
-import { services } from "../services";
 
 /**
  * A user access token backed by a real session, for local tools and tests that need a

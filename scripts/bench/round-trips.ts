@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { generate } from "otplib";
+import { services } from "../../lib/container";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { hashPassword, type ScryptParams } from "../../lib/domain/credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
@@ -10,7 +11,6 @@ import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { ROUND_TRIP_KINDS_HEADER, ROUND_TRIPS_HEADER } from "../../lib/local/gateway";
 import { routes } from "../../lib/routes";
-import { services } from "../../lib/services";
 
 /**
  * DynamoDB round trips per request for every route of the table. Every sample event of

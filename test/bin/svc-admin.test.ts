@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, it, vi } from "vitest";
+import { services } from "../../lib/container";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
-import { services } from "../../lib/services";
 import { uniqueId } from "../support/fixtures";
 
 // Each case starts the real CLI several times (about a second each on an idle machine);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { services } from "../../lib/services";
+import { services } from "../../lib/container";
 import { createClient, seedAccount, systemBearer } from "../support/fixtures";
 import { signedIn } from "../support/login";
 import { request } from "../support/requests";

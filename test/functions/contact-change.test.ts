@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { services } from "../../lib/services";
 import { invoke, sampleEvent, seedAccount, uniqueId, userBearer } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";
 

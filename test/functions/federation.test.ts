@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
-import { services } from "../../lib/services";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import {

@@ -1,9 +1,9 @@
 import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { groupInstanceId } from "../../lib/domain/groups/group";
-import { services } from "../../lib/services";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";

@@ -1,9 +1,9 @@
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
+import { loginDeps, services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { BRUTE_FORCE } from "../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
-import { loginDeps, services } from "../../lib/services";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
 import { passwordLogin } from "../support/login";

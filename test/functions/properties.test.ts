@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../lib/container";
 import { PROPERTY_LIMITS } from "../../lib/domain/accounts/properties";
-import { services } from "../../lib/services";
 import { seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { request } from "../support/requests";
 

@@ -96,7 +96,7 @@ describe("QR-code login (svc_qr_auth)", () => {
 
   it("when the code has expired, reading it is 404 and polling answers expired_token", async () => {
     const { qrGrant } = await import("../../lib/domain/login/qr-login");
-    const { services, loginDeps } = await import("../../lib/services");
+    const { services, loginDeps } = await import("../../lib/container");
     const client = await createClient(["svc_api_user", "svc_api_uapps"]);
     const record = await services().clients.getWithSecrets(client.clientId);
     const account = await seedAccount();

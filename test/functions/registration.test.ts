@@ -1,10 +1,10 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
-import { services } from "../../lib/services";
 import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";

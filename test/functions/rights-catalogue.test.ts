@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { services } from "../../lib/services";
+import { services } from "../../lib/container";
 import { createClient, seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { request } from "../support/requests";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { services } from "../../lib/services";
+import { services } from "../../lib/container";
 import { roundTripCount } from "../../lib/store/client";
 import { createClient, seedAccount, systemBearer, userBearer } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";

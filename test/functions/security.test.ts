@@ -1,9 +1,9 @@
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import { lockInactiveAccounts } from "../../lib/domain/security/account-state";
 import { mintUserToken } from "../../lib/local/user-token";
-import { services } from "../../lib/services";
 import { documentClient } from "../../lib/store/client";
 import { gsi1, keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer } from "../support/fixtures";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { foldName } from "../../lib/domain/search/fold";
 import { createUserSearch } from "../../lib/domain/search/users";
-import { services } from "../../lib/services";
 import { batchWriteAll } from "../../lib/store/batch";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../lib/container";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { services } from "../../lib/services";
 import { roundTripCount } from "../../lib/store/client";
 import { invoke, sampleEvent, seedAccount, systemBearer, systemToken, uniqueId, userBearer } from "../support/fixtures";
 import { expiredToken, forgedTokens } from "../support/forged-tokens";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
+import { registrationDeps } from "../../lib/container";
 import { type RegistrationBody, register } from "../../lib/domain/registration/register";
-import { registrationDeps } from "../../lib/messaging";
 import { ENTITY } from "../../lib/store/keys";
 import { invoke, sampleEvent, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";

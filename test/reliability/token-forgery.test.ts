@@ -33,7 +33,7 @@ async function wrongRealTokens(route: RouteDefinition): Promise<Record<string, s
     );
   }
   if (route.subject && route.permissions?.user?.length) {
-    tokens["user token of another account"] = await userToken("another-user", route.permissions.user);
+    tokens["user token of another account"] = await userToken("another-user", [...route.permissions.user]);
   }
   return tokens;
 }

@@ -5,12 +5,13 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FUNCTION_NAMES, type ServedRoute } from "../../lib/http/route";
+import type { RouteValidators } from "../../lib/http/request-state";
+import { FUNCTION_NAMES } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { COMPILED_DIR, compiledModules, staleModules } from "../../scripts/compile-schemas";
 
 describe("compiled schemas (lib/compiled)", () => {
-  it("when lib/routes.ts or lib/settings-schema.ts changes, the committed modules must be compiled again", () => {
+  it("when lib/routes/ or lib/settings-schema.ts changes, the committed modules must be compiled again", () => {
     expect(staleModules(), "run npm run compile-schemas and commit lib/compiled").toEqual([]);
   });
 
@@ -39,11 +40,11 @@ describe("compiled validators", () => {
     for (const fn of FUNCTION_NAMES) {
       const served = routes.filter((route) => route.fn === fn);
       if (served.length === 0) continue;
-      const { servedRoutes } = (await import(`../../lib/compiled/${fn}-routes.ts`)) as {
-        servedRoutes: readonly ServedRoute[];
+      const { validators } = (await import(`../../lib/compiled/${fn}-validators.ts`)) as {
+        validators: Readonly<Record<string, RouteValidators>>;
       };
       for (const route of served) {
-        const compiled = servedRoutes.find((entry) => entry.id === route.id)?.validate ?? {};
+        const compiled = validators[route.id] ?? {};
         for (const part of ["params", "query", "body"] as const) {
           const schema = part === "body" ? route.request?.body?.schema : route.request?.[part];
           if (!schema) continue;

@@ -2,17 +2,16 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "../../lib/config";
+import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { hashPassword } from "../../lib/domain/credentials/password-hash";
 import { ALL_PERMISSIONS } from "../../lib/domain/permissions";
-import type { HttpResult } from "../../lib/http/error-body";
-import type { FunctionName } from "../../lib/http/route";
+import type { FunctionName, HttpResult } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { loadFunction } from "../../lib/local/functions";
 import { lambdaContext } from "../../lib/local/gateway";
 import { mintUserToken } from "../../lib/local/user-token";
-import { services } from "../../lib/services";
 
 export function uniqueId(prefix = "u"): string {
   return `${prefix}${randomBytes(5).toString("hex")}`;

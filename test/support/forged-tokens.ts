@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
-import { services } from "../../lib/services";
+import { services } from "../../lib/container";
 import { AUDIENCE } from "../../lib/tokens/access-token";
 
 /** Tokens an attacker or a broken client might send; each must be refused with 401. */

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { JsonSchema } from "../../lib/http/route";
+import type { Schema as JsonSchema } from "../../lib/http/route";
 
 /**
  * Bad input made from a route's own request schemas (lib/routes.ts): for every property

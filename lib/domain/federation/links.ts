@@ -15,11 +15,9 @@ export async function listLinks(
   federation: Pick<FederationRepository, "listLinks" | "linksOfAccount">,
   sub: string,
   knownAccount: boolean,
-  /** The same read of `sub`, made before the route ran (an AlongKeys plan). */
-  alreadyRead?: Awaited<ReturnType<FederationRepository["linksOfAccount"]>>,
 ): Promise<FederatedLink[]> {
   if (knownAccount) return federation.listLinks(sub);
-  const { links, accountExists } = alreadyRead ?? (await federation.linksOfAccount(sub));
+  const { links, accountExists } = await federation.linksOfAccount(sub);
   if (!accountExists) throw problems.unknownUser(sub);
   return links;
 }

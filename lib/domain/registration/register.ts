@@ -16,7 +16,7 @@ import type { PendingWrite } from "../unit-of-work";
 import { registrationProblems } from "./errors";
 import { type Instruction, instructionsOf } from "./instructions";
 import type { ContactField, PendingContact, PendingRegistration } from "./pending";
-import type { RegistrationCheck, RegistrationRepository } from "./ports";
+import type { RegistrationRepository } from "./ports";
 
 export interface RegistrationDeps {
   accounts: AccountRepository;
@@ -101,43 +101,8 @@ function newAccountInput(body: RegistrationBody): NewAccountInput {
   };
 }
 
-/** The uniqueness read a registration starts with (SPEC 4.4: collisions before any code). */
-export interface UniquenessCheck {
-  sub: string;
-  email?: string;
-  phone?: string;
-  dynamicClientId?: string;
-}
-
-/** A uniqueness read made before `register` ran (an AlongKeys plan), with the check it answers. */
-export interface EarlyUniquenessCheck {
-  check: UniquenessCheck;
-  found: RegistrationCheck;
-}
-
 function unconfirmedOf(account: Account): ContactField[] {
   return (["phone_number", "email"] as const).filter((f) => account[f] && !account[f]?.verified);
-}
-
-function uniquenessCheckOf(account: Account, dynamicClientId: string | undefined): UniquenessCheck {
-  return { sub: account.sub, email: account.email?.value, phone: account.phone_number?.value, dynamicClientId };
-}
-
-const sameCheck = (a: UniquenessCheck, b: UniquenessCheck) =>
-  a.sub === b.sub && a.email === b.email && a.phone === b.phone && a.dynamicClientId === b.dynamicClientId;
-
-/**
- * The uniqueness read `register` will make for this body, when the body alone decides it
- * (the sub is given, a contact awaits its code): so it can be sent before `register`
- * runs. Undefined when the body is refused first or needs no check.
- */
-export function plannedUniquenessCheck(body: RegistrationBody, now: number): UniquenessCheck | undefined {
-  const sub = body.user?.attrs?.sub;
-  const binds = (body.actions ?? []).filter((a) => a.type === "bindDynClient");
-  if (sub === undefined || binds.length > 1) return undefined;
-  const prepared = prepareNewAccount(newAccountInput(body), now, () => sub);
-  if (!("account" in prepared) || unconfirmedOf(prepared.account).length === 0) return undefined;
-  return uniquenessCheckOf(prepared.account, binds[0]?.client_id);
 }
 
 async function validate(body: RegistrationBody, deps: RegistrationDeps, now: number) {
@@ -168,8 +133,6 @@ export async function register(
   body: RegistrationBody,
   caller: RegistrationCaller,
   deps: RegistrationDeps,
-  /** The uniqueness read, when it was made before (plannedUniquenessCheck); used only if it is this one. */
-  early?: EarlyUniquenessCheck,
 ): Promise<RegistrationResponse> {
   const now = (deps.now ?? nowSeconds)();
   const { account, password, dynamicClientId } = await validate(body, deps, now);
@@ -178,11 +141,12 @@ export async function register(
 
   if (unconfirmed.length > 0) {
     // Collisions are reported before any code leaves, so nobody is sent a useless code.
-    const wanted = uniquenessCheckOf(account, dynamicClientId);
-    const check =
-      early && sameCheck(early.check, wanted)
-        ? early.found
-        : await deps.registrations.check(wanted.sub, wanted.email, wanted.phone, wanted.dynamicClientId);
+    const check = await deps.registrations.check(
+      account.sub,
+      account.email?.value,
+      account.phone_number?.value,
+      dynamicClientId,
+    );
     if (check.used.length > 0) throw registrationProblems.alreadyUsed(check.used);
     if (check.dynamicClient && check.dynamicClient !== "free")
       throw registrationProblems.dynamicClient(check.dynamicClient);

@@ -80,18 +80,9 @@ export async function changeRights(
   throw rightProblems.changedConcurrently();
 }
 
-export type GrantsRead = Awaited<ReturnType<RightsDeps["rights"]["grantsOfParty"]>>;
-
-/**
- * SPEC 4.3 rights of a subject: object key -> right -> tags. `read`: the subject's grants
- * when already read (a user's own, beside the session check).
- */
-export async function rightsOf(
-  deps: RightsDeps,
-  subject: Party,
-  read?: GrantsRead,
-): Promise<Record<string, Record<string, string[]>>> {
-  const { grants, exists } = read ?? (await deps.rights.grantsOfParty(subject));
+/** SPEC 4.3 rights of a subject: object key -> right -> tags. */
+export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
+  const { grants, exists } = await deps.rights.grantsOfParty(subject);
   if (!exists) throw rightProblems.unknownParty(subject);
   const out: Record<string, Record<string, string[]>> = {};
   for (const grant of grants) {

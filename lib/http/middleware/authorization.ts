@@ -2,8 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { subjectOfContactState, subjectOfInstanceId } from "../../domain/accounts/instance-id";
 import { problems } from "../../domain/errors";
-import type { SvcContext } from "../request-state";
-import type { ServedRoute } from "../route";
+import type { ServedRoute, SvcContext } from "../request-state";
 
 const SUBJECT_OF = {
   subjectId: (raw: string) => raw,
@@ -17,8 +16,8 @@ export function subjectOfPath(subject: NonNullable<ServedRoute["subject"]>, para
 }
 
 /** The route's permission names with `{param}` filled from the path (fed_tkn_<type>_<name>). */
-export function acceptedPermissions(names: readonly string[], params: Record<string, string>): string[] {
-  return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => params[param] ?? ""));
+export function acceptedPermissions(names: readonly string[], params: Readonly<Record<string, unknown>>): string[] {
+  return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => String(params[param] ?? "")));
 }
 
 /**

@@ -23,7 +23,7 @@ function bodyBytes(event: APIGatewayProxyEventV2): number {
 export function bodyParsing(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
-      const declared = request.context.svc.route?.body;
+      const declared = request.context.svc.route?.request?.body;
       const { event } = request;
       if (!declared) {
         (event as { body?: unknown }).body = undefined;

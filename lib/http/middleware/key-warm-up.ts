@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { services } from "../../services";
+import { services } from "../../container";
 import type { SvcContext } from "../request-state";
 
 /**

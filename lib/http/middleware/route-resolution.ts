@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { problems } from "../../domain/errors";
-import type { SvcContext } from "../request-state";
-import { type RouteShape, routeKey, type ServedRoute } from "../route";
+import { requestIdOf } from "../request-id";
+import type { ServedRoute, SvcContext } from "../request-state";
+import { type RouteShape, routeKey } from "../route";
 import { createRouteMatcher } from "../route-matcher";
 
 /**
@@ -21,7 +21,7 @@ export function routeResolution(
     before: async (request) => {
       const { event } = request;
       request.context.svc = {
-        requestId: event.requestContext?.requestId || request.context.awsRequestId || randomUUID(),
+        requestId: requestIdOf(event, request.context),
         params: {},
         query: {},
       };

@@ -1,11 +1,11 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { services } from "../../container";
 import type { SecurityEvent } from "../../domain/audit/security-event";
 import { ApiError } from "../../domain/errors";
-import { services } from "../../services";
-import { log } from "../logger";
-import type { ApiCall } from "../pipeline";
+import { log } from "../../log";
 import type { SvcContext } from "../request-state";
+import type { ApiCall } from "../route";
 import { sourceIpOf } from "../source-ip";
 
 /**
@@ -13,7 +13,9 @@ import { sourceIpOf } from "../source-ip";
  * own transaction (`event.inTransaction`): the same fields this middleware records.
  * Undefined in system mode, which records none.
  */
-export function userCallEvent(call: ApiCall): SecurityEvent | undefined {
+export function userCallEvent(
+  call: Pick<ApiCall, "principal" | "route" | "sourceIp" | "userAgent"> & { subject?: string },
+): SecurityEvent | undefined {
   const { principal, route } = call;
   if (principal?.mode !== "user") return undefined;
   return {

@@ -1,11 +1,14 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../lib/domain/errors";
-import { errorResult } from "../../../lib/http/error-body";
-import { authentication } from "../../../lib/http/middleware/authentication";
+import { errorResult, jsonResult } from "../../../lib/http/error-body";
+import { applicationPassword } from "../../../lib/http/middleware/application-password";
 import { authorization } from "../../../lib/http/middleware/authorization";
-import type { RequestState } from "../../../lib/http/request-state";
-import type { RouteDefinition } from "../../../lib/http/route";
+import { bearerToken } from "../../../lib/http/middleware/bearer-token";
+import { callerRequired } from "../../../lib/http/middleware/caller-required";
+import { sessionLiveness } from "../../../lib/http/middleware/session-liveness";
+import { userPassword } from "../../../lib/http/middleware/user-password";
+import type { RequestState, ServedRoute } from "../../../lib/http/request-state";
 import { createClient, seedAccount, systemBearer, userBearer } from "../../support/fixtures";
 import { basicAuthorization } from "../../support/requests";
 
@@ -14,7 +17,7 @@ import { basicAuthorization } from "../../support/requests";
  * password (SPEC 5.4, 9). No v2 route exists in the table yet, so the middleware is
  * driven here with a v2 route definition of the kind later issues add.
  */
-const v2Route: RouteDefinition = {
+const v2Route: ServedRoute = {
   id: "example.v2",
   method: "GET",
   path: "/svc/api/v2/grps/{id}",
@@ -25,21 +28,24 @@ const v2Route: RouteDefinition = {
   summary: "a v2 route",
   tags: [],
   responses: {},
+  handler: async () => jsonResult(200, {}),
+  validate: {},
 };
 
 /** Runs authentication and authorization for `route`, as the pipeline does. */
-async function authenticateAs(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
+async function authenticateAs(route: ServedRoute, header: string | undefined, params: Record<string, string> = {}) {
   const state: RequestState = { requestId: "r", route, params, query: {} };
   const request = {
     event: { headers: header ? { authorization: header } : {} } as APIGatewayProxyEventV2,
     context: { svc: state },
   };
-  await authentication().before?.(request as never);
+  for (const step of [bearerToken(), applicationPassword(), userPassword(), callerRequired(), sessionLiveness()])
+    await step.before?.(request as never);
   await authorization().before?.(request as never);
   return state;
 }
 
-async function refusalOf(route: RouteDefinition, header: string | undefined, params: Record<string, string> = {}) {
+async function refusalOf(route: ServedRoute, header: string | undefined, params: Record<string, string> = {}) {
   try {
     await authenticateAs(route, header, params);
   } catch (error) {
@@ -97,7 +103,7 @@ describe("authentication of v2 routes", () => {
 });
 
 /** Calls on the `current` user (the bind call): a user token, or the user's own login. */
-const currentUserRoute: RouteDefinition = {
+const currentUserRoute: ServedRoute = {
   ...v2Route,
   id: "example.current",
   path: "/svc/api/v2/users/current/example",
@@ -155,7 +161,7 @@ describe("authentication of calls on the current user", () => {
 });
 
 describe("permissions named from the path", () => {
-  const fedTokenRoute: RouteDefinition = {
+  const fedTokenRoute: ServedRoute = {
     ...v2Route,
     id: "example.fed",
     version: "v3",

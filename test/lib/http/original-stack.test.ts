@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { esbuildOptions } from "../../../infra/bundling";
-import { originalStack } from "../../../lib/http/original-stack";
+import { originalStack } from "../../../lib/original-stack";
 
 // A source whose throwing line is known, bundled with the Lambda settings (minified, map beside it).
 const SOURCE = ["export function failDeep(): never {", '  throw new Error("deep failure");', "}", ""].join("\n");
@@ -64,7 +64,7 @@ describe("originalStack", () => {
     writeFileSync(
       logging,
       [
-        `import { log } from ${JSON.stringify(resolve("lib/http/logger.ts"))};`,
+        `import { log } from ${JSON.stringify(resolve("lib/log.ts"))};`,
         `import { failDeep } from "./entry";`,
         "try {",
         "  failDeep();",

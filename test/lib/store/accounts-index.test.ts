@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
+import { services } from "../../../lib/container";
 import { AccountChangedError } from "../../../lib/domain/accounts/ports";
 import { foldName } from "../../../lib/domain/search/fold";
-import { services } from "../../../lib/services";
 import { createAccountStore } from "../../../lib/store/accounts";
 import { documentClient, roundTripCount } from "../../../lib/store/client";
 import { keys } from "../../../lib/store/keys";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../../lib/container";
 import type { StoredTokens } from "../../../lib/domain/federation/records";
-import { services } from "../../../lib/services";
 import { seedAccount, uniqueId } from "../../support/fixtures";
 
 const store = () => services().federation;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { services } from "../../../lib/services";
+import { services } from "../../../lib/container";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
 import { createKeyRing, type KeyRing } from "../../../lib/tokens/key-ring";
 

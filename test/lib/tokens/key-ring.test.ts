@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { services } from "../../../lib/services";
+import { services } from "../../../lib/container";
 import type { SigningKeyStore } from "../../../lib/store/signing-keys";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
 import { createKeyRing } from "../../../lib/tokens/key-ring";

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
-import { services } from "../../../lib/services";
+import { services } from "../../../lib/container";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
 import { createKeyRing } from "../../../lib/tokens/key-ring";
 import { rotateSigningKeys } from "../../../lib/tokens/rotation";

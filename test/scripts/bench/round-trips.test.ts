@@ -1,11 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
+import { services } from "../../../lib/container";
 import { registerClient } from "../../../lib/domain/clients/admin";
 import { ALL_PERMISSIONS } from "../../../lib/domain/permissions";
 import { createGateway } from "../../../lib/local/gateway";
 import { routes } from "../../../lib/routes";
-import { services } from "../../../lib/services";
 import {
   measureRoundTrips,
   overBy,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../../../lib/container";
 import { registerClient } from "../../../../lib/domain/clients/admin";
 import { cachedClientCredentials } from "../../../../lib/domain/clients/credential-cache";
-import { services } from "../../../../lib/services";
 import { roundTripCount } from "../../../../lib/store/client";
 import { createClient, uniqueId } from "../../../support/fixtures";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { services } from "../../../../lib/container";
 import { verifyUserPassword } from "../../../../lib/domain/login/verify-user-password";
-import { services } from "../../../../lib/services";
 import { roundTripCount } from "../../../../lib/store/client";
 import { seedAccount } from "../../../support/fixtures";
 

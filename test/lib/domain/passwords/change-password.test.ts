@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import { passwordChangeDeps } from "../../../../lib/container";
 import { verifyPassword } from "../../../../lib/domain/credentials/password-hash";
 import { type Courier, MessageNotSentError } from "../../../../lib/domain/messages/ports";
 import { changePassword, type PasswordChangeInput } from "../../../../lib/domain/passwords/change-password";
-import { passwordChangeDeps } from "../../../../lib/messaging";
 import { seedAccount } from "../../../support/fixtures";
 import { outbox } from "../../../support/outbox";
 import { storedItems, storedPasswordCredential } from "../../../support/stored";

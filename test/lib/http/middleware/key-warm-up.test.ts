@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
+import { services } from "../../../../lib/container";
 import { keyWarmUp } from "../../../../lib/http/middleware/key-warm-up";
 import type { SvcContext } from "../../../../lib/http/request-state";
 import type { RouteDefinition } from "../../../../lib/http/route";
-import { services } from "../../../../lib/services";
 import { systemToken } from "../../../support/fixtures";
 import { spentBy } from "../../../support/round-trips";
 

@@ -1,0 +1,143 @@
+import { config } from "./config";
+import { dataKeys } from "./crypto/data-key";
+import type { AttributeDeps } from "./domain/accounts/attributes";
+import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import type { LoginDeps } from "./domain/login/password-grant";
+import type { PasswordChangeDeps } from "./domain/passwords/change-password";
+import type { RegistrationDeps } from "./domain/registration/register";
+import type { TotpDeps } from "./domain/security/totp-generators";
+import { log } from "./log";
+import { courierFor } from "./notify/transport";
+import { createAccountSearchStore } from "./store/account-search";
+import { createAccountSecurityStore } from "./store/account-security";
+import { createAccountStore } from "./store/accounts";
+import { documentClient } from "./store/client";
+import { createClientStore } from "./store/clients";
+import { createConsentStore } from "./store/consents";
+import { createDynamicClientStore } from "./store/dynamic-clients";
+import { createFederationStore } from "./store/federation";
+import { createGroupStore } from "./store/groups";
+import { createLoginStore } from "./store/logins";
+import { createPropertyStore } from "./store/properties";
+import { createQrLoginStore } from "./store/qr-logins";
+import { createRegistrationStore } from "./store/registrations";
+import { createRightDefinitionStore } from "./store/right-definitions";
+import { createRightStore } from "./store/rights";
+import { createSecurityEventStore } from "./store/security-events";
+import { createSecurityQuestionStore } from "./store/security-questions";
+import { createSessionStore } from "./store/sessions";
+import { createSigningKeyStore } from "./store/signing-keys";
+import { createTotpStore } from "./store/totps";
+import { createAccessTokens, issueIdToken } from "./tokens/access-token";
+import { createKeyRing } from "./tokens/key-ring";
+
+/**
+ * The one wiring point. Clients and stores are built on first use, once per container;
+ * the domain's dependency sets are assembled per call, from the configuration of that
+ * moment (local tools and tests switch it). Each is its own pure export: esbuild drops what a function never reaches, so only the
+ * functions that send messages bundle SNS and SES, and only those that seal secrets
+ * bundle Secrets Manager (test/infra/bundles.test.ts).
+ */
+function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}
+
+/** The stores, the signing keys and the access tokens: what every function uses. */
+export const services = /* @__PURE__ */ once(() => {
+  const deps = { client: documentClient(), tableName: config().tableName };
+  const signingKeys = createSigningKeyStore(deps);
+  const keyRing = createKeyRing(signingKeys);
+  const clients = createClientStore(deps);
+  return {
+    accounts: createAccountStore(deps),
+    clients,
+    clientCredentials: cachedClientCredentials(clients, config().settings.clients.cacheSeconds),
+    registrations: createRegistrationStore(deps),
+    dynamicClients: createDynamicClientStore(deps),
+    sessions: createSessionStore(deps),
+    logins: createLoginStore(deps),
+    qrLogins: createQrLoginStore(deps),
+    accountSecurity: createAccountSecurityStore(deps),
+    events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
+    federation: createFederationStore(deps),
+    rights: createRightStore(deps),
+    rightDefinitions: createRightDefinitionStore(deps),
+    groups: createGroupStore(deps),
+    accountSearch: createAccountSearchStore(deps),
+    totps: createTotpStore(deps),
+    properties: createPropertyStore(deps),
+    securityQuestions: createSecurityQuestionStore(deps),
+    consents: createConsentStore(deps),
+    signingKeys,
+    keyRing,
+    accessTokens: createAccessTokens(keyRing, config().issuer),
+  };
+});
+
+export type Services = ReturnType<typeof services>;
+
+/** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
+export const courier = /* @__PURE__ */ once(() => courierFor(config()));
+
+/** What the password and refresh grants need. */
+export const loginDeps = (): LoginDeps => {
+  const { logins, sessions, events, consents, accessTokens, keyRing } = services();
+  const settings = config().settings;
+  return {
+    logins,
+    sessions,
+    events,
+    consents,
+    accessTokens,
+    idToken: (input) =>
+      issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
+    settings,
+  };
+};
+
+/** What the registration flows need. */
+export const registrationDeps = (): RegistrationDeps => {
+  const { accounts, registrations, dynamicClients, sessions } = services();
+  return { accounts, registrations, dynamicClients, sessions, courier: courier(), settings: config().settings };
+};
+
+/** What the attribute calls need. */
+export const attributeDeps = (): AttributeDeps => ({
+  accounts: services().accounts,
+  courier: courier(),
+  settings: config().settings,
+});
+
+/** What password changes need. */
+export const passwordChangeDeps = (): PasswordChangeDeps => {
+  const { logins, sessions, events } = services();
+  return { logins, sessions, events, courier: courier(), settings: config().settings, log: log.warn };
+};
+
+/** What TOTP enrolment and checks need: the generators' secrets are sealed with the data key. */
+export const totpDeps = (): TotpDeps => ({
+  totps: services().totps,
+  key: () => dataKeys().key("totp-secrets"),
+  issuer: config().issuer,
+  now: () => Math.floor(Date.now() / 1000),
+});
+
+/** What binding an external account needs: bind states are signed and external tokens sealed. */
+export const bindDeps = () => {
+  const { clients, federation } = services();
+  return {
+    providers: config().settings.federation.providers,
+    clients,
+    federation,
+    stateKey: () => dataKeys().key("federation-state"),
+    tokenKey: () => dataKeys().key("federated-tokens"),
+    log: (message: string, fields: Record<string, unknown>) => log.info(message, fields),
+  } as const;
+};
+
+/** Resolves once the table answers a read (the health route). */
+export { storageAnswers } from "./store/health";

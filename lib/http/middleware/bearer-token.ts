@@ -1,0 +1,39 @@
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { services } from "../../container";
+import { problems } from "../../domain/errors";
+import type { SvcContext } from "../request-state";
+
+/**
+ * Verifies a bearer access token (ES256, `typ: at+jwt`) and names the caller: an
+ * application (system mode) or a user through an application (user mode, with a
+ * session that the session-liveness step checks next).
+ */
+export function bearerToken(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+  return {
+    before: async (request) => {
+      const state = request.context.svc;
+      const auth = state.route?.auth;
+      if (auth !== "bearer" && auth !== "bearer-or-basic" && auth !== "user-bearer-or-user-basic") return;
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.event.headers?.authorization ?? "");
+      if (!bearer) return;
+      const claims = await services().accessTokens.verify(bearer[1]);
+      const scopes = new Set(claims.scope.split(" ").filter(Boolean));
+      if (claims.sid) {
+        state.principal = {
+          mode: "user",
+          clientId: claims.client_id,
+          sub: claims.sub,
+          sid: claims.sid,
+          uaId: claims.ua_id,
+          scopes,
+          via: "bearer",
+        };
+        return;
+      }
+      // `current` names a user: an application's own token has none.
+      if (auth === "user-bearer-or-user-basic") throw problems.badAccessToken("user_token_required");
+      state.principal = { mode: "system", clientId: claims.client_id, scopes, via: "bearer" };
+    },
+  };
+}

@@ -1,0 +1,341 @@
+import { services } from "../container";
+import { SUB_PATTERN } from "../domain/accounts/new-account";
+import {
+  GROUP_ID_PATTERN,
+  MAX_ATTRIBUTE_LENGTH,
+  MAX_ATTRIBUTES,
+  MAX_MEMBERS_PER_CALL,
+  PROFILE_PATTERN,
+} from "../domain/groups/group";
+import {
+  addMembers,
+  changeGroup,
+  createGroup,
+  deleteGroup,
+  type GroupDeps,
+  listGroups,
+  listMembers,
+  readGroup,
+  removeMembers,
+} from "../domain/groups/groups";
+import { jsonResult } from "../http/error-body";
+import { group, route } from "../http/route";
+import { accessDenied, groupIdParam, STORABLE_NUMBER_BOUNDS, v2Error } from "./schemas";
+
+/** Schemas of the group calls (SPEC 2.3, 4.8). */
+
+const profile = { type: "string", pattern: PROFILE_PATTERN, description: "the group profile" } as const;
+const expand = { enum: ["true", "false"] } as const;
+
+export const profileQuery = {
+  type: "object",
+  required: ["profile"],
+  properties: { profile },
+} as const;
+
+export const profileExpandQuery = {
+  type: "object",
+  required: ["profile"],
+  properties: { profile, expand: { ...expand, description: "true: every attribute of the profile" } },
+} as const;
+
+export const groupListQuery = {
+  type: "object",
+  required: ["profile"],
+  properties: {
+    profile,
+    rql: {
+      type: "string",
+      maxLength: 4000,
+      description: "RQL filter: and, or, eq over id, name and attributes; limit(count[,offset])",
+    },
+    expand: { ...expand, description: "true: attributes; false or absent: only ids" },
+  },
+} as const;
+
+export const membersQuery = {
+  type: "object",
+  required: ["profile"],
+  properties: { profile, expand: { ...expand, description: "true: add family_name, middle_name, given_name" } },
+} as const;
+
+const attributeValue = {
+  type: ["string", "number", "boolean"],
+  maxLength: MAX_ATTRIBUTE_LENGTH,
+  ...STORABLE_NUMBER_BOUNDS,
+} as const;
+const groupName = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]*$" } as const;
+/** The reserved fields plus the attributes. */
+const maxFields = MAX_ATTRIBUTES + 4;
+
+export const newGroupBody = {
+  type: "object",
+  required: ["profile", "id"],
+  maxProperties: maxFields,
+  properties: {
+    profile,
+    id: { type: "string", pattern: GROUP_ID_PATTERN },
+    name: groupName,
+    instanceId: { description: "read only: ignored" },
+  },
+  additionalProperties: { ...attributeValue, description: "a profile attribute" },
+} as const;
+
+export const groupChangeBody = {
+  type: "object",
+  required: ["profile"],
+  maxProperties: maxFields,
+  properties: {
+    profile: { ...profile, description: "must equal the profile query parameter" },
+    id: { type: "string", description: "optional; must equal the id in the path" },
+    name: { anyOf: [groupName, { type: "null" }], description: "null removes it" },
+    instanceId: { description: "read only: ignored" },
+  },
+  additionalProperties: { anyOf: [attributeValue, { type: "null" }], description: "an attribute; null removes it" },
+} as const;
+
+export const groupView = {
+  type: "object",
+  required: ["id", "profile", "instanceId"],
+  properties: {
+    id: { type: "string" },
+    profile: { type: "string" },
+    name: { type: "string" },
+    instanceId: { type: "string" },
+  },
+  additionalProperties: { type: ["string", "number", "boolean"] },
+} as const;
+
+export const groupList = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["id", "instanceId"],
+    additionalProperties: { type: ["string", "number", "boolean"] },
+  },
+} as const;
+
+export const memberList = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["subjectId"],
+    properties: {
+      subjectId: { type: "string" },
+      family_name: { type: "string" },
+      middle_name: { type: "string" },
+      given_name: { type: "string" },
+    },
+  },
+} as const;
+
+export const membersBody = {
+  type: "array",
+  minItems: 1,
+  maxItems: MAX_MEMBERS_PER_CALL,
+  description: `at most ${MAX_MEMBERS_PER_CALL} accounts per call (one transaction)`,
+  items: {
+    type: "object",
+    additionalProperties: false,
+    required: ["subjectId"],
+    properties: { subjectId: { type: "string", pattern: SUB_PATTERN } },
+  },
+} as const;
+
+export const memberResults = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["instanceId", "storeId", "subjectId"],
+    properties: {
+      instanceId: { type: "string", description: "the account's meta.instanceId" },
+      storeId: { type: "string", description: "the user directory: always svc" },
+      subjectId: { type: "string" },
+    },
+  },
+} as const;
+
+/** Groups (SPEC 4.8), v2: system permission svc_groups or the REST password. */
+
+function deps(): GroupDeps {
+  return { groups: services().groups, accounts: services().accountSearch } as const;
+}
+
+/**
+ * THE route table (DESIGN 3). The CDK stack, the local gateway, each function's
+ * dispatch, request validation and the OpenAPI document are all made from this list.
+ *
+ * API Gateway (and OpenAPI) refuse two variables of different names at the same level
+ * of a path, so every `/users/{x}` route names its variable `subjectId`; routes that
+ * address the account by instanceId say so in `subject.kind`.
+ */
+/** Shared by every group call (SPEC 4.8): v2, system permission svc_groups or the REST password. */
+const groupCall = {
+  version: "v2",
+  auth: "bearer-or-basic",
+  permissions: { system: ["svc_groups"] },
+  tags: ["groups"],
+} as const;
+/** Members add and rm: the group in the path and query, the accounts in the body. */
+const membersChange = {
+  params: groupIdParam,
+  query: profileQuery,
+  body: { contentType: "json", schema: membersBody, required: true },
+} as const;
+
+const getRoute = route({
+  id: "groups.get",
+  method: "GET",
+  path: "/svc/api/v2/grps/{groupId}",
+  ...groupCall,
+  summary: "Read a group (SPEC 4.8)",
+  request: { params: groupIdParam, query: profileExpandQuery },
+  responses: {
+    200: { description: "The group; with expand=true every attribute", schema: groupView },
+    400: { description: "validation_error", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+  },
+  handler: async (call) =>
+    jsonResult(200, await readGroup(deps(), call.query.profile, call.params.groupId, call.query.expand === "true")),
+});
+
+const listRoute = route({
+  id: "groups.list",
+  method: "GET",
+  path: "/svc/api/v2/grps",
+  ...groupCall,
+  summary: "List the groups of a profile, filtered with RQL (SPEC 4.8)",
+  request: { query: groupListQuery },
+  responses: {
+    200: { description: "Groups in id order: ids, or with expand=true every attribute", schema: groupList },
+    400: { description: "validation_error (a malformed rql)", schema: v2Error },
+    401: accessDenied,
+  },
+  handler: async (call) =>
+    jsonResult(200, await listGroups(deps(), call.query.profile, call.query.rql, call.query.expand === "true")),
+});
+
+const createRoute = route({
+  id: "groups.create",
+  method: "POST",
+  path: "/svc/api/v2/grps",
+  ...groupCall,
+  summary: "Create a group (SPEC 4.8)",
+  description: "profile, id (unique in the profile), name, and the profile's attributes as plain fields.",
+  request: { body: { contentType: "json", schema: newGroupBody, required: true } },
+  responses: {
+    201: { description: "Created", schema: groupView },
+    400: { description: "validation_error", schema: v2Error },
+    401: accessDenied,
+    409: { description: "group_already_exists", schema: v2Error },
+  },
+  handler: async (call) => jsonResult(201, await createGroup(deps(), call.body)),
+});
+
+const changeRoute = route({
+  id: "groups.change",
+  method: "POST",
+  path: "/svc/api/v2/grps/{groupId}",
+  ...groupCall,
+  summary: "Change a group (SPEC 4.8)",
+  description: "The body repeats the profile of the query; fields sent replace, null removes, the rest stay.",
+  request: {
+    params: groupIdParam,
+    query: profileQuery,
+    body: { contentType: "json", schema: groupChangeBody, required: true },
+  },
+  responses: {
+    200: { description: "The changed group", schema: groupView },
+    400: { description: "validation_error", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+  },
+  handler: async (call) =>
+    jsonResult(200, await changeGroup(deps(), call.query.profile, call.params.groupId, call.body)),
+});
+
+const deleteRoute = route({
+  id: "groups.delete",
+  method: "DELETE",
+  path: "/svc/api/v2/grps/{groupId}",
+  ...groupCall,
+  summary: "Delete a group with its members and the rights held on it (SPEC 4.8)",
+  description:
+    "The group is gone for every call at once; its members and rights are cleared after. If that is interrupted, repeat the DELETE to finish.",
+  request: { params: groupIdParam, query: profileQuery },
+  responses: {
+    204: { description: "Deleted" },
+    400: { description: "validation_error", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+  },
+  handler: async (call) => {
+    await deleteGroup(deps(), call.query.profile, call.params.groupId);
+    return jsonResult(204, undefined);
+  },
+});
+
+const members = route({
+  id: "groups.members",
+  method: "GET",
+  path: "/svc/api/v2/grps/{groupId}/members",
+  ...groupCall,
+  summary: "List the members of a group (SPEC 4.8)",
+  request: { params: groupIdParam, query: membersQuery },
+  responses: {
+    200: { description: "Members by subject id; expand=true adds names", schema: memberList },
+    400: { description: "validation_error", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+  },
+  handler: async (call) =>
+    jsonResult(200, await listMembers(deps(), call.query.profile, call.params.groupId, call.query.expand === "true")),
+});
+
+const membersAdd = route({
+  id: "groups.members-add",
+  method: "POST",
+  path: "/svc/api/v2/grps/{groupId}/members/add",
+  ...groupCall,
+  summary: "Add accounts to a group, all or none (SPEC 4.8)",
+  request: membersChange,
+  responses: {
+    200: { description: "The members added", schema: memberResults },
+    400: { description: "validation_error, user_not_found", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+    409: { description: "some_members_already_in_group", schema: v2Error },
+  },
+  handler: async (call) =>
+    jsonResult(200, await addMembers(deps(), call.query.profile, call.params.groupId, call.body)),
+});
+
+const membersRm = route({
+  id: "groups.members-rm",
+  method: "POST",
+  path: "/svc/api/v2/grps/{groupId}/members/rm",
+  ...groupCall,
+  summary: "Remove accounts from a group, all or none (SPEC 4.8)",
+  request: membersChange,
+  responses: {
+    200: { description: "The members removed", schema: memberResults },
+    400: { description: "validation_error, user_not_found", schema: v2Error },
+    401: accessDenied,
+    404: { description: "group_not_found", schema: v2Error },
+    409: { description: "some_members_not_in_group", schema: v2Error },
+  },
+  handler: async (call) =>
+    jsonResult(200, await removeMembers(deps(), call.query.profile, call.params.groupId, call.body)),
+});
+
+export const groupsRoutes = group("groups", [
+  getRoute,
+  listRoute,
+  createRoute,
+  changeRoute,
+  deleteRoute,
+  members,
+  membersAdd,
+  membersRm,
+]);

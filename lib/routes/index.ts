@@ -1,0 +1,33 @@
+import type { RouteDefinition } from "../http/route";
+import { auditRoutes } from "./audit";
+import { devicesRoutes } from "./devices";
+import { federationRoutes } from "./federation";
+import { groupsRoutes } from "./groups";
+import { metaRoutes } from "./meta";
+import { passwordsRoutes } from "./passwords";
+import { registrationRoutes } from "./registration";
+import { rightsRoutes } from "./rights";
+import { securityRoutes } from "./security";
+import { tokenRoutes } from "./token";
+import { usersRoutes } from "./users";
+
+/**
+ * Every route, once: the CDK stack, the local gateway, the validator compiler and the
+ * OpenAPI document are made from this list. API Gateway (and OpenAPI) refuse two
+ * variables of different names at the same level of a path, so every `/users/{x}` route
+ * names its variable `subjectId`; routes that address the account by instanceId say so
+ * in `subject.kind`.
+ */
+export const routes: readonly RouteDefinition[] = [
+  ...tokenRoutes,
+  ...metaRoutes,
+  ...usersRoutes,
+  ...registrationRoutes,
+  ...passwordsRoutes,
+  ...securityRoutes,
+  ...devicesRoutes,
+  ...federationRoutes,
+  ...rightsRoutes,
+  ...groupsRoutes,
+  ...auditRoutes,
+];

@@ -1,0 +1,40 @@
+import { openApiDocument } from "../compiled/openapi";
+import { storageAnswers } from "../container";
+import { jsonResult } from "../http/error-body";
+import { group, route } from "../http/route";
+import { v3Error } from "./schemas";
+
+const healthRoute = route({
+  id: "meta.health",
+  method: "GET",
+  path: "/svc/health",
+  version: "meta",
+  auth: "none",
+  summary: "Health: 200 once storage answers",
+  tags: ["service"],
+  responses: {
+    200: {
+      description: "Storage answers",
+      schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+    },
+    503: { description: "Storage does not answer", schema: v3Error },
+  },
+  handler: async () => {
+    await storageAnswers();
+    return jsonResult(200, { status: "ok" }, { "cache-control": "no-store" });
+  },
+});
+
+const openapiRoute = route({
+  id: "meta.openapi",
+  method: "GET",
+  path: "/svc/api/openapi.json",
+  version: "meta",
+  auth: "none",
+  summary: "This OpenAPI 3.1 document",
+  tags: ["service"],
+  responses: { 200: { description: "OpenAPI document", schema: { type: "object" } } },
+  handler: async () => jsonResult(200, openApiDocument, { "cache-control": "public, max-age=300" }),
+});
+
+export const metaRoutes = group("meta", [healthRoute, openapiRoute]);

@@ -1,0 +1,211 @@
+import { config } from "../config";
+import { loginDeps, services, totpDeps } from "../container";
+import { OAuthError } from "../domain/errors";
+import { passwordGrant } from "../domain/login/password-grant";
+import { QR_GRANT, qrGrant, startQrLogin } from "../domain/login/qr-login";
+import { refreshGrant } from "../domain/login/refresh-grant";
+import { authenticateClient, presentedClient } from "../domain/oauth/client-authentication";
+import { clientCredentialsGrant } from "../domain/oauth/client-credentials";
+import { verifyTotp } from "../domain/security/totp-generators";
+import { jsonResult } from "../http/error-body";
+import { type CommonCall, group, route } from "../http/route";
+import { oauthError } from "./schemas";
+
+/** Form fields of the token endpoint; grant-specific rules are checked by the grant. */
+export const tokenRequest = {
+  type: "object",
+  properties: {
+    grant_type: { type: "string", description: "client_credentials, password or refresh_token" },
+    scope: { type: "string", description: "space-separated permissions (SPEC 5.3)" },
+    username: { type: "string", maxLength: 256, description: "password grant: sub, e-mail or phone" },
+    password: { type: "string", maxLength: 1024, description: "password grant" },
+    otp: { type: "string", maxLength: 16, description: "password grant: second-factor code when required" },
+    new_password: { type: "string", maxLength: 1024, description: "password grant: when a change is forced" },
+    refresh_token: { type: "string", maxLength: 512, description: "refresh_token grant" },
+    qr_code: {
+      type: "string",
+      maxLength: 64,
+      description: "urn:svc:params:oauth:grant-type:qr: the code from POST /svc/oauth/qr",
+    },
+    client_id: { type: "string", description: "with client_secret, instead of HTTP Basic" },
+    client_secret: { type: "string" },
+  },
+} as const;
+
+export const tokenResponse = {
+  type: "object",
+  required: ["access_token", "token_type", "expires_in", "scope"],
+  properties: {
+    access_token: { type: "string" },
+    token_type: { const: "Bearer" },
+    expires_in: { type: "integer" },
+    scope: { type: "string" },
+    refresh_token: { type: "string", description: "user grants: single use, rotates" },
+    id_token: { type: "string", description: "password grant: JWT with ua_id (the SVC-CI-UA-ID value)" },
+  },
+} as const;
+
+/** POST /svc/oauth/qr form: the user permissions the QR login asks for. */
+export const qrStartRequest = {
+  type: "object",
+  properties: {
+    scope: { type: "string", description: "space-separated user permissions granted to the client" },
+    client_id: { type: "string" },
+    client_secret: { type: "string" },
+  },
+} as const;
+
+export const qrStartResponse = {
+  type: "object",
+  required: ["qr_code", "qr_png", "expires_in", "interval"],
+  properties: {
+    qr_code: { type: "string" },
+    qr_png: { type: "string", description: "base64 PNG of a QR code holding qr_code" },
+    expires_in: { type: "integer" },
+    interval: { type: "integer", description: "seconds between polls of the token endpoint" },
+  },
+} as const;
+
+/** RFC 6749 5.1: token responses must not be cached. */
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
+
+/** The token endpoint: client authentication, then the grant the form names. */
+async function issueToken(call: CommonCall & { body: Readonly<Record<string, unknown>> }) {
+  const form = call.body;
+  if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
+  const client = await authenticateClient(
+    services().clientCredentials,
+    presentedClient(call.headers.authorization, form),
+  );
+  switch (form.grant_type) {
+    case "client_credentials":
+      return jsonResult(
+        200,
+        await clientCredentialsGrant(
+          services().accessTokens,
+          client,
+          form.scope,
+          config().settings.tokens.accessTtlSeconds,
+        ),
+        NO_STORE,
+      );
+    case "password":
+      return jsonResult(
+        200,
+        await passwordGrant(
+          client,
+          {
+            username: form.username,
+            password: form.password,
+            scope: form.scope,
+            otp: form.otp,
+            newPassword: form.new_password,
+            uaId: call.headers["svc-ci-ua-id"],
+            // The user's own address and browser, as the application relays them (SPEC 5.1).
+            ip: call.sourceIp ?? "unknown",
+            userAgent: call.userAgent ?? "unknown",
+          },
+          { ...loginDeps(), secondFactor: (sub, otp) => verifyTotp(totpDeps(), sub, otp) },
+        ),
+        NO_STORE,
+      );
+    case "refresh_token":
+      return jsonResult(200, await refreshGrant(client, form.refresh_token, loginDeps()), NO_STORE);
+    case QR_GRANT:
+      return jsonResult(
+        200,
+        await qrGrant(
+          services().qrLogins,
+          client,
+          form.qr_code,
+          {
+            uaId: call.headers["svc-ci-ua-id"],
+            ip: call.sourceIp ?? "unknown",
+            userAgent: call.userAgent ?? "unknown",
+          },
+          { ...loginDeps(), accounts: services().accounts },
+        ),
+        NO_STORE,
+      );
+    default:
+      throw new OAuthError("unsupported_grant_type", `grant_type ${String(form.grant_type)} is not supported`);
+  }
+}
+
+/** A QR-code login, started by the desktop application. */
+async function startQr(call: CommonCall & { body: Readonly<Record<string, unknown>> }) {
+  const form = call.body;
+  const client = await authenticateClient(
+    services().clientCredentials,
+    presentedClient(call.headers.authorization, form),
+  );
+  const started = await startQrLogin(
+    services().qrLogins,
+    client,
+    form.scope,
+    { ip: call.sourceIp, userAgent: call.userAgent },
+    Math.floor(Date.now() / 1000),
+  );
+  return jsonResult(200, started, NO_STORE);
+}
+
+const issueRoute = route({
+  id: "token.issue",
+  method: "POST",
+  path: "/svc/oauth/te",
+  version: "oauth",
+  auth: "client",
+  summary: "Issue an access token (OAuth 2.0 token endpoint)",
+  description:
+    "grant_type=client_credentials (SPEC 5.2). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1). Errors per RFC 6749 5.2.",
+  tags: ["tokens"],
+  request: { body: { contentType: "form", schema: tokenRequest, required: true } },
+  responses: {
+    200: { description: "Token issued", schema: tokenResponse },
+    400: { description: "invalid_request, unsupported_grant_type, invalid_scope", schema: oauthError },
+    401: { description: "invalid_client", schema: oauthError },
+  },
+  handler: issueToken,
+});
+
+const jwks = route({
+  id: "token.jwks",
+  method: "GET",
+  path: "/svc/.well-known/jwks.json",
+  version: "meta",
+  auth: "none",
+  summary: "Public keys that verify access tokens (JWKS, RFC 7517)",
+  tags: ["tokens"],
+  responses: {
+    200: {
+      description: "Key set",
+      schema: {
+        type: "object",
+        required: ["keys"],
+        properties: { keys: { type: "array", items: { type: "object" } } },
+      },
+    },
+  },
+  handler: async () => jsonResult(200, await services().keyRing.jwks(), { "cache-control": "public, max-age=300" }),
+});
+
+const qrStart = route({
+  id: "token.qr-start",
+  method: "POST",
+  path: "/svc/oauth/qr",
+  version: "oauth",
+  auth: "client",
+  summary: "Start a QR-code login (svc_qr_auth)",
+  description:
+    "Client authentication as at the token endpoint. Answers a code, its QR PNG and an expiry; a signed-in user's app confirms or refuses it (GET/POST /svc/api/v3/auth/qr/{qrCode}), and this client polls POST /svc/oauth/te with grant_type=urn:svc:params:oauth:grant-type:qr and qr_code: authorization_pending before a decision, access_denied after a refusal, expired_token after the expiry, the user's tokens once (RFC 8628 polling).",
+  tags: ["tokens"],
+  request: { body: { contentType: "form", schema: qrStartRequest, required: true } },
+  responses: {
+    200: { description: "Code started", schema: qrStartResponse },
+    400: { description: "invalid_request, invalid_scope", schema: oauthError },
+    401: { description: "invalid_client", schema: oauthError },
+  },
+  handler: startQr,
+});
+
+export const tokenRoutes = group("token", [issueRoute, jwks, qrStart]);

@@ -1,0 +1,373 @@
+import { config } from "../config";
+import { attributeDeps, services } from "../container";
+import { changeAccount, readAccount } from "../domain/accounts/attributes";
+import { confirmContactChange } from "../domain/accounts/contact-confirmation";
+import { CONTACT_STATE_PATTERN } from "../domain/accounts/instance-id";
+import { changeProperties, readProperties } from "../domain/accounts/properties";
+import { createUserSearch } from "../domain/search/users";
+import { jsonResult } from "../http/error-body";
+import type { CommonCall } from "../http/route";
+import { group, route } from "../http/route";
+import {
+  badAccessToken,
+  instanceIdInPath,
+  personName,
+  STORABLE_NUMBER_BOUNDS,
+  subjectIdParam,
+  v3Error,
+} from "./schemas";
+
+const contactView = {
+  type: "object",
+  required: ["value", "vrf"],
+  properties: { value: { type: "string" }, vrf: { type: "boolean", description: "confirmed" } },
+} as const;
+
+/** SPEC 2.1 as v3 reads return it. */
+export const accountView = {
+  type: "object",
+  required: ["sub", "locked", "meta"],
+  properties: {
+    sub: { type: "string" },
+    family_name: { type: "string" },
+    given_name: { type: "string" },
+    middle_name: { type: "string" },
+    locked: { type: "boolean" },
+    phone_number: contactView,
+    email: contactView,
+    notes: {
+      type: "object",
+      description: "present only while a contact change waits for its code (SPEC 2.6)",
+      properties: {
+        actions: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["state", "exp", "status", "from", "attr", "attempts_left", "value", "action", "created"],
+            properties: {
+              state: { type: "string" },
+              exp: { type: "integer", description: "lifetime of the code in seconds" },
+              status: { const: "code_waiting" },
+              from: { type: "string" },
+              attr: { enum: ["phone_number", "email"] },
+              attempts_left: { type: "integer" },
+              value: { type: "string" },
+              action: { enum: ["validate_mobile", "validate_mail"] },
+              created: { type: "integer" },
+            },
+          },
+        },
+      },
+    },
+    meta: {
+      type: "object",
+      required: ["instanceId", "unmodifiable"],
+      properties: {
+        instanceId: { type: "string" },
+        unmodifiable: { type: "array", items: { type: "string" } },
+      },
+    },
+  },
+} as const;
+
+const contactChange = (description: string) =>
+  ({
+    type: "object",
+    additionalProperties: false,
+    required: ["value", "vrf"],
+    description,
+    properties: {
+      value: { type: "string", minLength: 1, maxLength: 254 },
+      vrf: {
+        type: "boolean",
+        description:
+          "true: the value is confirmed already and changes at once (system mode only); false: a code is sent to the new value and the change waits in notes.actions",
+      },
+    },
+  }) as const;
+
+/** SPEC 4.6 attribute change: only the attributes to change. */
+export const accountChange = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    family_name: { anyOf: [personName, { type: "null" }], description: "null removes it" },
+    given_name: { anyOf: [personName, { type: "null" }], description: "null removes it" },
+    middle_name: { anyOf: [personName, { type: "null" }], description: "null removes it" },
+    locked: { type: "boolean", description: "system mode only" },
+    phone_number: contactChange("new phone number, (country code)XXXXXXXXXX"),
+    email: contactChange("new e-mail address"),
+    sub: { description: "unmodifiable: always refused" },
+    meta: { description: "read only: always refused" },
+  },
+} as const;
+
+const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024, ...STORABLE_NUMBER_BOUNDS } as const;
+const propertyName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$" } as const;
+
+/** SPEC 4.11: the property map; values are strings, numbers or booleans only. */
+export const propertyMap = {
+  type: "object",
+  propertyNames: propertyName,
+  additionalProperties: propertyValue,
+} as const;
+
+export const propertiesChange = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    add: { type: "object", maxProperties: 50, propertyNames: propertyName, additionalProperties: propertyValue },
+    remove: { type: "array", maxItems: 50, items: propertyName },
+  },
+} as const;
+
+export const stateParam = {
+  type: "object",
+  required: ["state"],
+  properties: { state: { type: "string", pattern: CONTACT_STATE_PATTERN, description: "notes.actions[].state" } },
+} as const;
+
+export const contactCodeRequest = {
+  type: "object",
+  additionalProperties: false,
+  required: ["cmd", "value"],
+  properties: { cmd: { const: "code" }, value: { type: "string", minLength: 1, maxLength: 32 } },
+} as const;
+
+export const contactCodeRefusal = {
+  type: "object",
+  properties: {
+    msg: { const: "wrong_code" },
+    attempts_left: { type: "integer" },
+    cause: { enum: ["no_attempts_left", "code_expired"] },
+  },
+} as const;
+
+/** SPEC 4.7 user search. */
+
+export const searchQuery = {
+  type: "object",
+  required: ["query"],
+  properties: {
+    query: {
+      type: "string",
+      minLength: 1,
+      maxLength: 4000,
+      description:
+        "RQL: and, or, eq (also name=value, & and |), limit(count[,offset]); values string:<value>, with & | ( ) = < > , % percent-escaped",
+    },
+  },
+} as const;
+
+const { meta: _meta, ...attrs } = accountView.properties;
+
+export const searchResults = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["instanceId", "attrs"],
+    properties: {
+      instanceId: { type: "string" },
+      attrs: { type: "object", required: ["sub", "locked"], properties: attrs },
+    },
+  },
+} as const;
+
+function confirmation(field: "phone_number" | "email") {
+  return async (call: CommonCall & { subject: string; params: { state: string }; body: { value: string } }) => {
+    const answer = await confirmContactChange(
+      services().accounts,
+      call.subject,
+      field,
+      call.params.state,
+      call.body.value,
+      call.account,
+    );
+    return jsonResult(answer.status, answer.body);
+  };
+}
+
+let searchUsers: ReturnType<typeof createUserSearch> | undefined;
+
+const getRoute = route({
+  id: "users.get",
+  method: "GET",
+  path: "/svc/api/v3/users/{subjectId}",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+  subject: { param: "subjectId", kind: "subjectId" },
+  summary: "Read the attributes of an account (SPEC 4.6)",
+  tags: ["users"],
+  request: { params: subjectIdParam },
+  responses: {
+    200: { description: "Account attributes with meta", schema: accountView },
+    400: { description: "Malformed subject id", schema: v3Error },
+    401: { description: "bad_access_token", schema: v3Error },
+    404: { description: "unknown_user", schema: v3Error },
+  },
+  handler: async (call) => jsonResult(200, await readAccount(services().accounts, call.subject, call.account)),
+});
+
+const propsGet = route({
+  id: "users.props-get",
+  method: "GET",
+  path: "/svc/api/v3/users/{subjectId}/props",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+  subject: { param: "subjectId", kind: "subjectId" },
+  summary: "Read the user properties (SPEC 4.11)",
+  tags: ["users"],
+  request: { params: subjectIdParam },
+  responses: {
+    200: { description: "The property map", schema: propertyMap },
+    401: badAccessToken,
+    404: { description: "unknown_user", schema: v3Error },
+  },
+  handler: async (call) => jsonResult(200, await readProperties(services().properties, call.subject)),
+});
+
+const propsChange = route({
+  id: "users.props-change",
+  method: "POST",
+  path: "/svc/api/v3/users/{subjectId}/props",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+  subject: { param: "subjectId", kind: "subjectId" },
+  summary: "Add, overwrite and remove user properties (SPEC 4.11)",
+  description:
+    "add: name -> string, number or boolean (adds or overwrites); remove: names. Removals apply first. Limits: names 1-64 of A-Z a-z 0-9 _ . : -, string values up to 1024 characters, at most 50 properties per account.",
+  tags: ["users"],
+  request: { params: subjectIdParam, body: { contentType: "json", schema: propertiesChange, required: true } },
+  responses: {
+    200: { description: "The resulting full map", schema: propertyMap },
+    400: { description: "wrong_values, wrong_value (too many properties)", schema: v3Error },
+    401: badAccessToken,
+    404: { description: "unknown_user", schema: v3Error },
+  },
+  handler: async (call) => jsonResult(200, await changeProperties(services().properties, call.subject, call.body)),
+});
+
+const changeRoute = route({
+  id: "users.change",
+  method: "POST",
+  path: "/svc/api/v3/users/{subjectId}",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+  subject: { param: "subjectId", kind: "instanceId" },
+  userHeaders: true,
+  summary: "Change attributes of an account (SPEC 4.6); the path carries meta.instanceId",
+  description:
+    "The path segment is the account's meta.instanceId (SPEC 4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
+  tags: ["users"],
+  request: {
+    params: instanceIdInPath,
+    body: { contentType: "json", schema: accountChange, required: true },
+  },
+  responses: {
+    200: { description: "The changed account", schema: accountView },
+    400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
+    401: { description: "bad_access_token", schema: v3Error },
+    404: { description: "unknown_user", schema: v3Error },
+    502: { description: "The confirmation code could not be sent", schema: v3Error },
+  },
+  handler: async (call) =>
+    jsonResult(
+      200,
+      await changeAccount(attributeDeps(), call.subject, call.body, {
+        mode: call.principal?.mode ?? "system",
+        language: call.language,
+      }),
+    ),
+});
+
+const validateMobile = route({
+  id: "users.validate_mobile",
+  method: "POST",
+  path: "/svc/api/v3/users/notes/validate_mobile/{state}",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+  subject: { param: "state", kind: "contactState" },
+  userHeaders: true,
+  summary: "Confirm a phone number change with its code (SPEC 4.6, 3.2)",
+  description:
+    "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
+  tags: ["users"],
+  request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
+  responses: {
+    200: { description: "The contact changed and is confirmed", schema: accountView },
+    400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
+    401: { description: "bad_access_token", schema: v3Error },
+    404: { description: "unknown_state", schema: v3Error },
+    410: { description: "code_expired", schema: contactCodeRefusal },
+    429: { description: "no_attempts_left", schema: contactCodeRefusal },
+  },
+  handler: confirmation("phone_number"),
+});
+
+const validateEmail = route({
+  id: "users.validate_email",
+  method: "POST",
+  path: "/svc/api/v3/users/notes/validate_email/{state}",
+  version: "v3",
+  auth: "bearer",
+  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+  subject: { param: "state", kind: "contactState" },
+  userHeaders: true,
+  summary: "Confirm a e-mail change with its code (SPEC 4.6, 3.2)",
+  description:
+    "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
+  tags: ["users"],
+  request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
+  responses: {
+    200: { description: "The contact changed and is confirmed", schema: accountView },
+    400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
+    401: { description: "bad_access_token", schema: v3Error },
+    404: { description: "unknown_state", schema: v3Error },
+    410: { description: "code_expired", schema: contactCodeRefusal },
+    429: { description: "no_attempts_left", schema: contactCodeRefusal },
+  },
+  handler: confirmation("email"),
+});
+
+const searchRoute = route({
+  id: "users.search",
+  method: "GET",
+  path: "/svc/api/v3/users",
+  version: "v3",
+  auth: "bearer",
+  permissions: { system: ["svc_api_sys_users"] },
+  summary: "Search accounts with RQL (SPEC 4.7)",
+  description:
+    "query: and, or, eq (or name=value with & and |), limit(count[,offset]); string values as string:<value>. In each value percent-escape & | ( ) = < > , and %, assemble name=<escaped value>, then URL-encode the whole as the query parameter. Equality on an indexed attribute (search.indexedAttributes: sub, email, phone_number, family_name, given_name, middle_name by default) is a lookup by key; other attributes (locked) may only narrow an and() that has one. Names and e-mail ignore case; phones compare by digits. At most 1000 accounts per lookup and answer.",
+  tags: ["users", "search"],
+  request: { query: searchQuery },
+  responses: {
+    200: { description: "Matching accounts, by sub", schema: searchResults },
+    400: {
+      description: "input_error: wrong_query, unknown_attribute, not_indexed, too_many_results",
+      schema: v3Error,
+    },
+    401: badAccessToken,
+  },
+  handler: async (call) => {
+    searchUsers ??= createUserSearch(services().accountSearch, config().settings.search.indexedAttributes);
+    return jsonResult(200, await searchUsers(call.query.query));
+  },
+});
+
+export const usersRoutes = group("users", [
+  getRoute,
+  propsGet,
+  propsChange,
+  changeRoute,
+  validateMobile,
+  validateEmail,
+  searchRoute,
+]);
