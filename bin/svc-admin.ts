@@ -15,7 +15,7 @@ import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
 import { rotateSigningKeys } from "../lib/tokens/rotation";
 
-/** `svc-admin` (DESIGN 7): operator commands on the local stack, or on a deployed one with --table. */
+/** `svc-admin` (docs/administration.md): operator commands on the local stack, or on a deployed one with --table. */
 
 const USAGE = `usage: svc-admin [--table NAME] <command> [options]
 

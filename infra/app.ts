@@ -6,7 +6,7 @@ import { SvcIdentityStack } from "./stack";
 
 /**
  * The CDK app (cdk.json). Synth-time environment:
- * - SVC_CONFIG: the operator's settings file (DESIGN 7), checked now and inlined into
+ * - SVC_CONFIG: the operator's settings file (docs/configuration.md), checked now and inlined into
  *   the functions as SVC_CONFIG_JSON, since Lambda has no file of ours to read;
  * - SVC_ISSUER: the `iss` of issued tokens (default: the API's URL);
  * - SVC_MAIL_FROM: the SES-verified sender of e-mails.

@@ -59,7 +59,7 @@ const SES_IDENTITIES_FINDING = "Resource::arn:<AWS::Partition>:ses:<AWS::Region>
 /** The function that answers API Gateway's `$default` route (unmatched requests). */
 const FALLBACK_FUNCTION: FunctionName = "meta";
 
-/** DESIGN 8: the HTTP API, one function per endpoint group, the table; all from lib/. */
+/** docs/deployment.md: the HTTP API, one function per endpoint group, the table; all from lib/. */
 export class SvcIdentityStack extends Stack {
   readonly api: HttpApi;
   readonly table: TableV2;
@@ -165,7 +165,7 @@ export class SvcIdentityStack extends Stack {
     Validations.of(this.api).acknowledge({
       id: "AwsSolutions-APIG4",
       reason:
-        "Authorization is per route in the functions (DESIGN 4): bearer JWTs with SPEC 5.3 permissions, HTTP Basic for v1/v2 and OAuth client authentication at the token endpoint, which no API Gateway authorizer expresses; JWKS, health and OpenAPI are public by contract.",
+        "Authorization is per route in the functions (docs/architecture.md): bearer JWTs with interface §5.3 permissions, HTTP Basic for v1/v2 and OAuth client authentication at the token endpoint, which no API Gateway authorizer expresses; JWKS, health and OpenAPI are public by contract.",
     });
 
     new CfnOutput(this, "ApiUrl", { value: stage.url });
@@ -210,7 +210,7 @@ export class SvcIdentityStack extends Stack {
     });
     Validations.of(fn).acknowledge({
       id: "AwsSolutions-L1",
-      reason: "DESIGN 1 pins the Lambda runtime to nodejs22.x; moving to a newer one is a design change.",
+      reason: "The service targets nodejs22.x (docs/deployment.md); moving to a newer runtime is a design change.",
     });
 
     if (needs.table === "read-write") this.table.grantReadWriteData(role);

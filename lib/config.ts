@@ -4,7 +4,7 @@ import { validateSettings } from "./compiled/settings-validator";
 
 /**
  * The one place that reads the environment. Everything else asks `config()`.
- * The file named by SVC_CONFIG (DESIGN 7) is validated once, at cold start, so a
+ * The file named by SVC_CONFIG (docs/configuration.md) is validated once, at cold start, so a
  * typo in an operator's file stops the service instead of being silently ignored.
  */
 
@@ -15,7 +15,7 @@ export interface PasswordGroupRule {
 }
 
 export interface FederationProviderConfig {
-  /** Letters, digits and "-": the two make the permission fed_tkn_<type>_<name> (SPEC 4.9). */
+  /** Letters, digits and "-": the two make the permission fed_tkn_<type>_<name> (interface §4.9). */
   type: string;
   name: string;
   authorizeUrl: string;
@@ -24,7 +24,7 @@ export interface FederationProviderConfig {
   userinfoUrl?: string;
   clientId: string;
   clientSecret: string;
-  /** Keep the provider's access and refresh tokens for GET .../fedToken (SPEC 4.9). */
+  /** Keep the provider's access and refresh tokens for GET .../fedToken (interface §4.9). */
   rememberTokens: boolean;
   /** OAuth scope asked of the provider. */
   scope: string;
@@ -55,7 +55,7 @@ export interface ServiceSettings {
     /** How long a started bind may wait for the provider's answer. */
     stateTtlSeconds: number;
   };
-  /** Security events (SPEC 6) are kept this long (TTL). */
+  /** Security events (interface §6) are kept this long (TTL). */
   audit: { retentionDays: number };
   /** How long a container keeps a client's record for client authentication (0: never). */
   clients: { cacheSeconds: number };
@@ -69,7 +69,7 @@ export interface ServiceSettings {
 export type DataKeySource = { kind: "inline"; material: Buffer } | { kind: "secret"; secretId: string };
 
 export interface Config {
-  /** DynamoDB table (DESIGN 5, contract: TABLE_NAME). */
+  /** DynamoDB table (docs/architecture.md, contract: TABLE_NAME). */
   tableName: string;
   /** Set when talking to DynamoDB Local; unset on AWS. */
   dynamodbEndpoint?: string;
@@ -81,7 +81,7 @@ export interface Config {
   bootstrapClient: { id?: string; secret?: string };
   outboxFile: string;
   /**
-   * How SMS and e-mail leave: `outbox` appends to outboxFile (local stack, DESIGN 7),
+   * How SMS and e-mail leave: `outbox` appends to outboxFile (local stack, docs/configuration.md),
    * `aws` sends through SNS and SES (SVC_MESSAGES; default aws on Lambda).
    */
   messages: { transport: "outbox" | "aws"; mailFrom: string };

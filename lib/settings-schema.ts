@@ -1,5 +1,5 @@
 /**
- * The schema of the operator's settings (SVC_CONFIG, DESIGN 7). Its validator is compiled
+ * The schema of the operator's settings (SVC_CONFIG, docs/configuration.md). Its validator is compiled
  * ahead of time into lib/compiled/settings-validator.ts (npm run compile-schemas), so a
  * cold start neither bundles nor runs a schema compiler.
  */

@@ -1,5 +1,5 @@
 /**
- * Domain errors carry what every error body needs (SPEC 7); `lib/http/error-body.ts`
+ * Domain errors carry what every error body needs (interface §7); `lib/http/error-body.ts`
  * turns them into the shape of the route's version. Errors under 500 are meant for the
  * caller, so their texts must never contain a secret.
  */
@@ -20,7 +20,7 @@ export interface ApiErrorDetails {
   params?: Record<string, unknown>;
   errors?: FieldProblem[];
   headers?: Record<string, string>;
-  /** The v2 code (SPEC 7.3) when it differs from `error`. */
+  /** The v2 code (interface §7.3) when it differs from `error`. */
   v2Code?: string;
 }
 

@@ -1,4 +1,4 @@
-/** The permission catalogue of SPEC 5.3. */
+/** The permission catalogue of interface §5.3. */
 
 export const USER_PERMISSIONS = [
   "svc_change_password",
@@ -32,7 +32,7 @@ export const SYSTEM_PERMISSIONS = [
   "fed_tkn_any",
 ] as const;
 
-/** fed_tkn_<type>_<name>: one permission per external provider (SPEC 4.9). */
+/** fed_tkn_<type>_<name>: one permission per external provider (interface §4.9). */
 const FEDERATED_TOKEN_PERMISSION = /^fed_tkn_[a-z0-9-]+_[a-z0-9-]+$/i;
 
 export function federatedTokenPermission(fpType: string, fpName: string): string {

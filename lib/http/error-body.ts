@@ -70,7 +70,7 @@ function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
 function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion): Record<string, string> {
   if (error.status !== 401) return {};
   if (version === "oauth") return { "www-authenticate": 'Basic realm="svc", charset="UTF-8"' };
-  // RFC 6750 3.1: a Bearer challenge beside the SPEC 7 body.
+  // RFC 6750 3.1: a Bearer challenge beside the interface §7 body.
   const bearer = 'Bearer realm="svc", error="invalid_token"';
   return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
 }

@@ -87,7 +87,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record
     info: {
       title: "svc-identity",
       version: "0.1.0",
-      description: "Identity provider with a REST management interface. Error bodies follow SPEC 7 by version.",
+      description: "Identity provider with a REST management interface. Error bodies follow interface §7 by version.",
     },
     servers: [{ url: "/" }],
     paths,
@@ -102,7 +102,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record
         restPassword: {
           type: "http",
           scheme: "basic",
-          description: "v1/v2 only: the application's id and REST password (SPEC 5.4).",
+          description: "v1/v2 only: the application's id and REST password (interface §5.4).",
         },
         userPassword: {
           type: "http",

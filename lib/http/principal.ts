@@ -1,4 +1,4 @@
-/** Who is calling (SPEC 5.1): an application in system mode, or a user through an application. */
+/** Who is calling (interface §5.1): an application in system mode, or a user through an application. */
 export type Principal =
   | { mode: "system"; clientId: string; scopes: Set<string>; via: "bearer" | "basic" }
   | { mode: "user"; clientId: string; sub: string; sid: string; uaId?: string; scopes: Set<string>; via: "bearer" }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 
 /**
  * The end user's address: the first X-Forwarded-For entry the calling application passes
- * (SPEC 5.1), else the connection's. An entry that is not an IP address is ignored: it
+ * (interface §5.1), else the connection's. An entry that is not an IP address is ignored: it
  * keys the per-address brute-force counters, and text of any size there broke the key.
  */
 export function sourceIpOf(event: Pick<APIGatewayProxyEventV2, "headers" | "requestContext">): string | undefined {

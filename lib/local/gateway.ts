@@ -114,7 +114,7 @@ function writeResult(res: ServerResponse, result: HttpResult & { isBase64Encoded
 
 /** Debug header of the benchmark's gateway: DynamoDB calls the request cost. Never sent by Lambda. */
 export const ROUND_TRIPS_HEADER = "x-svc-round-trips";
-/** The same calls by kind, as DESIGN 5 counts them: "<reads> <writes>". */
+/** The same calls by kind, as docs/performance.md counts them: "<reads> <writes>". */
 export const ROUND_TRIP_KINDS_HEADER = "x-svc-round-trip-kinds";
 
 export interface GatewayOptions {

@@ -7,7 +7,7 @@ import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamo
 import { createGateway } from "./gateway";
 import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 
-/** `npm start` (DESIGN 7): DynamoDB Local, table, signing key, bootstrap client, gateway. */
+/** `npm start` (docs/configuration.md): DynamoDB Local, table, signing key, bootstrap client, gateway. */
 async function main(): Promise<void> {
   setEnvDefaults(LOCAL_TOOL_ENV);
   const dataKeySource = ensureLocalDataKey(config().inMemory ? undefined : DATA_KEY_FILE);

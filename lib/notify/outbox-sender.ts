@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { MessageSender, OutgoingMessage } from "./message";
 
 /**
- * The local stack's courier (DESIGN 7, contract): one JSON line per message appended to
+ * The local stack's courier (docs/configuration.md, contract): one JSON line per message appended to
  * the outbox file, and echoed to the console so a developer sees codes arrive.
  */
 export function createOutboxSender(file: string, echo: (line: string) => void = (l) => console.log(l)): MessageSender {

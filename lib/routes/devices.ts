@@ -74,11 +74,11 @@ const listUas = route({
   auth: "bearer",
   permissions: { user: ["svc_api_uapps"], system: ["svc_api_sys_uapps"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List remembered devices (SPEC 4.14; /uas: the endpoint pages' path)",
+  summary: "List remembered devices (interface §4.14; /uas: the endpoint pages' path)",
   tags: ["devices"],
   request: { params: subjectIdParam },
   responses: {
-    200: { description: "Devices (SPEC 2.7), most recently used first", schema: deviceList },
+    200: { description: "Devices (interface §2.7), most recently used first", schema: deviceList },
     401: { description: "bad_access_token", schema: v3Error },
     404: { description: "unknown_user", schema: v3Error },
   },
@@ -95,7 +95,7 @@ const deleteUas = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "device_delete", inTransaction: true },
-  summary: "Forget a device and end its sessions (SPEC 4.14)",
+  summary: "Forget a device and end its sessions (interface §4.14)",
   tags: ["devices"],
   request: { params: deviceParams },
   responses: {
@@ -114,11 +114,11 @@ const listApps = route({
   auth: "bearer",
   permissions: { user: ["svc_api_uapps"], system: ["svc_api_sys_uapps"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List remembered devices (SPEC 4.14; /apps: the permission table's path)",
+  summary: "List remembered devices (interface §4.14; /apps: the permission table's path)",
   tags: ["devices"],
   request: { params: subjectIdParam },
   responses: {
-    200: { description: "Devices (SPEC 2.7), most recently used first", schema: deviceList },
+    200: { description: "Devices (interface §2.7), most recently used first", schema: deviceList },
     401: { description: "bad_access_token", schema: v3Error },
     404: { description: "unknown_user", schema: v3Error },
   },
@@ -135,7 +135,7 @@ const deleteApps = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "device_delete", inTransaction: true },
-  summary: "Forget a device and end its sessions (SPEC 4.14)",
+  summary: "Forget a device and end its sessions (interface §4.14)",
   tags: ["devices"],
   request: { params: deviceParams },
   responses: {
@@ -156,7 +156,7 @@ const sessionsReset = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "sessions_reset", inTransaction: true },
-  summary: "End every session but the one of SVC-CI-UA-ID (SPEC 4.14)",
+  summary: "End every session but the one of SVC-CI-UA-ID (interface §4.14)",
   description:
     "Access and refresh tokens of the ended sessions are refused at once. Devices stay remembered (DELETE .../uas/{id} forgets one). The permission table writes the path with {instanceId}; this route takes the subject id like the endpoint page.",
   tags: ["devices"],
@@ -174,7 +174,7 @@ const sessionsReset = route({
       sub,
       {
         session: (s) => keep === undefined || s.uaId !== keep,
-        // A reset ends sessions; devices stay remembered (SPEC 4.14 lists them apart).
+        // A reset ends sessions; devices stay remembered (interface §4.14 lists them apart).
         device: () => false,
       },
       () => (event ? [services().events.putItem(event)] : []),

@@ -37,7 +37,7 @@ export const linkParams = {
   },
 } as const;
 
-/** /users/{subjectId}/fedToken/{fedPointType}/{fedPointName} (SPEC 4.9 names them so). */
+/** /users/{subjectId}/fedToken/{fedPointType}/{fedPointName} (interface §4.9 names them so). */
 export const fedTokenParams = {
   type: "object",
   required: ["subjectId", "fedPointType", "fedPointName"],
@@ -170,7 +170,7 @@ function bindingClientId(call: CommonCall & { body: { clientId?: string } }): st
   return named;
 }
 
-/** The v3 path and the v2 path (SPEC 4.9) unlink alike; only the error shape differs. */
+/** The v3 path and the v2 path (interface §4.9) unlink alike; only the error shape differs. */
 async function unlink(call: CommonCall & { subject: string; params: { fpType: string; fpName: string; sid: string } }) {
   await unlinkAccount(services().federation, linkOf(call));
   return jsonResult(204, undefined);
@@ -184,7 +184,7 @@ const listRoute = route({
   auth: "bearer",
   permissions: { user: ["svc_api_ufa"], system: ["svc_api_sys_ufa"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List the account's links to external providers (SPEC 4.9)",
+  summary: "List the account's links to external providers (interface §4.9)",
   tags: ["federation"],
   request: { params: subjectIdParam },
   responses: {
@@ -207,7 +207,7 @@ const linkRoute = route({
   auth: "bearer",
   permissions: { user: ["svc_api_ufa_chg"], system: ["svc_api_sys_ufa_chg"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Link the account to a known external account (SPEC 4.9)",
+  summary: "Link the account to a known external account (interface §4.9)",
   description:
     "Links the account to account {sid} at the configured provider {fpType}:{fpName}. The caller vouches for the external account: applications that must prove it use the bind flow. An external account links to at most one account. Linking again updates federatedAccountName when given and keeps it when omitted.",
   tags: ["federation"],
@@ -239,7 +239,7 @@ const unlinkRoute = route({
   auth: "bearer",
   permissions: { user: ["svc_api_ufa_chg"], system: ["svc_api_sys_ufa_chg"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Remove a link to an external account, and its stored tokens (SPEC 4.9)",
+  summary: "Remove a link to an external account, and its stored tokens (interface §4.9)",
   tags: ["federation"],
   request: { params: linkParams },
   responses: {
@@ -259,7 +259,7 @@ const unlinkV2 = route({
   auth: "bearer-or-basic",
   permissions: { user: ["svc_api_ufa_chg"], system: ["svc_api_sys_ufa_chg"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Remove a link to an external account (SPEC 4.9, v2)",
+  summary: "Remove a link to an external account (interface §4.9, v2)",
   tags: ["federation"],
   request: { params: linkParams },
   responses: {
@@ -278,7 +278,7 @@ const bindRoute = route({
   version: "v2",
   auth: "user-bearer-or-user-basic",
   permissions: { user: ["svc_api_ufa_chg"] },
-  summary: "Start linking the current user to an external account (SPEC 4.9)",
+  summary: "Start linking the current user to an external account (interface §4.9)",
   description:
     "The current user is the one of HTTP Basic (the user's own login: sub, e-mail or phone, and password; then clientId names the application) or of a user access token with svc_api_ufa_chg. Answers the provider's authorization URL (signed single-use state, PKCE S256); send the browser there. The provider returns it to GET /svc/api/v2/users/current/fa/callback, which links the account and sends the browser to `callback` (with `error` and `error_description` when linking failed).",
   tags: ["federation"],
@@ -334,7 +334,7 @@ const token = route({
   auth: "bearer",
   permissions: { system: ["fed_tkn_any", "fed_tkn_{fedPointType}_{fedPointName}"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Stored external access tokens of the account at a provider (SPEC 4.9)",
+  summary: "Stored external access tokens of the account at a provider (interface §4.9)",
   description:
     "Only for providers with rememberTokens. Each returned token has more than fedToken.minLifetimeSeconds left; one with less is refreshed first (at most once for concurrent calls). The application must be granted the permission that opened the call, checked at call time.",
   tags: ["federation"],
@@ -361,7 +361,7 @@ const token = route({
       federation.tokens(call.subject, provider.type, provider.name),
       dataKeys().key("federated-tokens"),
     ]);
-    // SPEC 4.9: the application itself must still hold what its token carries.
+    // interface §4.9: the application itself must still hold what its token carries.
     const granted = accepted.some((p) => principal.scopes.has(p) && client?.scopes.includes(p));
     if (!granted) throw problems.badAccessToken("permission_not_granted_to_application");
     const tokens = await currentTokens(

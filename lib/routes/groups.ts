@@ -22,7 +22,7 @@ import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import { accessDenied, groupIdParam, STORABLE_NUMBER_BOUNDS, v2Error } from "./schemas";
 
-/** Schemas of the group calls (SPEC 2.3, 4.8). */
+/** Schemas of the group calls (interface §2.3, 4.8). */
 
 const profile = { type: "string", pattern: PROFILE_PATTERN, description: "the group profile" } as const;
 const expand = { enum: ["true", "false"] } as const;
@@ -155,21 +155,13 @@ export const memberResults = {
   },
 } as const;
 
-/** Groups (SPEC 4.8), v2: system permission svc_groups or the REST password. */
+/** Groups (interface §4.8), v2: system permission svc_groups or the REST password. */
 
 function deps(): GroupDeps {
   return { groups: services().groups, accounts: services().accountSearch } as const;
 }
 
-/**
- * THE route table (DESIGN 3). The CDK stack, the local gateway, each function's
- * dispatch, request validation and the OpenAPI document are all made from this list.
- *
- * API Gateway (and OpenAPI) refuse two variables of different names at the same level
- * of a path, so every `/users/{x}` route names its variable `subjectId`; routes that
- * address the account by instanceId say so in `subject.kind`.
- */
-/** Shared by every group call (SPEC 4.8): v2, system permission svc_groups or the REST password. */
+/** Shared by every group call (interface §4.8): v2, system permission svc_groups or the REST password. */
 const groupCall = {
   version: "v2",
   auth: "bearer-or-basic",
@@ -188,7 +180,7 @@ const getRoute = route({
   method: "GET",
   path: "/svc/api/v2/grps/{groupId}",
   ...groupCall,
-  summary: "Read a group (SPEC 4.8)",
+  summary: "Read a group (interface §4.8)",
   request: { params: groupIdParam, query: profileExpandQuery },
   responses: {
     200: { description: "The group; with expand=true every attribute", schema: groupView },
@@ -205,7 +197,7 @@ const listRoute = route({
   method: "GET",
   path: "/svc/api/v2/grps",
   ...groupCall,
-  summary: "List the groups of a profile, filtered with RQL (SPEC 4.8)",
+  summary: "List the groups of a profile, filtered with RQL (interface §4.8)",
   request: { query: groupListQuery },
   responses: {
     200: { description: "Groups in id order: ids, or with expand=true every attribute", schema: groupList },
@@ -221,7 +213,7 @@ const createRoute = route({
   method: "POST",
   path: "/svc/api/v2/grps",
   ...groupCall,
-  summary: "Create a group (SPEC 4.8)",
+  summary: "Create a group (interface §4.8)",
   description: "profile, id (unique in the profile), name, and the profile's attributes as plain fields.",
   request: { body: { contentType: "json", schema: newGroupBody, required: true } },
   responses: {
@@ -238,7 +230,7 @@ const changeRoute = route({
   method: "POST",
   path: "/svc/api/v2/grps/{groupId}",
   ...groupCall,
-  summary: "Change a group (SPEC 4.8)",
+  summary: "Change a group (interface §4.8)",
   description: "The body repeats the profile of the query; fields sent replace, null removes, the rest stay.",
   request: {
     params: groupIdParam,
@@ -260,7 +252,7 @@ const deleteRoute = route({
   method: "DELETE",
   path: "/svc/api/v2/grps/{groupId}",
   ...groupCall,
-  summary: "Delete a group with its members and the rights held on it (SPEC 4.8)",
+  summary: "Delete a group with its members and the rights held on it (interface §4.8)",
   description:
     "The group is gone for every call at once; its members and rights are cleared after. If that is interrupted, repeat the DELETE to finish.",
   request: { params: groupIdParam, query: profileQuery },
@@ -281,7 +273,7 @@ const members = route({
   method: "GET",
   path: "/svc/api/v2/grps/{groupId}/members",
   ...groupCall,
-  summary: "List the members of a group (SPEC 4.8)",
+  summary: "List the members of a group (interface §4.8)",
   request: { params: groupIdParam, query: membersQuery },
   responses: {
     200: { description: "Members by subject id; expand=true adds names", schema: memberList },
@@ -298,7 +290,7 @@ const membersAdd = route({
   method: "POST",
   path: "/svc/api/v2/grps/{groupId}/members/add",
   ...groupCall,
-  summary: "Add accounts to a group, all or none (SPEC 4.8)",
+  summary: "Add accounts to a group, all or none (interface §4.8)",
   request: membersChange,
   responses: {
     200: { description: "The members added", schema: memberResults },
@@ -316,7 +308,7 @@ const membersRm = route({
   method: "POST",
   path: "/svc/api/v2/grps/{groupId}/members/rm",
   ...groupCall,
-  summary: "Remove accounts from a group, all or none (SPEC 4.8)",
+  summary: "Remove accounts from a group, all or none (interface §4.8)",
   request: membersChange,
   responses: {
     200: { description: "The members removed", schema: memberResults },

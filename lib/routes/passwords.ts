@@ -7,7 +7,7 @@ import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
 import { instanceIdInPath, subjectIdParam, v2Error, v3Error } from "./schemas";
 
-/** SPEC 4.1 body. */
+/** interface §4.1 body. */
 export const passwordChangeBody = {
   type: "object",
   additionalProperties: false,
@@ -19,7 +19,7 @@ export const passwordChangeBody = {
   },
 } as const;
 
-/** SPEC 4.2 body. */
+/** interface §4.2 body. */
 export const subordinatePasswordBody = {
   type: "object",
   additionalProperties: false,
@@ -47,7 +47,7 @@ const changeRoute = route({
   subject: { param: "subjectId", kind: "instanceId" },
   userHeaders: true,
   event: { type: "password_change", inTransaction: true },
-  summary: "Change a password (SPEC 4.1); the path carries meta.instanceId",
+  summary: "Change a password (interface §4.1); the path carries meta.instanceId",
   description:
     "User mode needs current (and X-Forwarded-For, User-Agent); wrong current is 401 invalid_credential and counts as a failed login. Without password one is generated that passes the policy. sendPswdToAttr (phone_number) sends it by SMS first: if the SMS fails nothing changes (502). resetSessions (default true) ends every session and forgets devices except the one named by SVC-CI-UA-ID; their tokens are refused at once. An e-mail notice goes to the account's address (English with Accept-Language: en).",
   tags: ["passwords"],
@@ -90,7 +90,7 @@ const subordinate = route({
   auth: "bearer",
   permissions: { user: ["svc_change_password"] },
   event: { type: "subordinate_password_change", inTransaction: true },
-  summary: "Set the password of a managed account (SPEC 4.2)",
+  summary: "Set the password of a managed account (interface §4.2)",
   description:
     "A user token with svc_change_password of a lead account that holds the right change_password over subjectId (rights store). The policy applies; the managed account's sessions end. 200 {} on success; v2 access_denied (403) without the right.",
   tags: ["passwords"],

@@ -18,7 +18,7 @@ const contact = (description: string) =>
     },
   }) as const;
 
-/** SPEC 4.4 request. */
+/** interface §4.4 request. */
 export const registrationRequest = {
   type: "object",
   additionalProperties: false,
@@ -37,8 +37,8 @@ export const registrationRequest = {
             family_name: personName,
             given_name: personName,
             middle_name: personName,
-            first_name: { ...personName, description: "alias of family_name (SPEC 2.1)" },
-            name: { ...personName, description: "alias of given_name (SPEC 2.1)" },
+            first_name: { ...personName, description: "alias of family_name (interface §2.1)" },
+            name: { ...personName, description: "alias of given_name (interface §2.1)" },
             phone_number: contact("(country code)XXXXXXXXXX"),
             email: contact("e-mail address"),
           },
@@ -89,7 +89,7 @@ const instruction = {
   },
 } as const;
 
-/** SPEC 4.4 / 4.5 answer. */
+/** interface §4.4 / 4.5 answer. */
 export const registrationResponse = {
   type: "object",
   required: ["context", "instructions"],
@@ -127,7 +127,7 @@ export const registrationError = {
 
 const code = { type: "string", minLength: 1, maxLength: 32 } as const;
 
-/** SPEC 4.5 request: exactly one field. */
+/** interface §4.5 request: exactly one field. */
 export const confirmationRequest = {
   type: "object",
   additionalProperties: false,
@@ -165,9 +165,9 @@ const registerRoute = route({
   version: "reg",
   auth: "bearer",
   permissions: { system: ["svc_api_sys_users_reg"] },
-  summary: "Register an account (SPEC 4.4)",
+  summary: "Register an account (interface §4.4)",
   description:
-    "Creates the account at once when every contact is confirmed (verified: true) or absent; otherwise sends a code to each unconfirmed phone (SMS) and e-mail and answers a context with instructions (SPEC 3.3). With registration.createBeforeConfirm the account is created at once and its contacts confirmed later. Accept-Language: en sends English messages. Conflicts answer 409 listing every field already used; invalid values 400; a message that cannot be sent 502 (nothing is stored).",
+    "Creates the account at once when every contact is confirmed (verified: true) or absent; otherwise sends a code to each unconfirmed phone (SMS) and e-mail and answers a context with instructions (interface §3.3). With registration.createBeforeConfirm the account is created at once and its contacts confirmed later. Accept-Language: en sends English messages. Conflicts answer 409 listing every field already used; invalid values 400; a message that cannot be sent 502 (nothing is stored).",
   tags: ["registration"],
   request: { body: { contentType: "json", schema: registrationRequest, required: true } },
   responses: {
@@ -187,9 +187,9 @@ const confirmRoute = route({
   version: "reg",
   auth: "bearer",
   permissions: { system: ["svc_api_sys_users_reg"] },
-  summary: "Confirm a contact of a registration, or ask for a new code (SPEC 4.5)",
+  summary: "Confirm a contact of a registration, or ask for a new code (interface §4.5)",
   description:
-    "Exactly one of sms_code, email_code, sms_code_resend, email_code_resend. A wrong, expired or exhausted code answers 200 with the instructions of SPEC 3.3; once every contact is confirmed the account is created and the full response of SPEC 4.4 comes back. At most 5 codes are sent per contact (429 after that).",
+    "Exactly one of sms_code, email_code, sms_code_resend, email_code_resend. A wrong, expired or exhausted code answers 200 with the instructions of interface §3.3; once every contact is confirmed the account is created and the full response of interface §4.4 comes back. At most 5 codes are sent per contact (429 after that).",
   tags: ["registration"],
   request: { params: contextParam, body: { contentType: "json", schema: confirmationRequest, required: true } },
   responses: {

@@ -17,7 +17,7 @@ import { userCallEvent } from "../http/middleware/security-event";
 import { group, route } from "../http/route";
 import { accessDenied, badAccessToken, groupIdParam, subjectIdParam, v2Error, v3Error } from "./schemas";
 
-/** Schemas of the rights calls (SPEC 4.3) and the rights catalogue (SPEC 4.16). */
+/** Schemas of the rights calls (interface §4.3) and the rights catalogue (interface §4.16). */
 
 const rightName = { type: "string", pattern: RIGHT_NAME_PATTERN, description: "a right of the catalogue" } as const;
 
@@ -71,14 +71,14 @@ const rightsBody = (tagsRequired: boolean) =>
 export const assignRightsBody = rightsBody(true);
 export const revokeRightsBody = rightsBody(false);
 
-/** SPEC 4.3 rights of a subject: object key -> right -> tags. */
+/** interface §4.3 rights of a subject: object key -> right -> tags. */
 export const rightsOfResponse = {
   type: "object",
   description: "object key (user id, its|<app_id>, grps|<group_id>|<profile>) -> right name -> tags",
   additionalProperties: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
 } as const;
 
-/** SPEC 4.3 rights on an object: subject key -> right names. */
+/** interface §4.3 rights on an object: subject key -> right names. */
 export const rightsOnResponse = {
   type: "object",
   description: "subject key (user id or its|<app_id>) -> right names",
@@ -160,7 +160,7 @@ export const rightDefinition = {
   },
 } as const;
 
-/** Shared by the v3 rights calls (SPEC 4.3) and the catalogue (SPEC 4.16). */
+/** Shared by the v3 rights calls (interface §4.3) and the catalogue (interface §4.16). */
 const rightsCall = {
   version: "v3",
   auth: "bearer",
@@ -174,7 +174,7 @@ const ofUser = route({
   ...rightsCall,
   permissions: { user: ["svc_user_rights"], system: ["svc_rights_full_access"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Rights a user holds (SPEC 4.3)",
+  summary: "Rights a user holds (interface §4.3)",
   description:
     "Object key (user id, its|<app_id>, grps|<group_id>|<profile>) -> right -> tags. A user token reads its own.",
   tags: ["rights"],
@@ -192,7 +192,7 @@ const ofApp = route({
   method: "GET",
   path: "/svc/api/v3/rights/of/its/{appId}",
   ...rightsCall,
-  summary: "Rights an application holds (SPEC 4.3)",
+  summary: "Rights an application holds (interface §4.3)",
   tags: ["rights"],
   request: { params: appIdParam },
   responses: {
@@ -208,7 +208,7 @@ const onUser = route({
   method: "GET",
   path: "/svc/api/v3/rights/on/{subjectId}",
   ...rightsCall,
-  summary: "Rights held on a user (SPEC 4.3)",
+  summary: "Rights held on a user (interface §4.3)",
   description: "Subject key (user id or its|<app_id>) -> right names.",
   tags: ["rights"],
   request: { params: subjectIdParam },
@@ -225,7 +225,7 @@ const onGroup = route({
   method: "GET",
   path: "/svc/api/v3/rights/on/grps/{groupId}",
   ...rightsCall,
-  summary: "Rights held on a group (SPEC 4.3); objectExt is the group's profile",
+  summary: "Rights held on a group (interface §4.3); objectExt is the group's profile",
   tags: ["rights"],
   request: { params: groupIdParam, query: objectExtQuery },
   responses: {
@@ -245,7 +245,7 @@ const onApp = route({
   method: "GET",
   path: "/svc/api/v3/rights/on/its/{appId}",
   ...rightsCall,
-  summary: "Rights held on an application (SPEC 4.3)",
+  summary: "Rights held on an application (interface §4.3)",
   tags: ["rights"],
   request: { params: appIdParam },
   responses: {
@@ -261,7 +261,7 @@ const assign = route({
   method: "PUT",
   path: "/svc/api/v3/rights",
   ...rightsCall,
-  summary: "Assign rights with tags (SPEC 4.3)",
+  summary: "Assign rights with tags (interface §4.3)",
   description:
     "Adds the tags to each right of the subject on the object, in one transaction. subjectType its: an application; objectType grps (with objectExt, the profile) or its. Every right must be in the catalogue and apply to these kinds of subject and object.",
   tags: ["rights"],
@@ -285,7 +285,7 @@ const revoke = route({
   method: "DELETE",
   path: "/svc/api/v3/rights",
   ...rightsCall,
-  summary: "Revoke tags of rights (SPEC 4.3)",
+  summary: "Revoke tags of rights (interface §4.3)",
   description:
     "Removes the tags from each right; a right stays while any tag remains. Without tags the rights are revoked whole. Revoking what is not held succeeds.",
   tags: ["rights"],
@@ -313,7 +313,7 @@ const changeRoute = route({
   auth: "bearer-or-basic",
   permissions: { user: ["svc_user_rights"], system: ["svc_rm_rights"] },
   event: { type: "rights.change", inTransaction: true },
-  summary: "Assign and revoke rights of a lead account over others (SPEC 4.3)",
+  summary: "Assign and revoke rights of a lead account over others (interface §4.3)",
   description:
     "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) names itself as every subject; a system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
   tags: ["rights"],
@@ -348,7 +348,7 @@ const catalogueList = route({
   path: "/svc/admin/api/v3/rights",
   ...rightsCall,
   permissions: { user: ["svc_user_rights"], system: ["svc_rights_full_access"] },
-  summary: "List the rights catalogue (SPEC 4.16)",
+  summary: "List the rights catalogue (interface §4.16)",
   tags: ["rights catalogue"],
   responses: {
     200: {
@@ -366,7 +366,7 @@ const catalogueGet = route({
   path: "/svc/admin/api/v3/rights/{name}",
   ...rightsCall,
   permissions: { user: ["svc_user_rights"], system: ["svc_rights_full_access"] },
-  summary: "Read one right definition (SPEC 4.16)",
+  summary: "Read one right definition (interface §4.16)",
   tags: ["rights catalogue"],
   request: { params: rightNameParam },
   responses: {
@@ -383,7 +383,7 @@ const catalogueCreate = route({
   method: "POST",
   path: "/svc/admin/api/v3/rights",
   ...rightsCall,
-  summary: "Add a right to the catalogue (SPEC 4.16)",
+  summary: "Add a right to the catalogue (interface §4.16)",
   description: "name, description, and the kinds of subject (user, its) and object (user, grps, its) it applies to.",
   tags: ["rights catalogue"],
   request: { body: { contentType: "json", schema: newRightBody, required: true } },
@@ -401,7 +401,7 @@ const catalogueDelete = route({
   method: "DELETE",
   path: "/svc/admin/api/v3/rights/{name}",
   ...rightsCall,
-  summary: "Remove a right from the catalogue (SPEC 4.16)",
+  summary: "Remove a right from the catalogue (interface §4.16)",
   description: "It can no longer be assigned; grants made earlier stay listed and can be revoked.",
   tags: ["rights catalogue"],
   request: { params: rightNameParam },

@@ -21,7 +21,7 @@ export const authModesSchema = {
   },
 } as const;
 
-/** SPEC 4.12 body: any of the three, with only the values the spec allows. */
+/** interface §4.12 body: any of the three, with only the values the spec allows. */
 export const authModesBody = {
   type: "object",
   additionalProperties: false,
@@ -44,7 +44,7 @@ export const stateSchema = {
   },
 } as const;
 
-/** SPEC 4.13 body. */
+/** interface §4.13 body. */
 export const stateBody = {
   type: "object",
   additionalProperties: false,
@@ -61,7 +61,7 @@ export const stateBody = {
   },
 } as const;
 
-/** SPEC 2.7 TOTP generators; secrets are never shown after enrolment. */
+/** interface §2.7 TOTP generators; secrets are never shown after enrolment. */
 export const totpList = {
   type: "array",
   items: {
@@ -93,7 +93,7 @@ export const totpAttachBody = {
 
 export const totpParams = subjectItemParams("generator id from the list");
 
-/** SPEC 4.10 set and check body. */
+/** interface §4.10 set and check body. */
 export const securityQuestionBody = {
   type: "object",
   additionalProperties: false,
@@ -142,7 +142,7 @@ const authGet = route({
   auth: "bearer",
   permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read authentication modes (SPEC 4.12)",
+  summary: "Read authentication modes (interface §4.12)",
   tags: ["security"],
   request: { params: subjectIdParam },
   responses: {
@@ -162,7 +162,7 @@ const authChange = route({
   permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
-  summary: "Change authentication modes (SPEC 4.12)",
+  summary: "Change authentication modes (interface §4.12)",
   description:
     'requiredFactor null disables, 2 enables a second factor (400 has_not_sf_methods without a TOTP generator); needPasswordChange only true; methodsLocked only ["password"] or [] to unlock. Answers the resulting three fields; the login (password grant) enforces them.',
   tags: ["security"],
@@ -190,7 +190,7 @@ const stateGet = route({
   auth: "bearer",
   permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the account state (SPEC 3.1, 4.13)",
+  summary: "Read the account state (interface §3.1, 4.13)",
   tags: ["security"],
   request: { params: subjectIdParam },
   responses: {
@@ -209,7 +209,7 @@ const stateChange = route({
   auth: "bearer",
   permissions: { system: ["svc_api_sys_usec_chg"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Make an account untouchable, or end it (SPEC 3.1, 4.13)",
+  summary: "Make an account untouchable, or end it (interface §3.1, 4.13)",
   description:
     "name untouchable; without till the account is never locked for inactivity; till at or before now ends the status (the account counts as active from now).",
   tags: ["security"],
@@ -235,7 +235,7 @@ const secqsnGet = route({
   auth: "bearer",
   permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the security question (SPEC 4.10)",
+  summary: "Read the security question (interface §4.10)",
   tags: ["security"],
   request: { params: subjectIdParam },
   responses: {
@@ -256,7 +256,7 @@ const secqsnSet = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "secqsn_set" },
-  summary: "Set or replace the security question (SPEC 4.10)",
+  summary: "Set or replace the security question (interface §4.10)",
   description: "The answer is stored as an scrypt hash of its trimmed, case-folded form.",
   tags: ["security"],
   request: { params: subjectIdParam, body: { contentType: "json", schema: securityQuestionBody, required: true } },
@@ -282,7 +282,7 @@ const secqsnDelete = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "secqsn_delete" },
-  summary: "Remove the security question (SPEC 4.10)",
+  summary: "Remove the security question (interface §4.10)",
   tags: ["security"],
   request: { params: subjectIdParam },
   responses: { 204: { description: "Removed (also when none was set)" }, 401: badAccessToken },
@@ -302,7 +302,7 @@ const secqsnCheck = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "secqsn_check" },
-  summary: "Check a security answer (SPEC 4.10)",
+  summary: "Check a security answer (interface §4.10)",
   description:
     "204 when question and answer match (after trimming and case folding); 400 wrong_security_answer whose desc says the question does not match, the answer does not match, or no question is set. At most 5 wrong checks per account and hour (429 too_many_attempts).",
   tags: ["security"],
@@ -327,7 +327,7 @@ const totpListRoute = route({
   auth: "bearer",
   permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List TOTP generators (SPEC 4.15)",
+  summary: "List TOTP generators (interface §4.15)",
   tags: ["security"],
   request: { params: subjectIdParam },
   responses: {
@@ -347,7 +347,7 @@ const totpIssue = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "totp_issue" },
-  summary: "Issue a TOTP secret and its QR code (SPEC 4.15)",
+  summary: "Issue a TOTP secret and its QR code (interface §4.15)",
   description:
     "The secret is kept pending (sealed, 10 minutes) for this account only; POST attach/qr with a code from it makes it a generator.",
   tags: ["security"],
@@ -370,7 +370,7 @@ const totpAttach = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "totp_attach" },
-  summary: "Attach a TOTP generator (SPEC 4.15)",
+  summary: "Attach a TOTP generator (interface §4.15)",
   description:
     "base32Secret must be a pending secret issued to this account by GET attach/qr; otpCode a code of the current time step (one step of drift accepted). The secret is sealed at rest and never returned again.",
   tags: ["security"],
@@ -396,7 +396,7 @@ const totpDelete = route({
   subject: { param: "subjectId", kind: "subjectId" },
   userHeaders: true,
   event: { type: "totp_delete" },
-  summary: "Remove a TOTP generator (SPEC 4.15)",
+  summary: "Remove a TOTP generator (interface §4.15)",
   tags: ["security"],
   request: { params: totpParams },
   responses: {

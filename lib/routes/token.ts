@@ -16,7 +16,7 @@ export const tokenRequest = {
   type: "object",
   properties: {
     grant_type: { type: "string", description: "client_credentials, password or refresh_token" },
-    scope: { type: "string", description: "space-separated permissions (SPEC 5.3)" },
+    scope: { type: "string", description: "space-separated permissions (interface §5.3)" },
     username: { type: "string", maxLength: 256, description: "password grant: sub, e-mail or phone" },
     password: { type: "string", maxLength: 1024, description: "password grant" },
     otp: { type: "string", maxLength: 16, description: "password grant: second-factor code when required" },
@@ -101,7 +101,7 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
             otp: form.otp,
             newPassword: form.new_password,
             uaId: call.headers["svc-ci-ua-id"],
-            // The user's own address and browser, as the application relays them (SPEC 5.1).
+            // The user's own address and browser, as the application relays them (interface §5.1).
             ip: call.sourceIp ?? "unknown",
             userAgent: call.userAgent ?? "unknown",
           },
@@ -157,7 +157,7 @@ const issueRoute = route({
   auth: "client",
   summary: "Issue an access token (OAuth 2.0 token endpoint)",
   description:
-    "grant_type=client_credentials (SPEC 5.2). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1). Errors per RFC 6749 5.2.",
+    "grant_type=client_credentials (interface §5.2). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1). Errors per RFC 6749 5.2.",
   tags: ["tokens"],
   request: { body: { contentType: "form", schema: tokenRequest, required: true } },
   responses: {

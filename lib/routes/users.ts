@@ -23,7 +23,7 @@ const contactView = {
   properties: { value: { type: "string" }, vrf: { type: "boolean", description: "confirmed" } },
 } as const;
 
-/** SPEC 2.1 as v3 reads return it. */
+/** interface §2.1 as v3 reads return it. */
 export const accountView = {
   type: "object",
   required: ["sub", "locked", "meta"],
@@ -37,7 +37,7 @@ export const accountView = {
     email: contactView,
     notes: {
       type: "object",
-      description: "present only while a contact change waits for its code (SPEC 2.6)",
+      description: "present only while a contact change waits for its code (interface §2.6)",
       properties: {
         actions: {
           type: "array",
@@ -86,7 +86,7 @@ const contactChange = (description: string) =>
     },
   }) as const;
 
-/** SPEC 4.6 attribute change: only the attributes to change. */
+/** interface §4.6 attribute change: only the attributes to change. */
 export const accountChange = {
   type: "object",
   additionalProperties: false,
@@ -106,7 +106,7 @@ export const accountChange = {
 const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024, ...STORABLE_NUMBER_BOUNDS } as const;
 const propertyName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$" } as const;
 
-/** SPEC 4.11: the property map; values are strings, numbers or booleans only. */
+/** interface §4.11: the property map; values are strings, numbers or booleans only. */
 export const propertyMap = {
   type: "object",
   propertyNames: propertyName,
@@ -145,7 +145,7 @@ export const contactCodeRefusal = {
   },
 } as const;
 
-/** SPEC 4.7 user search. */
+/** interface §4.7 user search. */
 
 export const searchQuery = {
   type: "object",
@@ -199,7 +199,7 @@ const getRoute = route({
   auth: "bearer",
   permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the attributes of an account (SPEC 4.6)",
+  summary: "Read the attributes of an account (interface §4.6)",
   tags: ["users"],
   request: { params: subjectIdParam },
   responses: {
@@ -219,7 +219,7 @@ const propsGet = route({
   auth: "bearer",
   permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the user properties (SPEC 4.11)",
+  summary: "Read the user properties (interface §4.11)",
   tags: ["users"],
   request: { params: subjectIdParam },
   responses: {
@@ -238,7 +238,7 @@ const propsChange = route({
   auth: "bearer",
   permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
   subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Add, overwrite and remove user properties (SPEC 4.11)",
+  summary: "Add, overwrite and remove user properties (interface §4.11)",
   description:
     "add: name -> string, number or boolean (adds or overwrites); remove: names. Removals apply first. Limits: names 1-64 of A-Z a-z 0-9 _ . : -, string values up to 1024 characters, at most 50 properties per account.",
   tags: ["users"],
@@ -261,9 +261,9 @@ const changeRoute = route({
   permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
   subject: { param: "subjectId", kind: "instanceId" },
   userHeaders: true,
-  summary: "Change attributes of an account (SPEC 4.6); the path carries meta.instanceId",
+  summary: "Change attributes of an account (interface §4.6); the path carries meta.instanceId",
   description:
-    "The path segment is the account's meta.instanceId (SPEC 4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
+    "The path segment is the account's meta.instanceId (interface §4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
   tags: ["users"],
   request: {
     params: instanceIdInPath,
@@ -295,7 +295,7 @@ const validateMobile = route({
   permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
   subject: { param: "state", kind: "contactState" },
   userHeaders: true,
-  summary: "Confirm a phone number change with its code (SPEC 4.6, 3.2)",
+  summary: "Confirm a phone number change with its code (interface §4.6, 3.2)",
   description:
     "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
   tags: ["users"],
@@ -320,7 +320,7 @@ const validateEmail = route({
   permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
   subject: { param: "state", kind: "contactState" },
   userHeaders: true,
-  summary: "Confirm a e-mail change with its code (SPEC 4.6, 3.2)",
+  summary: "Confirm a e-mail change with its code (interface §4.6, 3.2)",
   description:
     "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
   tags: ["users"],
@@ -343,7 +343,7 @@ const searchRoute = route({
   version: "v3",
   auth: "bearer",
   permissions: { system: ["svc_api_sys_users"] },
-  summary: "Search accounts with RQL (SPEC 4.7)",
+  summary: "Search accounts with RQL (interface §4.7)",
   description:
     "query: and, or, eq (or name=value with & and |), limit(count[,offset]); string values as string:<value>. In each value percent-escape & | ( ) = < > , and %, assemble name=<escaped value>, then URL-encode the whole as the query parameter. Equality on an indexed attribute (search.indexedAttributes: sub, email, phone_number, family_name, given_name, middle_name by default) is a lookup by key; other attributes (locked) may only narrow an and() that has one. Names and e-mail ignore case; phones compare by digits. At most 1000 accounts per lookup and answer.",
   tags: ["users", "search"],

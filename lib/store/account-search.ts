@@ -7,7 +7,7 @@ import { keys } from "./keys";
 import { queryPages } from "./paging";
 
 /**
- * The lookups user search is made of (SPEC 4.7); none scans. E-mail and phone are
+ * The lookups user search is made of (interface §4.7); none scans. E-mail and phone are
  * found through the uniqueness claims the account store keeps, names through the name
  * index items it keeps in the same transactions, sub through the key itself.
  */

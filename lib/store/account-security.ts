@@ -7,7 +7,7 @@ import { gsi1, keys } from "./keys";
 import { queryAll } from "./paging";
 import { buildUpdate } from "./update-expression";
 
-/** Authentication modes (SPEC 4.12) and account state (SPEC 3.1) on the profile item. */
+/** Authentication modes (interface §4.12) and account state (interface §3.1) on the profile item. */
 export function createAccountSecurityStore({ client, tableName }: StoreDeps): AccountSecurityRepository {
   return {
     /** Whether the account has a second-factor method: any TOTP generator. */

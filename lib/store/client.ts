@@ -5,7 +5,7 @@ import { storageError } from "./errors";
 
 /**
  * One DynamoDB document client per container. Every call it sends is counted, so
- * tests and benchmarks can assert the round trips a request costs (DESIGN 5).
+ * tests and benchmarks can assert the round trips a request costs (docs/architecture.md).
  */
 
 let roundTrips = 0;
@@ -18,7 +18,7 @@ export function roundTripCount(): number {
 }
 
 /**
- * The same calls split as DESIGN 5's targets count them: reads (GetItem, BatchGetItem,
+ * The same calls split as docs/performance.md's targets count them: reads (GetItem, BatchGetItem,
  * Query, Scan, TransactGetItems) and writes (PutItem, UpdateItem, DeleteItem,
  * BatchWriteItem, TransactWriteItems). Table administration is in neither.
  */

@@ -7,7 +7,7 @@ import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { pendingWrite } from "./pending-writes";
 
 /**
- * Dynamic client ids (`dyn~<app>~<id>`, SPEC 4.4): released in advance for instances of
+ * Dynamic client ids (`dyn~<app>~<id>`, interface §4.4): released in advance for instances of
  * a mobile application, and bound to one account at registration.
  */
 export function createDynamicClientStore({ client, tableName }: StoreDeps): DynamicClientRepository {

@@ -48,9 +48,9 @@ function toGroup(item: Record<string, unknown>): Group {
 }
 
 /**
- * Groups (SPEC 2.3, 4.8). A group's item sits in its profile's partition; its members
+ * Groups (interface §2.3, 4.8). A group's item sits in its profile's partition; its members
  * in the group's own partition, each mirrored in the member's partition (membership both
- * ways, DESIGN 5), and the rights held on the group live there too (lib/store/rights.ts).
+ * ways, docs/architecture.md), and the rights held on the group live there too (lib/store/rights.ts).
  */
 export function createGroupStore({ client, tableName }: StoreDeps): GroupRepository {
   async function readItem(profile: string, id: string) {

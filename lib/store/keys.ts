@@ -1,5 +1,5 @@
 /**
- * Every key string of the single table comes from here (DESIGN 5). Entities and their
+ * Every key string of the single table comes from here (docs/architecture.md). Entities and their
  * schema versions are listed too, so every item can say what it is.
  */
 
@@ -24,7 +24,7 @@ export const ENTITY = {
   federationState: "federation-state",
   /** A right held by a subject on an object, in the subject's partition, with its tags. */
   rightGrant: "right-grant",
-  /** The mirror of a right grant in the object's partition (SPEC 4.3 "rights on"). */
+  /** The mirror of a right grant in the object's partition (interface §4.3 "rights on"). */
   rightHolder: "right-holder",
   rightDefinition: "right-definition",
   group: "group",
@@ -35,11 +35,11 @@ export const ENTITY = {
   membership: "membership",
   /** One account under one value of an indexed name attribute (user search). */
   nameIndex: "name-index",
-  /** A TOTP generator (SPEC 4.15) with its sealed secret and last used time step. */
+  /** A TOTP generator (interface §4.15) with its sealed secret and last used time step. */
   totpGenerator: "totp-generator",
   /** A TOTP secret issued for enrolment, sealed, waiting for its first code (TTL). */
   totpPending: "totp-pending",
-  /** The security question (SPEC 4.10) with the answer's scrypt hash. */
+  /** The security question (interface §4.10) with the answer's scrypt hash. */
   securityQuestion: "security-question",
   /** Wrong security answers of one account within one hour. */
   securityAnswerFailures: "security-answer-failures",
@@ -65,7 +65,7 @@ export const keys = {
     SK: "UNIQUE",
   }),
   uniquePhone: (digits: string): TableKey => ({ PK: `UNIQUE#phone#${digits}`, SK: "UNIQUE" }),
-  /** A link of the account to an external account (SPEC 2.5); type and name hold no "#". */
+  /** A link of the account to an external account (interface §2.5); type and name hold no "#". */
   federatedLink: (sub: string, fpType: string, fpName: string, sid: string): TableKey => ({
     PK: `USER#${sub}`,
     SK: `FA#${fpType}#${fpName}#${sid}`,
@@ -88,13 +88,13 @@ export const keys = {
   signingKey: (kid: string): TableKey => ({ PK: "SIGNING_KEYS", SK: `KEY#${kid}` }),
   signingKeysPartition: "SIGNING_KEYS",
   health: (): TableKey => ({ PK: "HEALTH", SK: "HEALTH" }),
-  /** A registration waiting for its contacts to be confirmed (SPEC 4.5 `context`). */
+  /** A registration waiting for its contacts to be confirmed (interface §4.5 `context`). */
   registration: (context: string): TableKey => ({ PK: `REG#${context}`, SK: "REG" }),
   /** A mobile application instance's client id, free or bound to an account. */
   dynamicClient: (clientId: string): TableKey => ({ PK: `DYNCLIENT#${clientId}`, SK: "DYNCLIENT" }),
   session: (sub: string, sid: string): TableKey => ({ PK: `USER#${sub}`, SK: `SESSION#${sid}` }),
   sessionPrefix: "SESSION#",
-  /** A remembered device (SPEC 2.7), named by its ua_id. */
+  /** A remembered device (interface §2.7), named by its ua_id. */
   device: (sub: string, uaId: string): TableKey => ({ PK: `USER#${sub}`, SK: `DEVICE#${uaId}` }),
   devicePrefix: "DEVICE#",
   /** Consecutive failed logins of one account and the wait they impose. */
@@ -103,7 +103,7 @@ export const keys = {
   loginFailuresHour: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `LOGIN_FAILURES#${hour}` }),
   /** Failed logins from one address within one hour. */
   ipFailures: (ip: string, hour: number): TableKey => ({ PK: `IPFAIL#${ip}`, SK: `HOUR#${hour}` }),
-  /** A security event (SPEC 6): sorted by time so a period is one range query. */
+  /** A security event (interface §6): sorted by time so a period is one range query. */
   securityEvent: (sub: string, tsMs: number, id: string): TableKey => ({
     PK: `USER#${sub}`,
     SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
@@ -111,7 +111,7 @@ export const keys = {
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
-  /** TOTP generators of an account (SPEC 4.15): its second-factor methods. */
+  /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */
   consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),
@@ -125,7 +125,7 @@ export const keys = {
   /** Named by the secret's digest; the prefix must not start with totpPrefix (not a method yet). */
   totpPending: (sub: string, digest: string): TableKey => ({ PK: `USER#${sub}`, SK: `TOTPPENDING#${digest}` }),
 
-  // Access rights (SPEC 2.4, 4.3). A party's partition is its own item collection, so a
+  // Access rights (interface §2.4, 4.3). A party's partition is its own item collection, so a
   // right lives beside the account, application or group it is about. Party keys never
   // contain "#" (see lib/domain/rights/parties.ts), so the prefixes below cannot overlap.
   userPartition: (sub: string): string => `USER#${sub}`,
@@ -144,7 +144,7 @@ export const keys = {
   rightDefinition: (name: string): TableKey => ({ PK: "RIGHT_DEFINITIONS", SK: `RIGHT#${name}` }),
   rightDefinitionsPartition: "RIGHT_DEFINITIONS",
 
-  // Groups (SPEC 2.3, 4.8): the groups of a profile share a partition, so listing them is
+  // Groups (interface §2.3, 4.8): the groups of a profile share a partition, so listing them is
   // one consistent Query; each group's members have a partition of their own.
   group: (profile: string, id: string): TableKey => ({ PK: `GROUPS#${profile}`, SK: `GROUP#${id}` }),
   groupsOfProfile: (profile: string): string => `GROUPS#${profile}`,
@@ -162,7 +162,7 @@ export const keys = {
     SK: `MEMBER_OF#${profile}#${id}`,
   }),
 
-  // User search (SPEC 4.7): one item per account and value of an indexed name.
+  // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({
     PK: `SEARCH#${attribute}#${normalizedValue}`,
     SK: `USER#${sub}`,

@@ -10,7 +10,7 @@ export interface StoredProperties {
   version: number;
 }
 
-/** User properties (SPEC 4.11), a map on the profile item. */
+/** User properties (interface §4.11), a map on the profile item. */
 export function createPropertyStore({ client, tableName }: StoreDeps) {
   return {
     /** undefined when the account does not exist. */

@@ -53,7 +53,7 @@ function toGrantState(item: Record<string, unknown>) {
 }
 
 /**
- * Rights (SPEC 2.4, 4.3). Each grant is two items written in one transaction: the grant
+ * Rights (interface §2.4, 4.3). Each grant is two items written in one transaction: the grant
  * with its tags in the subject's partition ("rights of") and its mirror in the object's
  * partition ("rights on"), so both directions read consistently right after a write.
  */

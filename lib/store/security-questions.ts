@@ -6,7 +6,7 @@ import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactWrite } from "./transact";
 
-/** Security questions (SPEC 4.10) and the counter of wrong answers. */
+/** Security questions (interface §4.10) and the counter of wrong answers. */
 /** `:id` is not in the string set `name` (absent counts as empty). */
 const notAmong = (name: string) => `(attribute_not_exists(${name}) OR NOT contains(${name}, :id))`;
 

@@ -1,6 +1,6 @@
 /**
  * The table's shape, shared by the CDK stack and the local table creation so the two
- * cannot drift (DESIGN 5).
+ * cannot drift (docs/architecture.md).
  */
 export const TABLE = {
   partitionKey: "PK",

@@ -6,7 +6,7 @@ import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
 import { transactWrite } from "./transact";
 
-/** TOTP generators and secrets waiting for enrolment (SPEC 4.15). */
+/** TOTP generators and secrets waiting for enrolment (interface §4.15). */
 export function createTotpStore({ client, tableName }: StoreDeps): TotpRepository {
   return {
     /** Keeps an issued secret, sealed, until its TTL (reads check `expiresAt` too). */

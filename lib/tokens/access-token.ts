@@ -55,7 +55,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
 
     /**
      * Verifies signature (ES256 only), type, issuer, audience and lifetime. Every
-     * failure is the same 401 to the caller, but for expiry, which SPEC 7.2 names.
+     * failure is the same 401 to the caller, but for expiry, which interface §7.2 names.
      */
     async verify(token: string): Promise<AccessTokenClaims> {
       const known = verified.get(token);
@@ -92,7 +92,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
 }
 
 /**
- * The identification token of the password grant (DESIGN 6): who signed in, on which
+ * The identification token of the password grant (docs/architecture.md): who signed in, on which
  * device. Its `ua_id` is what the application sends back as SVC-CI-UA-ID.
  */
 export async function issueIdToken(

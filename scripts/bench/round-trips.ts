@@ -37,7 +37,7 @@ export interface RoundTripRow {
   writes?: number;
   target?: Target;
   /**
-   * User mode only (SPEC 6): where the call's security event is written, counted in
+   * User mode only (interface §6): where the call's security event is written, counted in
    * roundTrips either way: its own PutItem by the middleware, or inside the route's write.
    */
   event?: "own write" | "in the route's write";
@@ -95,7 +95,7 @@ export interface Target {
 
 /**
  * Issue 8's targets: reads at most 1 in system mode and 2 in user mode (the session
- * check); writes at most 2. The user-mode security event (SPEC 6) rides in the route's
+ * check); writes at most 2. The user-mode security event (interface §6) rides in the route's
  * own write wherever it writes anyway (`event` says where it went), so on a read-only
  * route it is the one write.
  */
@@ -222,7 +222,7 @@ function outboxSize(file: string): number {
   return existsSync(file) ? statSync(file).size : 0;
 }
 
-/** The texts of the messages appended to the outbox file after `offset` (DESIGN 7 format). */
+/** The texts of the messages appended to the outbox file after `offset` (docs/configuration.md format). */
 function outboxSince(file: string, offset: number): string[] {
   if (outboxSize(file) <= offset) return [];
   return readFileSync(file)

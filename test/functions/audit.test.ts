@@ -34,7 +34,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("security events read (SPEC 4.16, 6)", () => {
+describe("security events read (interface §4.16, 6)", () => {
   it("when read without rql, it answers every event newest first with the raw User-Agent", async () => {
     const account = await seedAccount();
     const base = Date.now() - 10_000;

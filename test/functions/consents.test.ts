@@ -32,7 +32,7 @@ async function readAuth(sub: string, token: string) {
   });
 }
 
-describe("consents (acls, SPEC 4.16)", () => {
+describe("consents (acls, interface §4.16)", () => {
   it("when a user signs in to two applications, each gets one consent with its accumulated scopes", async () => {
     const account = await seedAccount({}, PASSWORD);
     const mail = await createClient(["svc_api_user", "svc_api_usec"]);

@@ -33,7 +33,7 @@ async function validateMobile(account: Account, state: string, code: string) {
   return invoke("users", event);
 }
 
-describe("phone change with confirmation (SPEC 4.6, 3.2)", () => {
+describe("phone change with confirmation (interface §4.6, 3.2)", () => {
   it("when a user asks for a new phone, a code goes to it and notes.actions shows the waiting change; the old phone stays", async () => {
     const account = await seedAccount();
     const before = Math.floor(Date.now() / 1000);

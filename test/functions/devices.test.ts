@@ -23,8 +23,8 @@ async function signIn(account: Account, userAgent: string) {
   return { ...tokens, uaId: decodeJwt(tokens.id_token).ua_id as string };
 }
 
-describe("devices and sessions (SPEC 4.14)", () => {
-  it("when the user lists devices, each login's device is there with the fields of SPEC 2.7, on /uas and /apps", async () => {
+describe("devices and sessions (interface §4.14)", () => {
+  it("when the user lists devices, each login's device is there with the fields of interface §2.7, on /uas and /apps", async () => {
     const account = await seedAccount({}, PASSWORD);
     const phone = await signIn(
       account,
@@ -169,7 +169,7 @@ describe("devices and sessions (SPEC 4.14)", () => {
   });
 });
 
-describe("security events of user-mode calls (SPEC 6)", () => {
+describe("security events of user-mode calls (interface §6)", () => {
   it("when a user calls, an event with the user's address and User-Agent is stored, refusals too", async () => {
     const account = await seedAccount({}, PASSWORD);
     const session = await signIn(account, "Events/1.0");

@@ -59,7 +59,7 @@ async function federationCall(sample: string, change: Change = {}) {
   return invoke("federation", event);
 }
 
-/** A v2 error body (SPEC 7.1) with one error. */
+/** A v2 error body (interface §7.1) with one error. */
 const v2Error = (code: string, desc: string, field?: string) => ({
   errors: [{ code, desc, params: field === undefined ? {} : { field } }],
 });

@@ -12,7 +12,7 @@ async function change(sub: string, body: unknown, authorization?: string) {
   });
 }
 
-describe("user properties (SPEC 4.11)", () => {
+describe("user properties (interface §4.11)", () => {
   it("when an account has none, it answers an empty map", async () => {
     const account = await seedAccount();
     const response = await request("users", "events/users/props-get.json", {

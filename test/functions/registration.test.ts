@@ -63,7 +63,7 @@ describe("PUT /svc/reg/api/v3/users", () => {
     expect(outbox(email)).toEqual([]);
   });
 
-  it("when contacts are unconfirmed, it sends a code to each and answers the instructions of SPEC 3.3", async () => {
+  it("when contacts are unconfirmed, it sends a code to each and answers the instructions of interface §3.3", async () => {
     const before = Math.floor(Date.now() / 1000);
     const { response, sub, email, phone, context } = await registerWithCodes();
     expect(response.statusCode).toBe(200);

@@ -22,14 +22,14 @@ function assign(body: unknown, authorization: string) {
 const BUILTIN = ["change_password", "ORG_ADMIN", "APP_ADMIN", "SYS_MON"];
 
 describe("/svc/admin/api/v3/rights", () => {
-  it("when nothing was added, the four rights of SPEC 2.4 are listed as built in", async () => {
+  it("when nothing was added, the four rights of interface §2.4 are listed as built in", async () => {
     const response = await request("rights", "events/rights/catalogue-list.json");
     expect(response.statusCode).toBe(200);
     const list = response.json as unknown as Array<{ name: string; builtin: boolean }>;
     expect(list.filter((r) => r.builtin).map((r) => r.name)).toEqual(BUILTIN);
     expect((await read("change_password")).json).toEqual({
       name: "change_password",
-      description: "The subject may set the password of the object account (SPEC 4.2).",
+      description: "The subject may set the password of the object account (interface §4.2).",
       subjectTypes: ["user"],
       objectTypes: ["user"],
       builtin: true,

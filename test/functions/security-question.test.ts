@@ -32,7 +32,7 @@ async function read(sub: string) {
   });
 }
 
-describe("security question (SPEC 4.10)", () => {
+describe("security question (interface §4.10)", () => {
   it("when none is set, reading answers 404 and a check says no question is set", async () => {
     const account = await seedAccount();
     const response = await read(account.sub);

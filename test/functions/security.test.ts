@@ -9,7 +9,7 @@ import { gsi1, keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer } from "../support/fixtures";
 import { request } from "../support/requests";
 
-describe("authentication modes (SPEC 4.12)", () => {
+describe("authentication modes (interface §4.12)", () => {
   it("when read for a fresh account, it answers the defaults", async () => {
     const account = await seedAccount();
     const response = await request("security", "events/security/auth-get.json", {
@@ -72,7 +72,7 @@ describe("authentication modes (SPEC 4.12)", () => {
       desc: "the account has no second-factor method (TOTP)",
       pos: "requiredFactor",
     });
-    // A TOTP generator item is what makes a second-factor method (SPEC 4.15).
+    // A TOTP generator item is what makes a second-factor method (interface §4.15).
     await documentClient().send(
       new PutCommand({
         TableName: config().tableName,
@@ -88,7 +88,7 @@ describe("authentication modes (SPEC 4.12)", () => {
   });
 });
 
-describe("account state (SPEC 3.1, 4.13)", () => {
+describe("account state (interface §3.1, 4.13)", () => {
   it("when never signed in, it is initial; a user reads their own", async () => {
     const account = await seedAccount();
     const token = (await mintUserToken(account.sub, "app", ["svc_api_usec"], 600)).token;

@@ -41,7 +41,7 @@ async function list(sub: string) {
   });
 }
 
-describe("TOTP generators (SPEC 4.15)", () => {
+describe("TOTP generators (interface §4.15)", () => {
   it("when a secret is issued, it answers a PNG QR code and keeps the secret pending and sealed", async () => {
     const account = await seedAccount();
     const issued = await issue(account.sub);
@@ -144,7 +144,7 @@ describe("TOTP generators (SPEC 4.15)", () => {
   });
 });
 
-describe("second factor at login (SPEC 4.12 with 4.15)", () => {
+describe("second factor at login (interface §4.12 with 4.15)", () => {
   it("when requiredFactor is 2, the password grant needs a fresh code; a used code is refused", async () => {
     const account = await seedAccount({}, PASSWORD);
     const { base32Secret } = await issue(account.sub);

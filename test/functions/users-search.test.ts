@@ -18,7 +18,7 @@ const search = (query: string, authorization?: string) =>
 const subsOf = (response: { json: unknown }) =>
   (response.json as Array<{ attrs: { sub: string } }>).map((h) => h.attrs.sub);
 
-/** SPEC 4.7: percent-escape & | ( ) = < > , in the value (and %, which escapes itself). */
+/** interface §4.7: percent-escape & | ( ) = < > , in the value (and %, which escapes itself). */
 describe("GET /svc/api/v3/users?query= (sample events)", () => {
   it("when the samples run, they find by e-mail, by names with and/or, by an escaped value, and refuse a scan", async () => {
     const maria = await seedAccount({

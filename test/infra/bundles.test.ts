@@ -62,7 +62,7 @@ describe("Lambda bundles", () => {
   it.each(FUNCTION_NAMES)(
     "when %s is bundled, it carries the common-password list (75 KiB) only if it checks new passwords",
     (fn) => {
-      // Registration, password changes, and the password grant's forced change (SPEC 4.2).
+      // Registration, password changes, and the password grant's forced change (interface §4.2).
       const checksPasswords = ["registration", "passwords", "token"].includes(fn);
       const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
       expect(list).toBe(checksPasswords);

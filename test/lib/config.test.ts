@@ -4,7 +4,7 @@ import { ConfigError, defaultSettings, loadConfig, parseSettings } from "../../l
 import { settingsSchema } from "../../lib/settings-schema";
 
 describe("configuration", () => {
-  it("when nothing is configured, it uses the defaults of DESIGN 7", () => {
+  it("when nothing is configured, it uses the defaults of docs/configuration.md", () => {
     const config = loadConfig({});
     expect(config.tableName).toBe("svc-identity");
     expect(config.port).toBe(3000);

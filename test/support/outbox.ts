@@ -10,7 +10,7 @@ export interface OutboxLine {
   at: number;
 }
 
-/** Messages this test file's flows sent, oldest first (DESIGN 7 outbox format). */
+/** Messages this test file's flows sent, oldest first (docs/configuration.md outbox format). */
 export function outbox(to?: string): OutboxLine[] {
   const file = config().outboxFile;
   if (!existsSync(file)) return [];

@@ -19,7 +19,7 @@ export function firstSampleOfEachRoute(): Map<string, string> {
   return byKey;
 }
 
-/** An error body in the shape of the route's version (DESIGN: errorResult). */
+/** An error body in the shape of the route's version (errorResult). */
 export function expectVersionShape(version: ApiVersion, status: number, json: Record<string, unknown>): void {
   if (status < 400) return;
   if (version === "v3") {

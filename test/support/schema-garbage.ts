@@ -52,7 +52,7 @@ export const PATH_ATTACKS = [
   "x".repeat(3000),
 ];
 
-/** Search filters (SPEC 4.7 RQL) that must be refused cleanly or answered, never crash. */
+/** Search filters (interface §4.7 RQL) that must be refused cleanly or answered, never crash. */
 export const RQL_ATTACKS = [
   "eq(email,a",
   "eq(email,a))",

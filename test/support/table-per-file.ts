@@ -10,7 +10,7 @@ import { inject } from "vitest";
 process.env.DYNAMODB_PORT = String(inject("dynamodbPort"));
 process.env.TABLE_NAME = `test-${randomBytes(6).toString("hex")}`;
 process.env.LOG_LEVEL ??= "silent";
-// Each file's messages go to its own outbox, read by its tests (DESIGN 7 format).
+// Each file's messages go to its own outbox, read by its tests (docs/configuration.md format).
 process.env.SVC_OUTBOX_FILE = join(tmpdir(), `${process.env.TABLE_NAME}-outbox.jsonl`);
 delete process.env.SVC_MESSAGES;
 // The data key that seals stored external tokens and signs bind states (lib/crypto/data-key.ts).

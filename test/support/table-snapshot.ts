@@ -5,7 +5,7 @@ import { documentClient } from "../../lib/store/client";
 import { ENTITY } from "../../lib/store/keys";
 
 /**
- * Items a refused request may write by design: the security event it records (SPEC 6)
+ * Items a refused request may write by design: the security event it records (interface §6)
  * and the brute-force counters that make refusals count (failed logins by account and by
  * address, wrong security answers). Everything else must be as it was.
  */

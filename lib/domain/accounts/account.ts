@@ -7,7 +7,7 @@ export interface StoredContact {
 }
 
 /**
- * A contact change waiting for its code (SPEC 2.6, 3.2). Kept on the profile item, so
+ * A contact change waiting for its code (interface §2.6, 3.2). Kept on the profile item, so
  * reading the account shows it at no extra cost and confirming it is one transaction.
  */
 export interface PendingContactChange {
@@ -24,7 +24,7 @@ export interface PendingContactChange {
 
 export const PENDING_FIELD = { phone_number: "pending_phone_number", email: "pending_email" } as const;
 
-/** SPEC 3.1 account state. */
+/** interface §3.1 account state. */
 export type AccountState =
   | { name: "initial" }
   | { name: "active"; checkedOn: number }
@@ -42,13 +42,13 @@ export interface Account {
   email?: StoredContact;
   pending_phone_number?: PendingContactChange;
   pending_email?: PendingContactChange;
-  /** SPEC 4.12: 2 = second factor required. */
+  /** interface §4.12: 2 = second factor required. */
   requiredFactor?: number;
-  /** SPEC 4.12: a password change is forced at the next login. */
+  /** interface §4.12: a password change is forced at the next login. */
   needPasswordChange?: boolean;
-  /** SPEC 4.12: login methods refused for this account. */
+  /** interface §4.12: login methods refused for this account. */
   methodsLocked?: string[];
-  /** SPEC 3.1. */
+  /** interface §3.1. */
   state?: AccountState;
   /** Unix time of the last successful login. */
   lastLoginAt?: number;
@@ -59,13 +59,13 @@ export interface Account {
 export const NAME_ATTRIBUTES = ["family_name", "given_name", "middle_name"] as const;
 export type NameAttribute = (typeof NAME_ATTRIBUTES)[number];
 
-/** Attributes nobody may change through the attribute call (SPEC 2.1 meta.unmodifiable). */
+/** Attributes nobody may change through the attribute call (interface §2.1 meta.unmodifiable). */
 export const UNMODIFIABLE = ["sub"] as const;
 
 /** A user may not unlock their own account. */
 export const SYSTEM_ONLY_ATTRIBUTES = ["locked"] as const;
 
-/** SPEC 2.6 `notes.actions` for the changes still waiting; expired ones are not shown. */
+/** interface §2.6 `notes.actions` for the changes still waiting; expired ones are not shown. */
 function notesOf(account: Account, now: number) {
   const actions = (["phone_number", "email"] as const).flatMap((attr) => {
     const pending = account[PENDING_FIELD[attr]];
@@ -87,7 +87,7 @@ function notesOf(account: Account, now: number) {
   return actions.length > 0 ? { notes: { actions } } : {};
 }
 
-/** The attribute JSON of SPEC 2.1 as v3 reads return it. */
+/** The attribute JSON of interface §2.1 as v3 reads return it. */
 export function accountView(account: Account, now = Math.floor(Date.now() / 1000)) {
   return {
     sub: account.sub,

@@ -16,7 +16,7 @@ export interface AttributeDeps {
 }
 
 /**
- * SPEC 4.6 read: one strongly consistent GetItem, or none in user mode, where the
+ * interface §4.6 read: one strongly consistent GetItem, or none in user mode, where the
  * session check has just read the account.
  */
 export async function readAccount(
@@ -67,7 +67,7 @@ async function startConfirmation(
 }
 
 /**
- * SPEC 4.6 change. Names and the lock cost one conditional UpdateItem; a contact change
+ * interface §4.6 change. Names and the lock cost one conditional UpdateItem; a contact change
  * with vrf true reads the account to release its old uniqueness claim in the same
  * transaction; vrf false sends a code and records the waiting change on the account.
  */

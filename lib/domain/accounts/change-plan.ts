@@ -3,7 +3,7 @@ import type { NameAttribute, StoredContact } from "./account";
 import { NAME_ATTRIBUTES } from "./account";
 import { normalizeEmail, normalizePhone } from "./contacts";
 
-/** Body of SPEC 4.6 attribute change, after schema validation. */
+/** Body of interface §4.6 attribute change, after schema validation. */
 export interface AccountChangeBody {
   sub?: unknown;
   meta?: unknown;
@@ -20,11 +20,11 @@ export interface AccountChangePlan {
   remove: NameAttribute[];
   /** vrf true: changed at once (applications only). */
   contacts: { phone_number?: StoredContact; email?: StoredContact };
-  /** vrf false: a code goes to the new value, which waits for it (SPEC 3.2). */
+  /** vrf false: a code goes to the new value, which waits for it (interface §3.2). */
   confirmations: { phone_number?: string; email?: string };
 }
 
-/** SPEC 7.2 names the phone field `mobile` in contact errors. */
+/** interface §7.2 names the phone field `mobile` in contact errors. */
 export const CONTACT_POS = { phone_number: "mobile", email: "email" } as const;
 
 export function contactProblem(field: "phone_number" | "email", desc: string): FieldProblem {
@@ -75,7 +75,7 @@ export function planAccountChange(
     if (change.vrf) plan.contacts[field] = { value, verified: true };
     else plan.confirmations[field] = value;
   }
-  // A single contact problem is answered unwrapped, as SPEC 7.2 shows it.
+  // A single contact problem is answered unwrapped, as interface §7.2 shows it.
   if (found.length === 1 && found[0].error === "contact_use_violation") {
     throw problems.contactUseViolation(found[0].pos, found[0].desc);
   }

@@ -5,7 +5,7 @@ import { CONTACT_POS } from "./change-plan";
 import { AccountChangedError, AccountConflictError, type AccountRepository } from "./ports";
 
 /**
- * SPEC 3.2 answers of a confirmation. Statuses (the spec leaves them open): the
+ * interface §3.2 answers of a confirmation. Statuses (the spec leaves them open): the
  * changed account 200, wrong_code 400, no_attempts_left 429, code_expired 410.
  */
 export type ConfirmationAnswer =

@@ -3,7 +3,7 @@
  * "79991234567" are one phone, and e-mail addresses differ only by case in no account.
  */
 
-/** `(country code)XXXXXXXXXX` (SPEC 2.1): 11 to 15 digits once punctuation is dropped. */
+/** `(country code)XXXXXXXXXX` (interface §2.1): 11 to 15 digits once punctuation is dropped. */
 export function normalizePhone(raw: string): string | undefined {
   if (!/^\+?[0-9 ()\-.]+$/.test(raw.trim())) return undefined;
   const digits = raw.replace(/[^0-9]/g, "");

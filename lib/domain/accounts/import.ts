@@ -6,12 +6,12 @@ import { type NewAccountInput, prepareNewAccount } from "./new-account";
 import { AccountConflictError, type AccountRepository, type UniqueField } from "./ports";
 
 /**
- * Bulk account import (`svc-admin users import`, DESIGN 7): one JSON object per line.
+ * Bulk account import (`svc-admin users import`, docs/administration.md): one JSON object per line.
  * Every failure is reported per line in words an operator can act on; a password is
  * never echoed, not even in part, since import files come from other systems' dumps.
  */
 
-/** A contact as a plain string, or as registration sends it (SPEC 2.1). */
+/** A contact as a plain string, or as registration sends it (interface §2.1). */
 const contactSchema = {
   // One schema for both forms: the object keywords apply only when the value is an
   // object, so each mistake gives one precise error instead of a oneOf pile-up.

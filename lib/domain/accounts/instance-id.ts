@@ -1,5 +1,5 @@
 /**
- * instanceId (SPEC 2.2) is opaque to callers. We derive it from the subject id so that
+ * instanceId (interface §2.2) is opaque to callers. We derive it from the subject id so that
  * the calls addressed by instanceId cost no lookup: decoding it is free, and the
  * authorization step can compare it with a user token's subject before any storage call.
  */
@@ -22,7 +22,7 @@ export function subjectOfInstanceId(instanceId: string): string | undefined {
 
 export const INSTANCE_ID_PATTERN = "^u1\\.[A-Za-z0-9_-]{1,200}$";
 
-/** A contact-change state (SPEC 2.6): the account's instanceId, a dot, a random part. */
+/** A contact-change state (interface §2.6): the account's instanceId, a dot, a random part. */
 export function contactStateOf(sub: string, random: string): string {
   return `${instanceIdOf(sub)}.${random}`;
 }

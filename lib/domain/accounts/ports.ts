@@ -85,7 +85,7 @@ export interface AccountSearch {
   accounts(subs: string[]): Promise<Account[]>;
 }
 
-/** Authentication modes (SPEC 4.12) and account state (SPEC 3.1). */
+/** Authentication modes (interface §4.12) and account state (interface §3.1). */
 export interface AccountSecurityRepository {
   /** Whether the account has a second-factor method: any TOTP generator. */
   hasSecondFactor(sub: string): Promise<boolean>;

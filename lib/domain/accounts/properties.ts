@@ -1,6 +1,6 @@
 import { problems } from "../errors";
 
-/** SPEC 4.11: free application data on an account, kept small (limits in the README). */
+/** interface §4.11: free application data on an account, kept small (limits in the README). */
 export type PropertyValue = string | number | boolean;
 export type Properties = Record<string, PropertyValue>;
 

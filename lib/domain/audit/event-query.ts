@@ -1,7 +1,7 @@
 import { problems } from "../errors";
 
 /**
- * The audit read's `rql` (SPEC 4.16): `and(ge(ts,<ms>),le(ts,<ms>),limit(<n>))`, each part
+ * The audit read's `rql` (interface §4.16): `and(ge(ts,<ms>),le(ts,<ms>),limit(<n>))`, each part
  * optional and in any order, or one part alone. The shared RQL parser (lib/domain/search)
  * knows only equality; this grammar is small enough to read here, and every form it
  * accepts is one DynamoDB range query on the event's sort key.

@@ -1,5 +1,5 @@
 /**
- * A security event (SPEC 6): every user-mode call and every login records one, with
+ * A security event (interface §6): every user-mode call and every login records one, with
  * the user's address and User-Agent. Field names follow the original product's audit
  * format. Never holds a secret: `prms` carries only what was done.
  */

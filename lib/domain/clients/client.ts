@@ -1,13 +1,13 @@
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { permissionKind } from "../permissions";
 
-/** An application allowed to call the service (SPEC 5.2, 5.4). */
+/** An application allowed to call the service (interface §5.2, 5.4). */
 export interface ClientRecord {
   clientId: string;
-  /** Permissions the client may obtain (SPEC 5.3). */
+  /** Permissions the client may obtain (interface §5.3). */
   scopes: string[];
   redirectUris: string[];
-  /** Whether a v1/v2 REST password is set (SPEC 5.4). */
+  /** Whether a v1/v2 REST password is set (interface §5.4). */
   hasRestPassword: boolean;
   createdAt: number;
   updatedAt: number;

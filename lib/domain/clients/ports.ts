@@ -21,7 +21,7 @@ export interface ClientRepository {
   delete(clientId: string): Promise<boolean>;
 }
 
-/** Dynamic client ids (SPEC 4.4): released in advance, bound to one account at registration. */
+/** Dynamic client ids (interface §4.4): released in advance, bound to one account at registration. */
 export interface DynamicClientRepository {
   /** Releases `count` new free ids for `app`. */
   release(app: string, count: number): Promise<string[]>;

@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 
 /**
- * Password hashes: scrypt through node:crypto (DESIGN 1). Parameters are stored with
+ * Password hashes: scrypt through node:crypto (docs/architecture.md). Parameters are stored with
  * each hash so they can be raised later and old hashes rehashed at login.
  */
 

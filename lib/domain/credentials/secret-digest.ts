@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 /**
  * Machine secrets (client secrets, session and refresh secrets) are generated with 256
  * bits of entropy, so a single SHA-256 is as strong as any password hash and costs
- * microseconds (DESIGN 6).
+ * microseconds (docs/architecture.md).
  */
 export function generateSecret(): string {
   return randomBytes(32).toString("base64url");

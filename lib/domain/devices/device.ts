@@ -1,6 +1,6 @@
 import UAParser from "ua-parser-js";
 
-/** A remembered device (SPEC 2.7), as stored in the account's item collection. */
+/** A remembered device (interface §2.7), as stored in the account's item collection. */
 export interface DeviceRecord {
   /** ua_id: the value apps send back as SVC-CI-UA-ID. */
   id: string;
@@ -22,7 +22,7 @@ export interface DeviceRecord {
   trusted: boolean;
 }
 
-/** What SPEC 2.7 lists for a device. */
+/** What interface §2.7 lists for a device. */
 export function deviceView(device: DeviceRecord) {
   return {
     id: device.id,

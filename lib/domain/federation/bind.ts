@@ -12,7 +12,7 @@ import type { BindState } from "./records";
 import { sealProviderTokens } from "./token-sealing";
 
 /**
- * Binding an external account whose id is not known yet (SPEC 4.9): the bind call
+ * Binding an external account whose id is not known yet (interface §4.9): the bind call
  * sends the user to the provider with a signed, single-use, expiring `state` and PKCE
  * (RFC 7636, S256); the provider sends the browser back to our callback, which
  * exchanges the code, reads the external account, links it and returns the browser to

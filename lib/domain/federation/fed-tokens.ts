@@ -7,7 +7,7 @@ import type { StoredTokens } from "./records";
 import { openAccessToken, openRefreshToken, sealProviderTokens } from "./token-sealing";
 
 /**
- * SPEC 4.9 fedToken: the stored external access tokens of an account at one provider,
+ * interface §4.9 fedToken: the stored external access tokens of an account at one provider,
  * each valid for at least the configured minimum lifetime; one that is not is
  * refreshed first. Concurrent callers refresh a token at most once: the refresh runs
  * under a lease taken by a conditional write on the revision read, and the others wait

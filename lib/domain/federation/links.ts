@@ -5,7 +5,7 @@ import { FederatedAccountTakenError, type FederationRepository } from "./ports";
 import { requireProvider } from "./providers";
 import type { FederatedLink } from "./records";
 
-/** SPEC 4.9 links by a known external account id: list, link, unlink. */
+/** interface §4.9 links by a known external account id: list, link, unlink. */
 
 /**
  * One Query: the links alone when the account is known (a user token's, read with its

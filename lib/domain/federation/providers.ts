@@ -1,7 +1,7 @@
 import type { FederationProviderConfig } from "../../config";
 import { problems } from "../errors";
 
-/** External providers come from the operator's settings (DESIGN 7 `federation.providers`). */
+/** External providers come from the operator's settings (docs/configuration.md `federation.providers`). */
 
 export function findProvider(
   providers: readonly FederationProviderConfig[],

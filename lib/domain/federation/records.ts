@@ -1,4 +1,4 @@
-/** What federation keeps per account (SPEC 2.5). */
+/** What federation keeps per account (interface §2.5). */
 
 /** A link of a local account to an account at an external provider. */
 export interface FederatedLink {
@@ -27,7 +27,7 @@ export interface StoredTokens extends SealedTokens {
   leaseUntil?: number;
 }
 
-/** A started bind (SPEC 4.9), kept server-side until the provider answers. */
+/** A started bind (interface §4.9), kept server-side until the provider answers. */
 export interface BindState {
   id: string;
   sub: string;

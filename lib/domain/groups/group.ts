@@ -1,5 +1,5 @@
 /**
- * Groups (SPEC 2.3): an id unique within its profile, an optional name, and the
+ * Groups (interface §2.3): an id unique within its profile, an optional name, and the
  * profile's own attributes as plain fields. A group is named by (profile, id), as the
  * rights key `grps|<group_id>|<profile>` names it.
  */
@@ -34,7 +34,7 @@ export function groupInstanceId(profile: string, id: string): string {
   return INSTANCE_PREFIX + Buffer.from(`${profile}|${id}`, "utf8").toString("base64url");
 }
 
-/** The group object of SPEC 2.3; `expand` adds the profile attributes as plain fields. */
+/** The group object of interface §2.3; `expand` adds the profile attributes as plain fields. */
 export function groupView(group: Group, expand: boolean): Record<string, AttributeValue> {
   const view: Record<string, AttributeValue> = {
     id: group.id,

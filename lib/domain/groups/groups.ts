@@ -28,7 +28,7 @@ export interface GroupDeps {
   accounts: Pick<AccountSearch, "accounts">;
 }
 
-/** Body of group create and change after schema validation: SPEC 2.3 fields plus profile attributes. */
+/** Body of group create and change after schema validation: interface §2.3 fields plus profile attributes. */
 export type GroupBody = {
   profile: string;
   id?: string;
@@ -36,7 +36,7 @@ export type GroupBody = {
   instanceId?: unknown;
 } & Record<string, unknown>;
 
-/** Stored as the user directory's id in member records (SPEC 2.3 storeId): one directory. */
+/** Stored as the user directory's id in member records (interface §2.3 storeId): one directory. */
 export const STORE_ID = "svc";
 
 const ATTRIBUTE_NAME = new RegExp(ATTRIBUTE_NAME_PATTERN);
@@ -172,7 +172,7 @@ export async function deleteGroup(deps: GroupDeps, profile: string, id: string):
 }
 
 /**
- * SPEC 2.3 member records; `expand` adds the names. One Query reads the members and the
+ * interface §2.3 member records; `expand` adds the names. One Query reads the members and the
  * group's head; names cost one BatchGetItem per 100 members.
  */
 export async function listMembers(deps: GroupDeps, profile: string, id: string, expand: boolean) {

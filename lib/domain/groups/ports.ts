@@ -42,7 +42,7 @@ export interface GroupChange {
   remove: string[];
 }
 
-/** Groups (SPEC 2.3, 4.8) and their members, membership kept both ways. */
+/** Groups (interface §2.3, 4.8) and their members, membership kept both ways. */
 export interface GroupRepository {
   /** Throws GroupExistsError when the id is taken. */
   create(group: Group): Promise<void>;

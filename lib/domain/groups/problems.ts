@@ -1,7 +1,7 @@
 import { ApiError } from "../errors";
 
 /**
- * Errors of the group calls (SPEC 7.3 codes; SPEC leaves their statuses open):
+ * Errors of the group calls (interface §7.3 codes; SPEC leaves their statuses open):
  * group_not_found 404 (the addressed group), user_not_found 400 (an account named in the
  * body), some_members_already_in_group and some_members_not_in_group 409 (the group's
  * state refuses the change), group_already_exists 409.

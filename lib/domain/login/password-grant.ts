@@ -69,7 +69,7 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
 }
 
 /**
- * grant_type=password (DESIGN 6). Refusals are invalid_grant with a description that
+ * grant_type=password (docs/architecture.md). Refusals are invalid_grant with a description that
  * says what to do, except that an unknown user and a wrong password read the same.
  */
 export async function passwordGrant(

@@ -19,7 +19,7 @@ export interface LoginSnapshot extends AccountSnapshot {
   ownerByPhone?: string;
 }
 
-/** A lead acting on an account (SPEC 4.2): its right is read in the same call. */
+/** A lead acting on an account (interface §4.2): its right is read in the same call. */
 export interface LeadRight {
   lead: string;
   right: string;

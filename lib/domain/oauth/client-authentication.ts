@@ -11,7 +11,7 @@ export interface PresentedClient {
 
 /**
  * RFC 6749 2.3.1: HTTP Basic or client_id/client_secret in the form, never both. The
- * secret is compared by SHA-256 digest, which costs microseconds (DESIGN 6).
+ * secret is compared by SHA-256 digest, which costs microseconds (docs/architecture.md).
  */
 export function presentedClient(authorization: string | undefined, form: Record<string, unknown>): PresentedClient {
   const inForm = form.client_secret !== undefined;

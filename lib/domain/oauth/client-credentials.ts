@@ -11,7 +11,7 @@ export interface TokenResponse {
 }
 
 /**
- * client_credentials (SPEC 5.2): a system token for permissions granted to the
+ * client_credentials (interface §5.2): a system token for permissions granted to the
  * application. User permissions need a user, so they are refused here.
  */
 export async function clientCredentialsGrant(

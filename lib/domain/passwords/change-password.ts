@@ -30,7 +30,7 @@ export interface PasswordChangeInput {
   resetSessions: boolean;
   /** Name of the attribute holding the phone the (generated) password goes to. */
   sendPswdToAttr?: string;
-  /** SPEC 4.2: a lead account changing it; it must hold change_password over the account. */
+  /** interface §4.2: a lead account changing it; it must hold change_password over the account. */
   lead?: string;
   /** SVC-CI-UA-ID: the device (and its sessions) kept when sessions are reset. */
   keepUaId?: string;
@@ -48,7 +48,7 @@ function judgesGuesses(snapshot: LoginSnapshot | AccountSnapshot): snapshot is L
   return "counters" in snapshot;
 }
 
-/** The right a lead needs over an account to set its password (SPEC 4.2). */
+/** The right a lead needs over an account to set its password (interface §4.2). */
 export const SUBORDINATE_RIGHT = "change_password";
 
 export function leadLacksRight(): ApiError {
@@ -65,7 +65,7 @@ export function leadLacksRight(): ApiError {
 const PHONE_ATTRIBUTES = ["phone_number"] as const;
 
 /**
- * SPEC 4.1 (and 4.2 through `mode: system`). The new credential, the profile and the
+ * interface §4.1 (and 4.2 through `mode: system`). The new credential, the profile and the
  * event are one transaction; sessions end afterwards (idempotent deletes). A generated
  * password is sent before anything is stored, so a failed SMS changes nothing.
  */

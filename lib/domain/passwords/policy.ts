@@ -3,7 +3,7 @@ import { type PasswordHash, verifyPassword } from "../credentials/password-hash"
 import COMMON_PASSWORDS from "./common-passwords.txt";
 
 /**
- * The password policy engine (SPEC 7.2 rules, configured as DESIGN 7). Defaults follow
+ * The password policy engine (interface §7.2 rules, configured as docs/configuration.md). Defaults follow
  * NIST 800-63B: a minimum length and a common-password check, no composition rules.
  */
 
@@ -71,7 +71,7 @@ function containsIdentifier(password: string, identity: PasswordContext["identit
   return candidates.some((value) => lower.includes(value.toLowerCase()));
 }
 
-/** Every rule the password breaks, in the order SPEC 7.2 lists them. */
+/** Every rule the password breaks, in the order interface §7.2 lists them. */
 export async function checkPassword(
   password: string,
   policy: PasswordPolicy,
@@ -160,7 +160,7 @@ export function describeViolation(violation: PolicyViolation): string {
 const COMPOSITION = /^[\p{L}\p{N}]$/u;
 
 /**
- * A password that passes the policy, for SPEC 4.1's generated passwords: random
+ * A password that passes the policy, for interface §4.1's generated passwords: random
  * characters from every configured group first, then letters and digits.
  */
 export function generatePassword(policy: PasswordPolicy, random: (max: number) => number): string {

@@ -16,7 +16,7 @@ export function violationProblem(violation: PolicyViolation, pos = "password"): 
 }
 
 /**
- * SPEC 7.2: one violation is answered as it is (`pos` password, `params.rule`), several
+ * interface §7.2: one violation is answered as it is (`pos` password, `params.rule`), several
  * are wrapped in wrong_values, and the directory's own refusal (id_store) is always a
  * top-level error without the wrap.
  */

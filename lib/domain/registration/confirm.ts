@@ -14,7 +14,7 @@ import {
   sendCode,
 } from "./register";
 
-/** SPEC 4.5 body: exactly one of these. */
+/** interface §4.5 body: exactly one of these. */
 export interface ConfirmationBody {
   sms_code?: string;
   email_code?: string;
@@ -31,7 +31,7 @@ const FIELD_OF = {
 
 const WHAT: Record<ContactField, string> = { phone_number: "phone number", email: "e-mail address" };
 
-/** SPEC 4.5: a code, or a request for a new one, for one contact of a registration. */
+/** interface §4.5: a code, or a request for a new one, for one contact of a registration. */
 export async function confirmRegistration(
   context: string,
   body: ConfirmationBody,

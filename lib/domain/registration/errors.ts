@@ -2,7 +2,7 @@ import { ApiError, type FieldProblem } from "../errors";
 
 const DYNAMIC_CLIENT_STATE = { unknown: "unknown", bound: "already bound", unavailable: "unknown or already bound" };
 
-/** Registration failures: SPEC 4.4's `{errors: [{errMsg, field}], context: ""}` via the shaper. */
+/** Registration failures: interface §4.4's `{errors: [{errMsg, field}], context: ""}` via the shaper. */
 export const registrationProblems = {
   invalid: (list: FieldProblem[]) =>
     new ApiError(400, "input_error", "wrong_values", "the registration has invalid values", {

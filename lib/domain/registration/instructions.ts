@@ -1,7 +1,7 @@
 import { codeState } from "../codes/one-time-code";
 import type { ContactField, PendingContact, PendingRegistration } from "./pending";
 
-/** SPEC 3.3 instruction for one contact. `attemts` is the spec's spelling. */
+/** interface §3.3 instruction for one contact. `attemts` is the spec's spelling. */
 export interface Instruction {
   mobile?: string;
   email?: string;

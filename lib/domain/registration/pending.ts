@@ -6,7 +6,7 @@ export type { ContactField } from "../accounts/ports";
 
 import type { ContactField } from "../accounts/ports";
 
-/** A contact awaiting its code (SPEC 3.3). */
+/** A contact awaiting its code (interface §3.3). */
 export interface PendingContact extends StoredCode {
   value: string;
   confirmed: boolean;
@@ -14,7 +14,7 @@ export interface PendingContact extends StoredCode {
   sent: number;
 }
 
-/** A registration between PUT and the last confirmation (SPEC 4.4, 4.5). */
+/** A registration between PUT and the last confirmation (interface §4.4, 4.5). */
 export interface PendingRegistration {
   context: string;
   account: Account;

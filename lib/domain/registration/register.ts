@@ -48,7 +48,7 @@ export interface RegistrationBody {
       family_name?: string;
       given_name?: string;
       middle_name?: string;
-      /** The registration field list's names for family_name and given_name (SPEC 2.1). */
+      /** The registration field list's names for family_name and given_name (interface §2.1). */
       first_name?: string;
       name?: string;
       phone_number?: ContactInput;
@@ -59,7 +59,7 @@ export interface RegistrationBody {
   actions?: Array<{ type: "bindDynClient"; client_id: string }>;
 }
 
-/** The SPEC 4.4 answer: complete (account created) or waiting for codes. */
+/** The interface §4.4 answer: complete (account created) or waiting for codes. */
 export interface RegistrationResponse {
   instanceId?: string;
   subject?: string;
@@ -128,7 +128,7 @@ async function validate(body: RegistrationBody, deps: RegistrationDeps, now: num
   return { account: prepared.account, password, dynamicClientId: binds[0]?.client_id };
 }
 
-/** SPEC 4.4: register an account, at once or after its contacts are confirmed. */
+/** interface §4.4: register an account, at once or after its contacts are confirmed. */
 export async function register(
   body: RegistrationBody,
   caller: RegistrationCaller,

@@ -1,8 +1,8 @@
 import type { PartyKind } from "./parties";
 
 /**
- * The rights catalogue (SPEC 2.4, 4.16): which right names exist and which kinds of
- * subject and object each applies to. The four names of SPEC 2.4 are built in: they
+ * The rights catalogue (interface §2.4, 4.16): which right names exist and which kinds of
+ * subject and object each applies to. The four names of interface §2.4 are built in: they
  * live in code, so every stack has them without seeding, and they cannot be deleted
  * (the subordinate password change relies on change_password).
  */
@@ -20,7 +20,7 @@ export interface RightDefinition {
 export const BUILTIN_RIGHTS: readonly RightDefinition[] = [
   {
     name: "change_password",
-    description: "The subject may set the password of the object account (SPEC 4.2).",
+    description: "The subject may set the password of the object account (interface §4.2).",
     subjectTypes: ["user"],
     objectTypes: ["user"],
     builtin: true,

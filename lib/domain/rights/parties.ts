@@ -3,7 +3,7 @@ import { CLIENT_ID_PATTERN } from "../clients/client";
 import { GROUP_ID_PATTERN, PROFILE_PATTERN } from "../groups/group";
 
 /**
- * The parties of a right (SPEC 2.4): subjects are users or applications; objects are
+ * The parties of a right (interface §2.4): subjects are users or applications; objects are
  * users, groups or applications. Their keys in responses: a user is its subject id, an
  * application `its|<app_id>`, a group `grps|<group_id>|<profile>`. None of the id
  * patterns admits "|" or "#", so a key names exactly one party and no key is a prefix

@@ -3,9 +3,9 @@ import { type Party, type PartyKind, partyKey } from "./parties";
 import { rightProblems } from "./problems";
 
 /**
- * How a batch of right changes becomes one transaction (SPEC 4.3). Pure: the store
+ * How a batch of right changes becomes one transaction (interface §4.3). Pure: the store
  * reads and writes, this decides. A grant is one (subject, object, right) with a set of
- * tags; it exists while a tag remains (SPEC 2.4).
+ * tags; it exists while a tag remains (interface §2.4).
  */
 
 export interface GrantRef {

@@ -3,8 +3,8 @@ import type { RightDefinition } from "./catalogue";
 import type { Party, PartyKind } from "./parties";
 
 /**
- * Errors of the rights calls (SPEC 7.2: 400 process_error with params right, userId,
- * grpId, rpId). On v2 (rights/change) each is a `validation_error` (SPEC 7.3).
+ * Errors of the rights calls (interface §7.2: 400 process_error with params right, userId,
+ * grpId, rpId). On v2 (rights/change) each is a `validation_error` (interface §7.3).
  */
 
 const processError = (error: string, desc: string, params: Record<string, unknown>, status = 400) =>

@@ -2,7 +2,7 @@ import { type FieldProblem, problems } from "../errors";
 import { type Party, partyIdProblem } from "./parties";
 import type { RightChange } from "./plan";
 
-/** Body of PUT and DELETE /svc/api/v3/rights (SPEC 4.3), after schema validation. */
+/** Body of PUT and DELETE /svc/api/v3/rights (interface §4.3), after schema validation. */
 export interface V3RightsBody {
   subject: string;
   subjectType?: "its";

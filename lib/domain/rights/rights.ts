@@ -80,7 +80,7 @@ export async function changeRights(
   throw rightProblems.changedConcurrently();
 }
 
-/** SPEC 4.3 rights of a subject: object key -> right -> tags. */
+/** interface §4.3 rights of a subject: object key -> right -> tags. */
 export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
   const { grants, exists } = await deps.rights.grantsOfParty(subject);
   if (!exists) throw rightProblems.unknownParty(subject);
@@ -92,7 +92,7 @@ export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record
   return out;
 }
 
-/** SPEC 4.3 rights on an object: subject key -> right names. */
+/** interface §4.3 rights on an object: subject key -> right names. */
 export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<string, string[]>> {
   const { holders, exists } = await deps.rights.holdersOnParty(object);
   if (!exists) throw rightProblems.unknownParty(object);

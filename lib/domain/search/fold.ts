@@ -1,5 +1,5 @@
 /**
- * The forms in which user search compares values (SPEC 4.7): names and e-mail ignore
+ * The forms in which user search compares values (interface §4.7): names and e-mail ignore
  * case (Unicode NFC, then lower case), phone numbers compare by digits, sub exactly.
  * The name index stores names folded, so a lookup is one exact key.
  */

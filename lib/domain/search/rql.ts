@@ -1,5 +1,5 @@
 /**
- * RQL (Resource Query Language) as SPEC 4.7 and 4.8 use it: `and`, `or`, `eq`, `limit`,
+ * RQL (Resource Query Language) as interface §4.7 and 4.8 use it: `and`, `or`, `eq`, `limit`,
  * in the call form `and(eq(a,string:x),eq(b,string:y))` and the FIQL form
  * `a=string:x&(b=y|c=z)` (also `a=eq=x`). A top-level or parenthesised `,` means and.
  *
@@ -16,7 +16,7 @@
  * Names and values are split on the structural characters first and percent-decoded
  * afterwards, so a value carrying & | ( ) = < > , (or %) writes them as %26 %7C %28
  * %29 %3D %3C %3E %2C (%25); the whole query is then URL-encoded once more as the
- * `query` parameter (SPEC 4.7). A `%` not followed by two hex digits stays a `%`.
+ * `query` parameter (interface §4.7). A `%` not followed by two hex digits stays a `%`.
  * Values may be typed: `string:`, `number:`, `boolean:`; an untyped value is compared
  * by its text. The type prefix is read before decoding, so `%3A` keeps a colon literal.
  */

@@ -8,7 +8,7 @@ import { searchProblems } from "./problems";
 import { type Condition, evaluate, parseRql, RqlError, type RqlValue } from "./rql";
 
 /**
- * User search (SPEC 4.7) without scanning: every query must be answerable from lookups
+ * User search (interface §4.7) without scanning: every query must be answerable from lookups
  * by key. An equality on an indexed attribute is a lookup: `sub` the account key,
  * `email` and `phone_number` the uniqueness claims, names the name index. Other
  * attributes (`locked`, names left out of search.indexedAttributes) may only narrow a

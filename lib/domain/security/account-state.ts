@@ -2,13 +2,13 @@ import type { Account, AccountState } from "../accounts/account";
 import type { AccountSecurityRepository } from "../accounts/ports";
 import { problems } from "../errors";
 
-/** SPEC 3.1: an account never signed in and never changed is `initial`. */
+/** interface §3.1: an account never signed in and never changed is `initial`. */
 export function stateView(account: Account): AccountState {
   return account.state ?? { name: "initial" };
 }
 
 /**
- * SPEC 3.1 / 4.13: `untouchable` with or without `till`; `till` at or before now ends
+ * interface §3.1 / 4.13: `untouchable` with or without `till`; `till` at or before now ends
  * the status, and the account counts as active from now on.
  */
 export async function setUntouchable(
@@ -29,7 +29,7 @@ export async function setUntouchable(
 }
 
 /**
- * The inactivity job (DESIGN 8, daily): accounts inactive for lockAfterDays get
+ * The inactivity job (docs/deployment.md, daily): accounts inactive for lockAfterDays get
  * `inactivityLock`. It reads only the inactivity index, never the table.
  */
 export async function lockInactiveAccounts(

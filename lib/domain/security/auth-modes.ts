@@ -2,7 +2,7 @@ import type { Account } from "../accounts/account";
 import type { AccountSecurityRepository } from "../accounts/ports";
 import { ApiError, problems } from "../errors";
 
-/** SPEC 4.12 view of an account's authentication modes. */
+/** interface §4.12 view of an account's authentication modes. */
 export function authModesView(account: Account) {
   return {
     ...(account.requiredFactor !== undefined && { requiredFactor: account.requiredFactor }),
@@ -18,7 +18,7 @@ export interface AuthModesBody {
 }
 
 /**
- * SPEC 4.12 change. A second factor can be required only of an account that has one
+ * interface §4.12 change. A second factor can be required only of an account that has one
  * (a TOTP generator); `hasSecondFactor` tells.
  */
 export async function changeAuthModes(

@@ -7,7 +7,7 @@ export interface StoredGenerator {
   lastStep?: number;
 }
 
-/** TOTP generators and secrets waiting for enrolment (SPEC 4.15). */
+/** TOTP generators and secrets waiting for enrolment (interface §4.15). */
 export interface TotpRepository {
   /** Keeps an issued secret, sealed, until `expiresAt`. */
   putPending(sub: string, digest: string, sealedSecret: string, expiresAt: number): Promise<void>;

@@ -2,7 +2,7 @@ import { hashPassword, type PasswordHash, type ScryptParams, verifyPassword } fr
 import { problems } from "../errors";
 
 /**
- * The security question (SPEC 4.10). Answers are hashed like passwords and compared
+ * The security question (interface §4.10). Answers are hashed like passwords and compared
  * after trimming, collapsing spaces and case folding, so "  Paris " matches "paris".
  * Wrong checks are limited per account and hour (ANSWER_CHECKS_PER_HOUR).
  */

@@ -15,7 +15,7 @@ import {
   totpUri,
 } from "./totp";
 
-/** How long an issued secret waits for its first code (SPEC 4.15 attach). */
+/** How long an issued secret waits for its first code (interface §4.15 attach). */
 export const PENDING_SECRET_SECONDS = 600;
 
 export interface TotpDeps {

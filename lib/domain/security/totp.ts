@@ -3,7 +3,7 @@ import { generateSecret, generateURI, verify } from "otplib";
 import { open, seal } from "../../crypto/sealed-box";
 
 /**
- * TOTP (RFC 6238, SPEC 4.15): 6 digits, 30-second steps, SHA-1, as authenticator apps
+ * TOTP (RFC 6238, interface §4.15): 6 digits, 30-second steps, SHA-1, as authenticator apps
  * expect. A code from one step before or after now is accepted (clock drift); a step
  * at or before the last one used is refused (no replay).
  */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import type { SessionRecord } from "./ports";
 
-/** The cookie that carries a session (SPEC 4.4 `cookies`). */
+/** The cookie that carries a session (interface §4.4 `cookies`). */
 export const SESSION_COOKIE = "svc_session";
 
 /**

@@ -22,7 +22,7 @@ export function acceptedPermissions(names: readonly string[], params: Readonly<R
 
 /**
  * Route permission against token scope, and in user mode the rule that a user token
- * acts only on its own account (DESIGN 4). SPEC 7.2 answers both with bad_access_token.
+ * acts only on its own account (docs/architecture.md). interface §7.2 answers both with bad_access_token.
  */
 export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {

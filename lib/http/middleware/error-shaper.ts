@@ -5,7 +5,7 @@ import type { SvcContext } from "../request-state";
 
 /**
  * Registered first so that its onError runs last: whatever failed, the caller gets the
- * body shape of the route's version (SPEC 7) and never a stack trace.
+ * body shape of the route's version (interface §7) and never a stack trace.
  */
 export function errorShaper(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {

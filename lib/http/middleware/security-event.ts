@@ -32,7 +32,7 @@ export function userCallEvent(
 }
 
 /**
- * SPEC 6: every user-mode call records a security event with the user's address and
+ * interface §6: every user-mode call records a security event with the user's address and
  * User-Agent, whether it succeeded or was refused. Routes that write anyway record a
  * success in their own transaction (`event.inTransaction`), so only their refusals
  * are recorded here.

@@ -40,7 +40,7 @@ function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): F
 }
 
 /**
- * Checks path parameters, query and body against the route's schemas (DESIGN 4), with
+ * Checks path parameters, query and body against the route's schemas (docs/architecture.md), with
  * the validators npm run compile-schemas made from them (lib/compiled).
  */
 export function validation(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {

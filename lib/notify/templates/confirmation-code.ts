@@ -1,9 +1,9 @@
 import type { Template } from "../message";
 
 /**
- * A code that confirms a phone or e-mail (registration, contact change; SPEC 6).
+ * A code that confirms a phone or e-mail (registration, contact change; interface §6).
  * The text holds no other digit run as long as the code, so the code is easy to pick
- * out of it (the outbox contract, DESIGN 7).
+ * out of it (the outbox contract, docs/configuration.md).
  */
 export const confirmationCode: Template<{
   code: string;

@@ -1,6 +1,6 @@
 import type { Template } from "../message";
 
-/** E-mail notice that the password was changed (SPEC 6); says what to do if it was not you. */
+/** E-mail notice that the password was changed (interface §6); says what to do if it was not you. */
 export const passwordChanged: Template<{ when: string }> = ({ when }, lang) =>
   lang === "en"
     ? {

@@ -14,7 +14,7 @@ import { basicAuthorization } from "../../support/requests";
 
 /**
  * v1/v2 routes accept a bearer token with their permission or the application's REST
- * password (SPEC 5.4, 9). No v2 route exists in the table yet, so the middleware is
+ * password (interface §5.4, 9). No v2 route exists in the table yet, so the middleware is
  * driven here with a v2 route definition of the kind later issues add.
  */
 const v2Route: ServedRoute = {

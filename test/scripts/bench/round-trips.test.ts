@@ -40,7 +40,7 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
   "federation.token system": {
     reads: 2,
     writes: 0,
-    why: "SPEC 4.9: the application must still hold the permission its token carries, which its record (another partition) says; the stored tokens need a Query of the user's partition; both are read at once",
+    why: "interface §4.9: the application must still hold the permission its token carries, which its record (another partition) says; the stored tokens need a Query of the user's partition; both are read at once",
   },
 };
 

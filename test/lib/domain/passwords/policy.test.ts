@@ -9,7 +9,7 @@ import { errorResult } from "../../../../lib/http/error-body";
 const base: PasswordPolicy = { ...defaultSettings.passwordPolicy, dictionary: false };
 const fastHash = (p: string) => hashPassword(p, { N: 1024, r: 8, p: 1, keyLength: 32 });
 
-describe("password policy rules (SPEC 7.2)", () => {
+describe("password policy rules (interface §7.2)", () => {
   it.each([
     ["to_short", { minLength: 10 }, "short-pw1", {}, { rule: "to_short", low: 10 }],
     ["to_long", { maxLength: 64 }, "x".repeat(65), {}, { rule: "to_long", high: 64 }],

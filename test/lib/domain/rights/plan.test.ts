@@ -23,7 +23,7 @@ function read(entries: Array<[RightChange, { tags: string[]; rev: number } | nul
   return new Map(entries.map(([c, state]) => [grantId(c), state]));
 }
 
-describe("party keys (SPEC 2.4)", () => {
+describe("party keys (interface §2.4)", () => {
   it("when written and read back, each kind has its key", () => {
     expect([lead, app, org].map(partyKey)).toEqual(["lead", "its|billing", "grps|acme|org"]);
     expect(partyOfKey("its|billing")).toEqual(app);

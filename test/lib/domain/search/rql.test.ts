@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate, parseRql, RQL_LIMITS, RqlError } from "../../../../lib/domain/search/rql";
 import { escapeRqlValue } from "../../../support/rql";
 
-/** What SPEC 4.7 asks a client to do to each value: percent-escape & | ( ) = < > , (and %). */
+/** What interface §4.7 asks a client to do to each value: percent-escape & | ( ) = < > , (and %). */
 function parsedValue(query: string) {
   const parsed = parseRql(query);
   if (parsed.filter?.op !== "eq") throw new Error(`not one eq: ${query}`);
