@@ -208,6 +208,20 @@ describe("GET /svc/api/v2/grps (RQL)", () => {
     expect(idsOf(limited)).toEqual(ids.slice(0, 2));
     const paged = await listGroups({ rql: `eq(tag,string:${tag})&limit(2,2)` });
     expect(idsOf(paged)).toEqual(ids.slice(2, 4));
+    // The form clients of the original product send: limit as a term of the top-level and.
+    expect(idsOf(await listGroups({ rql: `and(eq(tag,string:${tag}),limit(2))` }))).toEqual(ids.slice(0, 2));
+    expect(idsOf(await listGroups({ rql: `and(eq(tag,string:${tag}),limit(2,2))` }))).toEqual(ids.slice(2, 4));
+    const nested = await listGroups({ rql: `and(eq(tag,string:${tag}),or(eq(city,string:Omsk),limit(1)))` });
+    expect(nested.statusCode).toBe(400);
+    expect(nested.json).toEqual({
+      errors: [
+        {
+          code: "validation_error",
+          desc: expect.stringMatching(/^limit\(\.\.\.\) applies to the whole query: put it at the top level/),
+          params: { field: "rql", position: expect.any(Number) },
+        },
+      ],
+    });
     // Untyped values compare by text; typed ones by type.
     expect(idsOf(await listGroups({ rql: `and(tag=${tag},size=10)` })).length).toBe(2);
     expect(idsOf(await listGroups({ rql: `and(tag=${tag},size=string:10)` })).length).toBe(0);

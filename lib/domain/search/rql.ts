@@ -130,12 +130,23 @@ class Parser {
   private index = 0;
   private comparisons = 0;
   private limit?: { count: number; offset?: number; at: number };
+  /** limit(...) was a term of a top-level and(...), which an or beside it would make nested. */
+  private limitInTopAnd = false;
 
   constructor(private readonly tokens: Token[]) {}
 
   /** A method, not a getter: TypeScript would narrow a getter's kind across take(). */
   private peek(): Token {
     return this.tokens[this.index];
+  }
+
+  /** The next tokens open a limit(...) that is a whole argument: the `)` closing it is followed by `,` or `)`. */
+  private atLimit(): boolean {
+    const [name, open] = [this.tokens[this.index], this.tokens[this.index + 1]];
+    if (name.kind !== "word" || name.text !== "limit" || open?.kind !== "(") return false;
+    const close = this.tokens.findIndex((t, i) => i > this.index + 1 && t.kind === ")");
+    const after = this.tokens[close + 1];
+    return close > 0 && (after?.kind === "," || after?.kind === ")");
   }
 
   private take(): Token {
@@ -171,6 +182,9 @@ class Parser {
     }
     if (args.length === 1) return args[0];
     if (args.some((a) => a === undefined)) throw new RqlError("limit(...) cannot be a branch of or", first.at);
+    if (depth === 0 && this.limitInTopAnd && this.limit) {
+      throw new RqlError("limit(...) applies to the whole query: put it at the top level", this.limit.at);
+    }
     return { op: "or", args: args as Condition[] };
   }
 
@@ -211,15 +225,23 @@ class Parser {
       case "and":
       case "or": {
         if (this.peek().kind === ")") throw new RqlError(`${name.text}() needs at least one condition`, this.peek().at);
+        // The query's top level is an implicit and, so `and(a,limit(1))` is `a&limit(1)`.
+        const limitMayFollow = name.text === "and" && depth === 0;
         const args: Condition[] = [];
         for (;;) {
-          const arg = this.disjunction(false, depth + 1);
-          if (!arg) throw new RqlError(`limit(...) cannot be an argument of ${name.text}`, this.peek().at);
-          args.push(arg);
+          if (limitMayFollow && this.atLimit()) {
+            this.call(this.take(), 0);
+            this.limitInTopAnd = true;
+          } else {
+            const arg = this.disjunction(false, depth + 1);
+            if (!arg) throw new RqlError(`limit(...) cannot be an argument of ${name.text}`, this.peek().at);
+            args.push(arg);
+          }
           if (this.peek().kind !== ",") break;
           this.take();
         }
         this.expect(")", `',' or ')' to close ${name.text}(`);
+        if (args.length === 0) return undefined;
         return args.length === 1 ? args[0] : { op: name.text, args };
       }
       case "eq": {

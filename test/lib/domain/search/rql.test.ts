@@ -112,6 +112,45 @@ describe("RQL structure", () => {
     expect(parseRql("")).toEqual({});
   });
 
+  it("when limit is a term of the top-level and(...), it means what it means at the top level", () => {
+    const filter = { op: "eq", name: "OGRN", value: { type: "string", value: "3541801023813" } };
+    expect(parseRql("and(eq(OGRN,string:3541801023813),limit(1))")).toEqual({ filter, limit: 1 });
+    expect(parseRql("and(limit(5,10),eq(OGRN,string:3541801023813))")).toEqual({ filter, limit: 5, offset: 10 });
+    expect(parseRql("and(a=1,limit(2))&b=2")).toEqual({
+      filter: { op: "and", args: [eq("a", "1"), eq("b", "2")] },
+      limit: 2,
+    });
+    expect(parseRql("and(limit(4))")).toEqual({ limit: 4 });
+  });
+
+  it("when limit moves between the top level and the top-level and(...), the query is the same; nested, it is refused (property)", () => {
+    const term = fc
+      .tuple(fc.constantFrom("a", "b", "OGRN", "tag"), fc.stringMatching(/^[A-Za-z0-9]{0,8}$/))
+      .map(([name, value]) => `eq(${name},string:${value})`);
+    const limit = fc
+      .tuple(fc.integer({ min: 1, max: RQL_LIMITS.maxLimit }), fc.option(fc.nat({ max: 10_000 }), { nil: undefined }))
+      .map(([count, offset]) => (offset === undefined ? `limit(${count})` : `limit(${count},${offset})`));
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 5 }), limit, fc.nat(), (terms, lim, at) => {
+        const place = at % (terms.length + 1);
+        const inAnd = [...terms.slice(0, place), lim, ...terms.slice(place)];
+        const expected = parseRql(`${terms.join("&")}&${lim}`);
+        expect(parseRql(`and(${inAnd.join(",")})`)).toEqual(expected);
+        expect(parseRql(`and(${inAnd.join(",")})`)).toEqual(parseRql(`${lim}&and(${terms.join(",")})`));
+        for (const nested of [
+          `and(${terms[0]},and(${inAnd.join(",")}))`,
+          `or(${inAnd.join(",")})`,
+          `and(${inAnd.join(",")})|${terms[0]}`,
+        ]) {
+          expect(errorOf(nested).message).toMatch(
+            /limit\(\.\.\.\) applies to the whole query: put it at the top level/,
+          );
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("when a filter is evaluated, typed values compare by type and untyped ones by text", () => {
     const filter = parseRql("and(eq(n,3),or(eq(s,string:Ab),eq(b,true)))").filter!;
     const record = (fields: Record<string, unknown>) => (name: string) => fields[name];
@@ -146,7 +185,12 @@ describe("RQL errors", () => {
     ["a=boolean:yes", 3, /not a boolean/],
     ["limit(0)", 7, /whole number from 1 to 1000/],
     ["limit(1001)", 7, /whole number from 1 to 1000/],
-    ["and(a=1,limit(2))", 9, /limit\(\.\.\.\) applies to the whole query/],
+    ["and(a=1,and(b=2,limit(2)))", 17, /limit\(\.\.\.\) applies to the whole query: put it at the top level/],
+    ["or(a=1,limit(1))", 8, /limit\(\.\.\.\) applies to the whole query/],
+    ["and(a=1,limit(1))|b=2", 9, /limit\(\.\.\.\) applies to the whole query/],
+    ["and(a=1,limit(1)|b=2)", 9, /limit\(\.\.\.\) applies to the whole query/],
+    ["(and(a=1,limit(1)))", 10, /limit\(\.\.\.\) applies to the whole query/],
+    ["and(a=1,limit(1))&limit(2)", 19, /limit\(\.\.\.\) may appear once/],
     ["limit(1)|a=1", 1, /limit\(\.\.\.\) cannot be a branch of or/],
     ["limit(1)&limit(2)", 10, /limit\(\.\.\.\) may appear once/],
   ])("when the query is %j, it says where (character %i) and what is wrong", (query, position, message) => {
