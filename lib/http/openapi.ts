@@ -2,6 +2,14 @@ import type { RouteDefinition, Schema } from "./route";
 
 /** The OpenAPI 3.1 document, built from the routes by npm run compile-schemas (lib/compiled/openapi.ts). */
 
+/** Shared schemas by identity: each is written once under components and referenced, not repeated per route. */
+type SchemaNames = Map<Schema, string>;
+
+function refOr(schema: Schema, names: SchemaNames): Schema {
+  const name = names.get(schema);
+  return name ? { $ref: `#/components/schemas/${name}` } : schema;
+}
+
 function parametersOf(route: RouteDefinition) {
   const list: Array<Record<string, unknown>> = [];
   const add = (where: "path" | "query", schema: Schema | undefined) => {
@@ -38,7 +46,7 @@ function securityOf(route: RouteDefinition) {
   }
 }
 
-function operationOf(route: RouteDefinition) {
+function operationOf(route: RouteDefinition, names: SchemaNames) {
   const body = route.request?.body;
   const permissions = route.permissions
     ? `\n\nPermissions: user mode ${route.permissions.user?.join(", ") || "none"}; system mode ${route.permissions.system?.join(", ") || "none"}.`
@@ -54,7 +62,7 @@ function operationOf(route: RouteDefinition) {
         required: body.required ?? false,
         content: {
           [body.contentType === "json" ? "application/json" : "application/x-www-form-urlencoded"]: {
-            schema: body.schema,
+            schema: refOr(body.schema, names),
           },
         },
       },
@@ -65,7 +73,7 @@ function operationOf(route: RouteDefinition) {
         {
           description: response.description,
           ...(response.schema && {
-            content: { [response.contentType ?? "application/json"]: { schema: response.schema } },
+            content: { [response.contentType ?? "application/json"]: { schema: refOr(response.schema, names) } },
           }),
         },
       ]),
@@ -76,11 +84,15 @@ function operationOf(route: RouteDefinition) {
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: readonly RouteDefinition[],
+  shared: Readonly<Record<string, Schema>> = {},
+): Record<string, unknown> {
+  const names: SchemaNames = new Map(Object.entries(shared).map(([name, schema]) => [schema, name]));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path][route.method.toLowerCase()] = operationOf(route);
+    paths[route.path][route.method.toLowerCase()] = operationOf(route, names);
   }
   return {
     openapi: "3.1.0",
@@ -92,6 +104,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record
     servers: [{ url: "/" }],
     paths,
     components: {
+      schemas: shared,
       securitySchemes: {
         bearerToken: {
           type: "http",

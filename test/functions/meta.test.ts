@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadFunction } from "../../lib/local/functions";
 import { lambdaContext } from "../../lib/local/gateway";
 import { routes } from "../../lib/routes";
+import { v3Error } from "../../lib/routes/schemas";
 import { invoke, sampleEvent } from "../support/fixtures";
 
 describe("GET /svc/health", () => {
@@ -28,6 +29,24 @@ describe("GET /svc/api/openapi.json", () => {
     for (const route of routes) {
       expect(document.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
     }
+  });
+
+  it("when error bodies are shared by routes, they are written once under components and referenced", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/openapi.json"));
+    const document = response.json as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(document.components.schemas.v3Error).toEqual(v3Error);
+    const userGet = document.paths["/svc/api/v3/users/{subjectId}"].get;
+    expect(userGet.responses["401"].content).toEqual({
+      "application/json": { schema: { $ref: "#/components/schemas/v3Error" } },
+    });
+    const inline = Object.values(document.paths)
+      .flatMap((operations) => Object.values(operations))
+      .flatMap((operation) => Object.values(operation.responses))
+      .filter((answer) => JSON.stringify(answer.content?.["application/json"]) === JSON.stringify({ schema: v3Error }));
+    expect(inline).toEqual([]);
   });
 
   it("when its schemas are compiled, every one is valid JSON Schema 2020-12", async () => {
