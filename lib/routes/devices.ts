@@ -66,85 +66,51 @@ async function deleteDevice(call: CommonCall & { subject: string; params: { id: 
   return jsonResult(204, undefined);
 }
 
-const listUas = route({
-  id: "devices.list-uas",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}/uas",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_uapps"], system: ["svc_api_sys_uapps"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List remembered devices (interface §4.14; /uas: the endpoint pages' path)",
-  tags: ["devices"],
-  request: { params: subjectIdParam },
-  responses: {
-    200: { description: "Devices (interface §2.7), most recently used first", schema: deviceList },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: listDevices,
-});
-
-const deleteUas = route({
-  id: "devices.delete-uas",
-  method: "DELETE",
-  path: "/svc/api/v3/users/{subjectId}/uas/{id}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_uapps_chg"], system: ["svc_api_sys_uapps_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "device_delete", inTransaction: true },
-  summary: "Forget a device and end its sessions (interface §4.14)",
-  tags: ["devices"],
-  request: { params: deviceParams },
-  responses: {
-    204: { description: "Forgotten; its tokens are refused at once" },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_device", schema: v3Error },
-  },
-  handler: deleteDevice,
-});
-
-const listApps = route({
-  id: "devices.list-apps",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}/apps",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_uapps"], system: ["svc_api_sys_uapps"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List remembered devices (interface §4.14; /apps: the permission table's path)",
-  tags: ["devices"],
-  request: { params: subjectIdParam },
-  responses: {
-    200: { description: "Devices (interface §2.7), most recently used first", schema: deviceList },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: listDevices,
-});
-
-const deleteApps = route({
-  id: "devices.delete-apps",
-  method: "DELETE",
-  path: "/svc/api/v3/users/{subjectId}/apps/{id}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_uapps_chg"], system: ["svc_api_sys_uapps_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "device_delete", inTransaction: true },
-  summary: "Forget a device and end its sessions (interface §4.14)",
-  tags: ["devices"],
-  request: { params: deviceParams },
-  responses: {
-    204: { description: "Forgotten; its tokens are refused at once" },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_device", schema: v3Error },
-  },
-  handler: deleteDevice,
-});
+/**
+ * The device list and its removal, served under two paths: /uas (the endpoint pages'
+ * path) and /apps (the permission table's path).
+ */
+function devicesAt(segment: "uas" | "apps", named: string) {
+  const list = route({
+    id: `devices.list-${segment}`,
+    method: "GET",
+    path: `/svc/api/v3/users/{subjectId}/${segment}`,
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_uapps"], system: ["svc_api_sys_uapps"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: `List remembered devices (interface §4.14; /${segment}: ${named})`,
+    tags: ["devices"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "Devices (interface §2.7), most recently used first", schema: deviceList },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: listDevices,
+  });
+  const remove = route({
+    id: `devices.delete-${segment}`,
+    method: "DELETE",
+    path: `/svc/api/v3/users/{subjectId}/${segment}/{id}`,
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_uapps_chg"], system: ["svc_api_sys_uapps_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "device_delete", inTransaction: true },
+    summary: "Forget a device and end its sessions (interface §4.14)",
+    tags: ["devices"],
+    request: { params: deviceParams },
+    responses: {
+      204: { description: "Forgotten; its tokens are refused at once" },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_device", schema: v3Error },
+    },
+    handler: deleteDevice,
+  });
+  return [list, remove];
+}
 
 const sessionsReset = route({
   id: "devices.sessions-reset",
@@ -184,4 +150,8 @@ const sessionsReset = route({
   },
 });
 
-export const devicesRoutes = group("devices", [listUas, deleteUas, listApps, deleteApps, sessionsReset]);
+export const devicesRoutes = group("devices", [
+  ...devicesAt("uas", "the endpoint pages' path"),
+  ...devicesAt("apps", "the permission table's path"),
+  sessionsReset,
+]);

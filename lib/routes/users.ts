@@ -286,55 +286,33 @@ const changeRoute = route({
     ),
 });
 
-const validateMobile = route({
-  id: "users.validate_mobile",
-  method: "POST",
-  path: "/svc/api/v3/users/notes/validate_mobile/{state}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
-  subject: { param: "state", kind: "contactState" },
-  userHeaders: true,
-  summary: "Confirm a phone number change with its code (interface §4.6, 3.2)",
-  description:
-    "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
-  tags: ["users"],
-  request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
-  responses: {
-    200: { description: "The contact changed and is confirmed", schema: accountView },
-    400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_state", schema: v3Error },
-    410: { description: "code_expired", schema: contactCodeRefusal },
-    429: { description: "no_attempts_left", schema: contactCodeRefusal },
-  },
-  handler: confirmation("phone_number"),
-});
-
-const validateEmail = route({
-  id: "users.validate_email",
-  method: "POST",
-  path: "/svc/api/v3/users/notes/validate_email/{state}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
-  subject: { param: "state", kind: "contactState" },
-  userHeaders: true,
-  summary: "Confirm a e-mail change with its code (interface §4.6, 3.2)",
-  description:
-    "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
-  tags: ["users"],
-  request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
-  responses: {
-    200: { description: "The contact changed and is confirmed", schema: accountView },
-    400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_state", schema: v3Error },
-    410: { description: "code_expired", schema: contactCodeRefusal },
-    429: { description: "no_attempts_left", schema: contactCodeRefusal },
-  },
-  handler: confirmation("email"),
-});
+/** Confirms a waiting contact change with its code (interface §4.6, 3.2). */
+function contactConfirmation(field: "phone_number" | "email", action: string, contact: string) {
+  return route({
+    id: `users.${action}`,
+    method: "POST",
+    path: `/svc/api/v3/users/notes/${action}/{state}`,
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+    subject: { param: "state", kind: "contactState" },
+    userHeaders: true,
+    summary: `Confirm ${contact} change with its code (interface §4.6, 3.2)`,
+    description:
+      "state comes from notes.actions[].state. 200 with the changed account; 400 {msg: wrong_code, attempts_left}; 429 {cause: no_attempts_left}; 410 {cause: code_expired}; 404 when no change waits under the state.",
+    tags: ["users"],
+    request: { params: stateParam, body: { contentType: "json", schema: contactCodeRequest, required: true } },
+    responses: {
+      200: { description: "The contact changed and is confirmed", schema: accountView },
+      400: { description: "wrong_code, or invalid input", schema: { anyOf: [contactCodeRefusal, v3Error] } },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_state", schema: v3Error },
+      410: { description: "code_expired", schema: contactCodeRefusal },
+      429: { description: "no_attempts_left", schema: contactCodeRefusal },
+    },
+    handler: confirmation(field),
+  });
+}
 
 const searchRoute = route({
   id: "users.search",
@@ -367,7 +345,7 @@ export const usersRoutes = group("users", [
   propsGet,
   propsChange,
   changeRoute,
-  validateMobile,
-  validateEmail,
+  contactConfirmation("phone_number", "validate_mobile", "a phone number"),
+  contactConfirmation("email", "validate_email", "an e-mail"),
   searchRoute,
 ]);
