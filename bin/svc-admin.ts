@@ -21,6 +21,11 @@ const USAGE = `usage: svc-admin [--table NAME] <command> [options]
 
 commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
+                  [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
+                  [--resources "r1 r2"] [--first-party]
+                                  grant types: authorization_code refresh_token client_credentials
+                                  password urn:svc:params:oauth:grant-type:qr (default: all but password;
+                                  --public: authorization_code refresh_token, no secret, PKCE)
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
@@ -49,6 +54,11 @@ const OPTIONS = {
   scopes: { type: "string" },
   "redirect-uris": { type: "string" },
   "rest-password": { type: "string" },
+  public: { type: "boolean" },
+  "grant-types": { type: "string" },
+  "post-logout-redirect-uris": { type: "string" },
+  resources: { type: "string" },
+  "first-party": { type: "boolean" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
   app: { type: "string" },
@@ -60,7 +70,21 @@ type Values = Partial<Record<OptionName, string | boolean>>;
 
 /** Options each command accepts besides the global ones. */
 const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }> = {
-  "clients create": { options: ["id", "secret", "scopes", "redirect-uris", "rest-password"], positionals: [] },
+  "clients create": {
+    options: [
+      "id",
+      "secret",
+      "scopes",
+      "redirect-uris",
+      "rest-password",
+      "public",
+      "grant-types",
+      "post-logout-redirect-uris",
+      "resources",
+      "first-party",
+    ],
+    positionals: [],
+  },
   "clients list": { options: ["json"], positionals: [] },
   "clients delete": { options: ["id"], positionals: [] },
   "clients release-dynamic": { options: ["app", "count"], positionals: [] },
@@ -118,11 +142,18 @@ async function clientsCreate(values: Values): Promise<number> {
     secret: stringOption(values, "secret"),
     redirectUris: words(values["redirect-uris"]),
     restPassword: stringOption(values, "rest-password"),
+    public: values.public === true,
+    grantTypes: values["grant-types"] === undefined ? undefined : words(values["grant-types"]),
+    postLogoutRedirectUris: words(values["post-logout-redirect-uris"]),
+    resources: words(values.resources),
+    firstParty: values["first-party"] === true,
   };
   try {
     const { clientId, secret } = await registerClient(services().clients, def, false);
     out(`client id: ${clientId}`);
-    if (def.secret === undefined) {
+    if (def.public) {
+      out("public client: no secret; it signs users in with PKCE");
+    } else if (def.secret === undefined) {
       out(`client secret: ${secret}`);
       out("the secret is shown only now: only its digest is stored");
     } else {
@@ -147,6 +178,11 @@ async function clientsList(values: Values): Promise<number> {
     scopes: c.scopes,
     redirectUris: c.redirectUris,
     hasRestPassword: c.hasRestPassword,
+    public: c.public,
+    grantTypes: c.grantTypes,
+    postLogoutRedirectUris: c.postLogoutRedirectUris,
+    resources: c.resources,
+    firstParty: c.firstParty,
   }));
   if (values.json) {
     for (const row of rows) out(JSON.stringify(row));

@@ -1,5 +1,6 @@
 import { validators } from "../lib/compiled/token-validators";
 import { createApiFunction } from "../lib/http/pipeline";
+import { oidcRoutes } from "../lib/routes/oidc";
 import { tokenRoutes } from "../lib/routes/token";
 
-export const handler = createApiFunction("token", tokenRoutes, validators);
+export const handler = createApiFunction("token", [...tokenRoutes, ...oidcRoutes], validators);

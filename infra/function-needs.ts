@@ -43,6 +43,9 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   devices: { table: "read-write" },
   // Security events read; consents withdrawn with their application's sessions.
   audit: { table: "read-write" },
+  // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
+  // states signed with the data key.
+  hosted: { table: "read-write", dataKey: true, hashes: true },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };

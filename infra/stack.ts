@@ -129,7 +129,8 @@ export class SvcIdentityStack extends Stack {
         "A data key, not a credential: rotating it needs re-encryption of the stored external tokens, which the sealed format (v1 prefix) leaves room for but which does not exist yet. The secret is readable only by the functions whose needs say dataKey.",
     });
 
-    const issuer = props.issuer ?? this.api.apiEndpoint;
+    // The issuer names the /svc prefix, so discovery sits at <issuer>/.well-known/openid-configuration.
+    const issuer = props.issuer ?? `${this.api.apiEndpoint}/svc`;
     this.functions = Object.fromEntries(
       FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson, props.mailFrom)]),
     ) as Record<FunctionName, NodejsFunction>;

@@ -3,6 +3,7 @@ import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { LoginDeps } from "./domain/login/password-grant";
+import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { RegistrationDeps } from "./domain/registration/register";
 import type { TotpDeps } from "./domain/security/totp-generators";
@@ -11,6 +12,7 @@ import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountStore } from "./store/accounts";
+import { createAuthorizationCodeStore } from "./store/authorization-codes";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
@@ -72,6 +74,7 @@ export const services = /* @__PURE__ */ once(() => {
     properties: createPropertyStore(deps),
     securityQuestions: createSecurityQuestionStore(deps),
     consents: createConsentStore(deps),
+    codes: createAuthorizationCodeStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -98,6 +101,9 @@ export const loginDeps = (): LoginDeps => {
     settings,
   };
 };
+
+/** What the authorization code grant needs besides the login's own. */
+export const codeGrantDeps = (): CodeGrantDeps => ({ ...loginDeps(), codes: services().codes });
 
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {

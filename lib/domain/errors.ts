@@ -4,6 +4,7 @@
  * caller, so their texts must never contain a secret.
  */
 
+import type { PolicyViolation } from "./passwords/policy";
 export type ErrorType = "security_error" | "input_error" | "process_error";
 
 export interface FieldProblem {
@@ -58,19 +59,30 @@ export type OAuthErrorCode =
   | "invalid_scope"
   | "authorization_pending"
   | "access_denied"
-  | "expired_token";
+  | "expired_token"
+  | "login_required"
+  | "consent_required"
+  | "interaction_required"
+  | "unsupported_response_type"
+  | "invalid_token"
+  | "invalid_target"
+  | "request_not_supported";
 
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description: string,
+    /** For sign-in pages: which refusal this is (otp_required, password_policy, ...); never sent. */
+    readonly reason?: string,
+    /** The password policy rules a new password broke, for pages that word them. */
+    readonly violations?: readonly PolicyViolation[],
   ) {
     super(`${code}: ${description}`);
     this.name = "OAuthError";
   }
 
   get status(): number {
-    return this.code === "invalid_client" ? 401 : 400;
+    return this.code === "invalid_client" || this.code === "invalid_token" ? 401 : 400;
   }
 }
 

@@ -1,5 +1,6 @@
 import { ApiError, type FieldProblem, OAuthError, problems, StorageUnavailableError } from "../domain/errors";
 import { log } from "../log";
+import { PAGE_HEADERS, plainErrorPage } from "../pages/html";
 import type { ApiVersion, HttpResult } from "./route";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
@@ -96,6 +97,14 @@ export function errorResult(error: unknown, version: ApiVersion, requestId: stri
   }
   if (known.status >= 500 && known instanceof ApiError && known.error !== "internal_error") {
     known.details.params = { ...known.details.params, requestId };
+  }
+  if (version === "page") {
+    const message = known instanceof ApiError ? known.desc : known.description;
+    return {
+      statusCode: known.status,
+      headers: { ...PAGE_HEADERS, "x-request-id": requestId },
+      body: plainErrorPage(known.status, message),
+    };
   }
   const extra = known instanceof ApiError ? (known.details.headers ?? {}) : {};
   const cacheHeaders: Record<string, string> =

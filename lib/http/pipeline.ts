@@ -21,9 +21,25 @@ import type { ApiCall, FunctionName, HttpResult, RouteDefinition, RouteShape } f
 import { sourceIpOf } from "./source-ip";
 
 function languageOf(route: ServedRoute, acceptLanguage: string | undefined): "ru" | "en" {
-  if ((route.version === "v3" || route.version === "reg") && acceptLanguage && /^\s*en\b/i.test(acceptLanguage))
+  if (
+    (route.version === "v3" || route.version === "reg" || route.version === "page") &&
+    acceptLanguage &&
+    /^\s*en\b/i.test(acceptLanguage)
+  )
     return "en";
   return config().settings.defaultLanguage;
+}
+
+/** API Gateway hands cookies over as `name=value` strings; the first of a name wins. */
+function cookiesOf(list: readonly string[] | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const entry of list ?? []) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) continue;
+    const name = entry.slice(0, eq).trim();
+    if (!(name in cookies)) cookies[name] = entry.slice(eq + 1).trim();
+  }
+  return cookies;
 }
 
 /**
@@ -64,6 +80,7 @@ export function createApiFunction(
       account: state.account,
       sessionRead: state.sessionRead,
       language: languageOf(route, headers["accept-language"]),
+      cookies: cookiesOf(event.cookies),
       sourceIp: sourceIpOf(event),
       userAgent: headers["user-agent"],
     };

@@ -10,12 +10,14 @@ export interface HttpResult {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** Set-Cookie values (API Gateway payload 2.0 `cookies`). */
+  cookies?: string[];
 }
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
 /** Decides the error body shape (interface §7.1) and the accepted authorization (interface §9). */
-export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta";
+export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta" | "page";
 
 /**
  * bearer: an access token; bearer-or-basic: v1/v2 routes, which also accept the
@@ -39,6 +41,7 @@ export const FUNCTION_NAMES = [
   "groups",
   "jobs",
   "audit",
+  "hosted",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -133,6 +136,8 @@ export interface ApiCall<R extends RouteSpec["request"] = undefined, Subject = u
   sessionRead?: Read;
   /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
+  /** Cookies the browser sent, by name (hosted pages only read them). */
+  cookies: Record<string, string>;
   sourceIp?: string;
   userAgent?: string;
 }

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { config } from "../config";
 import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
+import { GRANT_TYPES } from "../domain/clients/client";
 import { ALL_PERMISSIONS, federatedTokenPermission } from "../domain/permissions";
 import { ensureSigningKey } from "../tokens/rotation";
 
@@ -50,6 +51,9 @@ export async function ensureBootstrapClient(savedFile?: string): Promise<Bootstr
       secret: chosen.secret,
       scopes: [...ALL_PERMISSIONS, ...providerPermissions],
       restPassword: chosen.secret,
+      // It keeps every grant, the password grant included (interface §5.2).
+      grantTypes: [...GRANT_TYPES],
+      firstParty: true,
     },
     true,
   );

@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "../config";
 import { services } from "../container";
+import { sealInteraction } from "../http/browser";
 import { mintUserToken } from "./user-token";
 
 /**
  * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
  * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
- * `Bearer {{userToken:<sub>:<scopes>}}`, and any `{{name}}` is taken from `values`.
+ * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`,
+ * and any `{{name}}` is taken from `values`.
  * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
  * client's), so calls that check the application's own grants (fedToken) work too.
  * Each prepared event also gets a fresh request id and time.
@@ -21,6 +23,12 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
   if (kind === "systemToken") {
     const scopes = rest.join(":").split(" ").filter(Boolean);
     return (await services().accessTokens.issue({ sub: clientId, clientId, scopes, ttlSeconds })).token;
+  }
+  if (kind === "interaction") {
+    // {{interaction:<csrf>:<authorization query>}}: what the sign-in page puts in its form.
+    const [csrf, ...query] = rest;
+    const params = Object.fromEntries(new URLSearchParams(query.join(":")));
+    return sealInteraction(params, csrf, Math.floor(Date.now() / 1000));
   }
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;

@@ -17,6 +17,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   devices: () => import("../../functions/devices"),
   jobs: () => import("../../functions/jobs"),
   audit: () => import("../../functions/audit"),
+  hosted: () => import("../../functions/hosted"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -10,6 +10,8 @@ import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 /** `npm start` (docs/configuration.md): DynamoDB Local, table, signing key, bootstrap client, gateway. */
 async function main(): Promise<void> {
   setEnvDefaults(LOCAL_TOOL_ENV);
+  // The issuer is the local gateway itself, so discovery and the sign-in pages work from a browser.
+  setEnvDefaults({ SVC_ISSUER: `http://127.0.0.1:${config().port}/svc` });
   const dataKeySource = ensureLocalDataKey(config().inMemory ? undefined : DATA_KEY_FILE);
   const settings = config();
   let dynamo: RunningDynamo | undefined;

@@ -3,7 +3,9 @@ import { auditRoutes } from "./audit";
 import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
 import { groupsRoutes } from "./groups";
+import { hostedRoutes } from "./hosted";
 import { metaRoutes } from "./meta";
+import { oidcRoutes } from "./oidc";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
 import { rightsRoutes } from "./rights";
@@ -20,6 +22,8 @@ import { usersRoutes } from "./users";
  */
 export const routes: readonly RouteDefinition[] = [
   ...tokenRoutes,
+  ...oidcRoutes,
+  ...hostedRoutes,
   ...metaRoutes,
   ...usersRoutes,
   ...registrationRoutes,

@@ -1,11 +1,13 @@
 import { config } from "../config";
-import { loginDeps, services, totpDeps } from "../container";
+import { codeGrantDeps, loginDeps, services, totpDeps } from "../container";
+import { GRANT, GRANT_TYPES } from "../domain/clients/client";
 import { OAuthError } from "../domain/errors";
 import { passwordGrant } from "../domain/login/password-grant";
 import { QR_GRANT, qrGrant, startQrLogin } from "../domain/login/qr-login";
 import { refreshGrant } from "../domain/login/refresh-grant";
-import { authenticateClient, presentedClient } from "../domain/oauth/client-authentication";
+import { authenticateClient, presentedClient, requireGrant } from "../domain/oauth/client-authentication";
 import { clientCredentialsGrant } from "../domain/oauth/client-credentials";
+import { authorizationCodeGrant } from "../domain/oidc/code-grant";
 import { verifyTotp } from "../domain/security/totp-generators";
 import { jsonResult } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
@@ -15,7 +17,18 @@ import { oauthError } from "./schemas";
 export const tokenRequest = {
   type: "object",
   properties: {
-    grant_type: { type: "string", description: "client_credentials, password or refresh_token" },
+    grant_type: {
+      type: "string",
+      description:
+        "authorization_code, refresh_token, client_credentials, password or urn:svc:params:oauth:grant-type:qr, as the client is registered for",
+    },
+    code: { type: "string", maxLength: 128, description: "authorization_code: the code from the redirect" },
+    redirect_uri: {
+      type: "string",
+      maxLength: 2048,
+      description: "authorization_code: as in the authorization request",
+    },
+    code_verifier: { type: "string", maxLength: 128, description: "authorization_code: the PKCE verifier (RFC 7636)" },
     scope: { type: "string", description: "space-separated permissions (interface §5.3)" },
     username: { type: "string", maxLength: 256, description: "password grant: sub, e-mail or phone" },
     password: { type: "string", maxLength: 1024, description: "password grant" },
@@ -41,7 +54,10 @@ export const tokenResponse = {
     expires_in: { type: "integer" },
     scope: { type: "string" },
     refresh_token: { type: "string", description: "user grants: single use, rotates" },
-    id_token: { type: "string", description: "password grant: JWT with ua_id (the SVC-CI-UA-ID value)" },
+    id_token: {
+      type: "string",
+      description: "password grant, and authorization_code with scope openid: JWT with ua_id (the SVC-CI-UA-ID value)",
+    },
   },
 } as const;
 
@@ -77,7 +93,10 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
     services().clientCredentials,
     presentedClient(call.headers.authorization, form),
   );
+  if (GRANT_TYPES.includes(String(form.grant_type))) requireGrant(client, String(form.grant_type));
   switch (form.grant_type) {
+    case GRANT.authorizationCode:
+      return jsonResult(200, await authorizationCodeGrant(client, form, codeGrantDeps()), NO_STORE);
     case "client_credentials":
       return jsonResult(
         200,
@@ -139,6 +158,7 @@ async function startQr(call: CommonCall & { body: Readonly<Record<string, unknow
     services().clientCredentials,
     presentedClient(call.headers.authorization, form),
   );
+  requireGrant(client, GRANT.qr);
   const started = await startQrLogin(
     services().qrLogins,
     client,
@@ -157,12 +177,15 @@ const issueRoute = route({
   auth: "client",
   summary: "Issue an access token (OAuth 2.0 token endpoint)",
   description:
-    "grant_type=client_credentials (interface §5.2). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1). Errors per RFC 6749 5.2.",
+    "The one token endpoint (interface §5.2, docs/sign-in.md). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1); a public client sends client_id alone and proves its code with PKCE. A grant the client is not registered for is unauthorized_client. Errors per RFC 6749 5.2.",
   tags: ["tokens"],
   request: { body: { contentType: "form", schema: tokenRequest, required: true } },
   responses: {
     200: { description: "Token issued", schema: tokenResponse },
-    400: { description: "invalid_request, unsupported_grant_type, invalid_scope", schema: oauthError },
+    400: {
+      description: "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope",
+      schema: oauthError,
+    },
     401: { description: "invalid_client", schema: oauthError },
   },
   handler: issueToken,

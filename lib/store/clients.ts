@@ -1,12 +1,24 @@
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { ClientRecord, ClientSecrets } from "../domain/clients/client";
+import { type ClientRecord, type ClientSecrets, LEGACY_GRANT_TYPES } from "../domain/clients/client";
 import { ClientExistsError, type ClientRepository } from "../domain/clients/ports";
 import type { StoreDeps } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
 
-const PUBLIC_FIELDS = ["clientId", "scopes", "redirectUris", "hasRestPassword", "createdAt", "updatedAt"];
+const PUBLIC_FIELDS = [
+  "clientId",
+  "scopes",
+  "redirectUris",
+  "hasRestPassword",
+  "public",
+  "grantTypes",
+  "postLogoutRedirectUris",
+  "resources",
+  "firstParty",
+  "createdAt",
+  "updatedAt",
+];
 
 function toRecord(item: Record<string, unknown>): ClientRecord {
   return {
@@ -14,6 +26,11 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     scopes: (item.scopes as string[]) ?? [],
     redirectUris: (item.redirectUris as string[]) ?? [],
     hasRestPassword: Boolean(item.hasRestPassword),
+    public: Boolean(item.public),
+    grantTypes: (item.grantTypes as string[] | undefined) ?? [...LEGACY_GRANT_TYPES],
+    postLogoutRedirectUris: (item.postLogoutRedirectUris as string[] | undefined) ?? [],
+    resources: (item.resources as string[] | undefined) ?? [],
+    firstParty: Boolean(item.firstParty),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
   };
@@ -72,7 +89,9 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
         IndexName: gsi1.indexName,
         KeyConditionExpression: "GSI1PK = :all",
         ExpressionAttributeValues: { ":all": gsi1.allClients },
-        ProjectionExpression: PUBLIC_FIELDS.join(", "),
+        // Names, not words: "public" and others are DynamoDB reserved words.
+        ProjectionExpression: PUBLIC_FIELDS.map((_, i) => `#f${i}`).join(", "),
+        ExpressionAttributeNames: Object.fromEntries(PUBLIC_FIELDS.map((field, i) => [`#f${i}`, field])),
       });
       return items.map(toRecord);
     },

@@ -45,6 +45,8 @@ export const ENTITY = {
   securityAnswerFailures: "security-answer-failures",
   /** The permissions a user granted one application through a login (acls). */
   consent: "consent",
+  /** An authorization code (OIDC), by the digest of the code; single use, short-lived (TTL). */
+  authorizationCode: "authorization-code",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -111,6 +113,7 @@ export const keys = {
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
+  authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
-import type { AccessTokenInput, AccessTokenIssuer } from "../domain/oauth/ports";
+import type { AccessTokenClaims, AccessTokenInput, AccessTokenIssuer, IdTokenInput } from "../domain/oauth/ports";
 import { type KeyRing, SIGNING_ALG } from "./key-ring";
 import { createVerifiedTokens } from "./verified-tokens";
 
@@ -10,23 +10,13 @@ export const ACCESS_TOKEN_TYPE = "at+jwt";
 /** Our resource server is the management API itself. */
 export const AUDIENCE = "svc-api";
 
-export interface AccessTokenClaims {
-  iss: string;
-  sub: string;
-  aud: string;
-  client_id: string;
-  scope: string;
-  iat: number;
-  exp: number;
-  jti: string;
-  sid?: string;
-  ua_id?: string;
-}
+export type { AccessTokenClaims };
 
 /** The domain's issuer, with the verification the HTTP layer needs. */
 export interface AccessTokens extends AccessTokenIssuer {
   issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }>;
-  verify(token: string): Promise<AccessTokenClaims>;
+  /** `audience` undefined: any audience (userinfo, introspection); default the management API. */
+  verify(token: string, audience?: string): Promise<AccessTokenClaims>;
 }
 
 export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now): AccessTokens {
@@ -38,7 +28,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
       const claims: AccessTokenClaims = {
         iss: issuer,
         sub: input.sub,
-        aud: AUDIENCE,
+        aud: input.audience ?? AUDIENCE,
         client_id: input.clientId,
         scope: input.scopes.join(" "),
         iat,
@@ -57,8 +47,10 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
      * Verifies signature (ES256 only), type, issuer, audience and lifetime. Every
      * failure is the same 401 to the caller, but for expiry, which interface §7.2 names.
      */
-    async verify(token: string): Promise<AccessTokenClaims> {
+    async verify(token: string, audience: string | undefined = AUDIENCE): Promise<AccessTokenClaims> {
       const known = verified.get(token);
+      if (known && audience !== undefined && known.aud !== audience)
+        throw problems.badAccessToken("invalid_access_token");
       if (known) return known;
       try {
         const { payload } = await jwtVerify(
@@ -72,7 +64,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
             algorithms: [SIGNING_ALG],
             typ: ACCESS_TOKEN_TYPE,
             issuer,
-            audience: AUDIENCE,
+            audience,
             requiredClaims: ["exp", "iat", "sub"],
           },
         );
@@ -91,22 +83,40 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
   };
 }
 
+/** OIDC Core 3.1.3.6: the left half of the access token's SHA-256, for ES256. */
+export function atHash(accessToken: string): string {
+  return createHash("sha256").update(accessToken, "ascii").digest().subarray(0, 16).toString("base64url");
+}
+
 /**
- * The identification token of the password grant (docs/architecture.md): who signed in, on which
- * device. Its `ua_id` is what the application sends back as SVC-CI-UA-ID.
+ * The ID token (OIDC Core 2, docs/sign-in.md): who signed in, when and how, on which device.
+ * Its `ua_id` is what the application sends back as SVC-CI-UA-ID (interface §5.2).
  */
 export async function issueIdToken(
   keyRing: KeyRing,
   issuer: string,
-  input: { sub: string; clientId: string; sid: string; uaId: string; authTime: number; ttlSeconds: number },
+  input: IdTokenInput & { ttlSeconds: number },
 ): Promise<string> {
   const { kid, key } = await keyRing.signingKey();
-  return new SignJWT({ sid: input.sid, ua_id: input.uaId, auth_time: input.authTime })
+  const iat = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    ...input.claims,
+    sid: input.sid,
+    ua_id: input.uaId,
+    auth_time: input.authTime,
+    ...(input.nonce !== undefined && { nonce: input.nonce }),
+    ...(input.accessToken !== undefined && { at_hash: atHash(input.accessToken) }),
+    ...(input.amr && { amr: input.amr, acr: input.amr.includes("mfa") ? ACR_MFA : ACR_PASSWORD }),
+  })
     .setProtectedHeader({ alg: SIGNING_ALG, typ: "JWT", kid })
     .setIssuer(issuer)
     .setSubject(input.sub)
     .setAudience(input.clientId)
-    .setIssuedAt(input.authTime)
-    .setExpirationTime(input.authTime + input.ttlSeconds)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + input.ttlSeconds)
     .sign(key);
 }
+
+/** acr values: one factor, or more than one (docs/sign-in.md). */
+export const ACR_PASSWORD = "urn:svc:acr:pwd";
+export const ACR_MFA = "urn:svc:acr:mfa";

@@ -265,6 +265,8 @@ class Sweep {
     for (const [name, value] of Object.entries(event.headers ?? {})) {
       if (value !== undefined && name !== "host" && name !== "content-length") headers[name] = value;
     }
+    // Payload 2.0 keeps cookies apart from the headers; a browser sends them as one.
+    if (event.cookies?.length) headers.cookie = event.cookies.join("; ");
     const body =
       event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, "base64") : event.body;
     const outboxBefore = outboxSize(this.options.outboxFile);
@@ -564,6 +566,7 @@ const SAMPLE_WEB = {
   clientId: "sample-web",
   scopes: ["svc_api_sys_ufa"],
   redirectUris: ["https://app.example/fa-done"],
+  postLogoutRedirectUris: ["https://app.example/"],
 };
 
 /**

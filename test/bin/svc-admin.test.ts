@@ -85,6 +85,12 @@ describe.concurrent("svc-admin clients", () => {
       scopes: ["svc_api_sys_users", "svc_groups"],
       redirectUris: ["https://app.example/cb"],
       hasRestPassword: false,
+      public: false,
+      // New clients get every grant but the password grant unless it is asked for.
+      grantTypes: ["authorization_code", "refresh_token", "client_credentials", "urn:svc:params:oauth:grant-type:qr"],
+      postLogoutRedirectUris: [],
+      resources: [],
+      firstParty: false,
     });
   });
 

@@ -63,7 +63,7 @@ describe("Lambda bundles", () => {
     "when %s is bundled, it carries the common-password list (75 KiB) only if it checks new passwords",
     (fn) => {
       // Registration, password changes, and the password grant's forced change (interface §4.2).
-      const checksPasswords = ["registration", "passwords", "token"].includes(fn);
+      const checksPasswords = ["registration", "passwords", "token", "hosted"].includes(fn);
       const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
       expect(list).toBe(checksPasswords);
     },

@@ -97,7 +97,7 @@ describe("Lambda functions", () => {
       Environment: {
         Variables: {
           TABLE_NAME: { Ref: logicalId(stack.table) },
-          SVC_ISSUER: { "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] },
+          SVC_ISSUER: { "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] }, "/svc"]] },
           NODE_OPTIONS: Match.absent(),
           SVC_CONFIG_JSON: Match.absent(),
         },

@@ -197,7 +197,7 @@ describe("bad input over every route", () => {
         await tally.invariant(() => {
           expect(result.statusCode, `${label}: ${result.body.slice(0, 300)}`).not.toBe(500);
           expect(result.statusCode, label).toBeLessThan(500);
-          expectVersionShape(route.version, result.statusCode, result.json);
+          expectVersionShape(route.version, result.statusCode, result.json, result.body);
         });
         if (before && result.statusCode >= 400) {
           await tally.invariant(async () => expectNothingStored(before, await tableSnapshot(), label));

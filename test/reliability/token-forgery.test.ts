@@ -54,7 +54,7 @@ describe("forged and misused tokens over every bearer route", () => {
         tally.badInput();
         await tally.invariant(() => {
           expect(result.statusCode, `${kind}: ${result.body}`).toBe(401);
-          expectVersionShape(route.version, result.statusCode, result.json);
+          expectVersionShape(route.version, result.statusCode, result.json, result.body);
         });
       }
     });

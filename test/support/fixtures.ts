@@ -5,6 +5,7 @@ import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { registerClient } from "../../lib/domain/clients/admin";
+import { type ClientDefinition, GRANT_TYPES } from "../../lib/domain/clients/client";
 import { hashPassword } from "../../lib/domain/credentials/password-hash";
 import { ALL_PERMISSIONS } from "../../lib/domain/permissions";
 import type { FunctionName, HttpResult } from "../../lib/http/route";
@@ -19,10 +20,11 @@ export function uniqueId(prefix = "u"): string {
 
 export async function createClient(
   scopes: string[] = [...ALL_PERMISSIONS],
-  extra: { restPassword?: string; redirectUris?: string[] } = {},
+  extra: Partial<Omit<ClientDefinition, "clientId" | "scopes">> = {},
 ) {
   const clientId = uniqueId("client-");
-  return registerClient(services().clients, { clientId, scopes, ...extra });
+  // The suite signs users in with the password grant; a test that wants less says so.
+  return registerClient(services().clients, { clientId, scopes, grantTypes: [...GRANT_TYPES], ...extra });
 }
 
 /** A system-mode access token, as client_credentials would issue it. */
@@ -81,7 +83,10 @@ export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
   return {
     ...result,
-    json: (result.body ? JSON.parse(result.body) : {}) as Record<string, unknown>,
+    // Pages answer HTML; everything else JSON.
+    json: (result.body && !result.headers["content-type"]?.startsWith("text/html")
+      ? JSON.parse(result.body)
+      : {}) as Record<string, unknown>,
   };
 }
 

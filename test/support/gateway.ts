@@ -1,5 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import { setEnvDefaults } from "../../lib/config";
+import { freePort } from "../../lib/local/dynamodb-local";
 import { createGateway } from "../../lib/local/gateway";
 
 /** Serves the local gateway on a free port for the calling test file; returns its base URL. */
@@ -12,4 +14,20 @@ export function useGateway(): () => string {
   });
   afterAll(() => gateway.close());
   return () => base;
+}
+
+/**
+ * The local gateway as an OpenID provider: the issuer names the gateway's own port, so it
+ * is chosen and set before the file's first token or discovery document is made.
+ */
+export async function useIssuerGateway(): Promise<{ base: string; issuer: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const issuer = `${base}/svc`;
+  process.env.SVC_ISSUER = issuer;
+  setEnvDefaults({});
+  const gateway = createGateway();
+  beforeAll(() => new Promise<void>((done) => gateway.listen(port, "127.0.0.1", () => done())));
+  afterAll(() => gateway.close());
+  return { base, issuer };
 }

@@ -20,8 +20,18 @@ export function firstSampleOfEachRoute(): Map<string, string> {
 }
 
 /** An error body in the shape of the route's version (errorResult). */
-export function expectVersionShape(version: ApiVersion, status: number, json: Record<string, unknown>): void {
+export function expectVersionShape(
+  version: ApiVersion,
+  status: number,
+  json: Record<string, unknown>,
+  body?: string,
+): void {
   if (status < 400) return;
+  if (version === "page") {
+    // A page for the browser, never a JSON error or a stack trace.
+    expect(body?.startsWith("<!doctype html>")).toBe(true);
+    return;
+  }
   if (version === "v3") {
     expect(json).toMatchObject({ error: expect.any(String), desc: expect.any(String) });
   } else if (version === "v2" || version === "v1" || version === "reg") {

@@ -1,14 +1,41 @@
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { permissionKind } from "../permissions";
 
+/** The grants of the token endpoint (interface §5.2, docs/sign-in.md). */
+export const GRANT = {
+  authorizationCode: "authorization_code",
+  refreshToken: "refresh_token",
+  clientCredentials: "client_credentials",
+  password: "password",
+  qr: "urn:svc:params:oauth:grant-type:qr",
+} as const;
+export const GRANT_TYPES: readonly string[] = Object.values(GRANT);
+
+/** New clients: everything but the password grant, which RFC 9700 says not to use unless asked for. */
+export const DEFAULT_GRANT_TYPES = [GRANT.authorizationCode, GRANT.refreshToken, GRANT.clientCredentials, GRANT.qr];
+/** Clients stored before grant types were recorded keep the grants they had then. */
+export const LEGACY_GRANT_TYPES = [GRANT.clientCredentials, GRANT.password, GRANT.refreshToken, GRANT.qr];
+/** A public client holds no secret: it may only sign users in through the browser with PKCE. */
+export const PUBLIC_GRANT_TYPES: readonly string[] = [GRANT.authorizationCode, GRANT.refreshToken];
+
 /** An application allowed to call the service (interface §5.2, 5.4). */
 export interface ClientRecord {
   clientId: string;
   /** Permissions the client may obtain (interface §5.3). */
   scopes: string[];
+  /** Where the authorization endpoint may send the browser back (exact match). */
   redirectUris: string[];
   /** Whether a v1/v2 REST password is set (interface §5.4). */
   hasRestPassword: boolean;
+  /** No secret: authenticates with PKCE alone (token_endpoint_auth_method none). */
+  public: boolean;
+  grantTypes: string[];
+  /** Where RP-initiated logout may send the browser afterwards. */
+  postLogoutRedirectUris: string[];
+  /** Audiences (RFC 8707 `resource`) its access tokens may carry besides the default. */
+  resources: string[];
+  /** Ours: the hosted pages skip the consent screen. */
+  firstParty: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -18,6 +45,9 @@ export interface ClientSecrets {
   secretHash: string;
   restPasswordHash?: string;
 }
+
+/** The stored "digest" of a public client: no SHA-256 digest has this form. */
+export const NO_SECRET = "none";
 
 /** Below this, an operator-chosen secret is guessable offline from its SHA-256 digest. */
 export const MIN_SECRET_LENGTH = 32;
@@ -47,6 +77,21 @@ export interface ClientDefinition {
   scopes: string[];
   redirectUris?: string[];
   restPassword?: string;
+  public?: boolean;
+  grantTypes?: string[];
+  postLogoutRedirectUris?: string[];
+  resources?: string[];
+  firstParty?: boolean;
+}
+
+/** A redirect target: absolute, no fragment (RFC 6749 3.1.2), https or a loopback or app scheme. */
+function redirectProblem(kind: string, uri: string): string | undefined {
+  if (!URL.canParse(uri) || uri.includes("#")) return `${kind} is not an absolute URL without a fragment: ${uri}`;
+  const { protocol, hostname } = new URL(uri);
+  if (protocol === "http:" && !["localhost", "127.0.0.1", "[::1]"].includes(hostname))
+    return `${kind} must use https (plain http only to localhost): ${uri}`;
+  if (protocol === "javascript:" || protocol === "data:") return `${kind} has a forbidden scheme: ${uri}`;
+  return undefined;
 }
 
 /** Validates a definition; returns the problems in plain words for an operator. */
@@ -59,24 +104,53 @@ export function clientDefinitionProblems(def: ClientDefinition): string[] {
   const unknown = def.scopes.filter((s) => permissionKind(s) === undefined);
   if (unknown.length > 0) problems.push(`unknown permissions: ${unknown.join(" ")}`);
   for (const uri of def.redirectUris ?? []) {
-    if (!URL.canParse(uri) || uri.includes("#")) problems.push(`redirect URI is not an absolute URL: ${uri}`);
+    const problem = redirectProblem("redirect URI", uri);
+    if (problem) problems.push(problem);
   }
+  for (const uri of def.postLogoutRedirectUris ?? []) {
+    const problem = redirectProblem("post-logout redirect URI", uri);
+    if (problem) problems.push(problem);
+  }
+  for (const resource of def.resources ?? []) {
+    if (!URL.canParse(resource) || resource.includes("#"))
+      problems.push(`resource is not an absolute URI: ${resource}`);
+  }
+  const grants = def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES);
+  const unknownGrants = grants.filter((g) => !GRANT_TYPES.includes(g));
+  if (unknownGrants.length > 0) problems.push(`unknown grant types: ${unknownGrants.join(" ")}`);
+  if (def.public) {
+    if (def.secret !== undefined || def.restPassword !== undefined)
+      problems.push("a public client has no secret and no REST password");
+    const confidentialOnly = grants.filter((g) => !PUBLIC_GRANT_TYPES.includes(g));
+    if (confidentialOnly.length > 0)
+      problems.push(
+        `a public client may only use authorization_code and refresh_token, not ${confidentialOnly.join(" ")}`,
+      );
+  }
+  if (grants.includes(GRANT.authorizationCode) && (def.redirectUris ?? []).length === 0 && def.public)
+    problems.push("a public client needs at least one redirect URI");
   return problems;
 }
 
 /** Builds the record and digests; the returned secret is shown once and never stored. */
 export function buildClient(def: ClientDefinition, now: number) {
-  const secret = def.secret ?? generateSecret();
+  // A public client gets no secret at all: the stored digest matches nothing presented.
+  const secret = def.public ? "" : (def.secret ?? generateSecret());
   const record: ClientRecord = {
     clientId: def.clientId,
     scopes: [...new Set(def.scopes)],
     redirectUris: def.redirectUris ?? [],
     hasRestPassword: def.restPassword !== undefined,
+    public: def.public ?? false,
+    grantTypes: [...new Set(def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES))],
+    postLogoutRedirectUris: def.postLogoutRedirectUris ?? [],
+    resources: def.resources ?? [],
+    firstParty: def.firstParty ?? false,
     createdAt: now,
     updatedAt: now,
   };
   const secrets: ClientSecrets = {
-    secretHash: digestSecret(secret),
+    secretHash: def.public ? NO_SECRET : digestSecret(secret),
     restPasswordHash: def.restPassword === undefined ? undefined : digestSecret(def.restPassword),
   };
   return { record, secrets, secret };

@@ -10,7 +10,7 @@ import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import { parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
-import type { ConsentRepository, SessionRepository } from "../sessions/ports";
+import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { PendingWrite } from "../unit-of-work";
 import { waitAfter } from "./brute-force";
@@ -68,6 +68,14 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
   return requested;
 }
 
+/** A password sign-in that passed every check: what the login commit needs. */
+export interface AuthenticatedUser {
+  account: Account;
+  newCredential?: { hash: PasswordHash; history: PasswordHash[] };
+  /** False when the login's own read found no failure record: nothing to forget, one item less. */
+  failuresOnRecord: boolean;
+}
+
 /**
  * grant_type=password (docs/architecture.md). Refusals are invalid_grant with a description that
  * says what to do, except that an unknown user and a wrong password read the same.
@@ -82,19 +90,43 @@ export async function passwordGrant(
     throw new OAuthError("invalid_request", "username and password are required");
   }
   const scopes = userScopes(client, input.scope);
+  const user = await authenticateUser(
+    client,
+    { ...input, username: input.username, password: input.password },
+    deps,
+    now,
+  );
+  return signIn(user.account, client, scopes, input, deps, now, user.newCredential, {
+    method: "password",
+    items: [],
+    failuresOnRecord: user.failuresOnRecord,
+  });
+}
+
+/**
+ * Every check of a password sign-in (the password grant and the hosted pages): throttling,
+ * the password, locks, the second factor and a forced change. Refusals are invalid_grant;
+ * `OAuthError.reason` names the one a sign-in page answers with a further field.
+ */
+export async function authenticateUser(
+  client: ClientRecord,
+  input: Omit<PasswordGrantInput, "scope" | "username" | "password"> & { username: string; password: string },
+  deps: LoginDeps,
+  now: number,
+): Promise<AuthenticatedUser> {
   const verdict = await verifyUserPassword(deps.logins, input.username, input.password, input.ip, now);
   if (!verdict.ok) {
-    if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message);
+    if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message, "throttled");
     if (verdict.account)
       await recordEvent(deps, verdict.account.sub, client, input, now, "login", "invalid_credential");
-    throw new OAuthError("invalid_grant", WRONG);
+    throw new OAuthError("invalid_grant", WRONG, "invalid_credential");
   }
   const { account, snapshot } = verdict;
 
   // Past the password, refusals may say why: the caller proved to know it.
   const refuse = async (why: string, code: string): Promise<OAuthError> => {
     await recordEvent(deps, account.sub, client, input, now, "login", code);
-    return new OAuthError("invalid_grant", why);
+    return new OAuthError("invalid_grant", why, code);
   };
   if (account.locked) throw await refuse("the account is locked", "account_locked");
   if (account.state?.name === "inactivityLock")
@@ -118,11 +150,11 @@ export async function passwordGrant(
     }
     newCredential = await changedCredential(account, input.password, input.newPassword as string, snapshot, deps);
   }
-  return signIn(account, client, scopes, input, deps, now, newCredential, {
-    method: "password",
-    items: [],
+  return {
+    account,
+    newCredential,
     failuresOnRecord: snapshot.counters.consecutive > 0 || snapshot.counters.waitUntil !== undefined,
-  });
+  };
 }
 
 async function changedCredential(
@@ -140,7 +172,12 @@ async function changedCredential(
     history,
   });
   if (violations.length > 0) {
-    throw new OAuthError("invalid_grant", `new_password: ${violations.map(describeViolation).join("; ")}`);
+    throw new OAuthError(
+      "invalid_grant",
+      `new_password: ${violations.map(describeViolation).join("; ")}`,
+      "password_policy",
+      violations,
+    );
   }
   const {
     history: _old,
@@ -157,7 +194,7 @@ async function recordEvent(
   deps: LoginDeps,
   sub: string,
   client: ClientRecord,
-  input: PasswordGrantInput,
+  input: Pick<PasswordGrantInput, "ip" | "userAgent">,
   now: number,
   type: string,
   result: string,
@@ -174,10 +211,106 @@ async function recordEvent(
   });
 }
 
+/** What opens a session at a sign-in, beside the account and the device's address and browser. */
+export interface LoginRecord {
+  /** The session's application: the one tokens are issued to, or the hosted pages' own. */
+  sessionClientId: string;
+  /** The application the user signed in for (security event, consent). */
+  clientId: string;
+  /** Permissions granted to the application and recorded as its consent; none for a browser session. */
+  scopes?: string[];
+  /** How the user proved who they are (OIDC amr values). */
+  amr: string[];
+  /** A refresh token for the session; a browser session carries a cookie secret instead. */
+  refresh: boolean;
+  /** Default: the refresh token lifetime. */
+  ttlSeconds?: number;
+}
+
 /**
  * One transaction: session, device, profile state, counters, consent, event (and a new
  * password, and whatever the sign-in flow must consume in the same breath, like a QR code).
+ * Answers the session, its device and its secret (refresh token or cookie).
  */
+export async function recordLogin(
+  account: Account,
+  login: LoginRecord,
+  input: Pick<PasswordGrantInput, "uaId" | "ip" | "userAgent">,
+  deps: LoginDeps,
+  now: number,
+  newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
+  flow: { method: string; items: PendingWrite[]; failuresOnRecord?: boolean },
+): Promise<{ session: SessionRecord; uaId: string; refreshToken?: string; cookieSecret?: string }> {
+  const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
+  const uaId = known?.id ?? randomBytes(12).toString("base64url");
+  const device: DeviceRecord = {
+    ...describeUserAgent(input.userAgent),
+    id: uaId,
+    subjectId: account.sub,
+    userAgent: input.userAgent,
+    latestIp: input.ip,
+    createdAt: known?.createdAt ?? now,
+    lastUsed: now,
+    newlyCreated: !known,
+    trusted: known?.trusted ?? false,
+  };
+  const opened = openSession({
+    sub: account.sub,
+    clientId: login.sessionClientId,
+    ip: input.ip,
+    userAgent: input.userAgent,
+    now,
+    ttlSeconds: login.ttlSeconds ?? deps.settings.tokens.refreshTtlSeconds,
+  });
+  const refresh = login.refresh ? newRefreshToken(account.sub, opened.record.sid) : undefined;
+  const session: SessionRecord = {
+    ...opened.record,
+    uaId,
+    ...(login.scopes && { scopes: login.scopes }),
+    ...(refresh && { refreshHash: refresh.hash, refreshGeneration: 0 }),
+    authTime: now,
+    amr: login.amr,
+  };
+  const untouchable = account.state?.name === "untouchable";
+  const items = [
+    untouchable
+      ? deps.logins.touchItem(account.sub, now, Boolean(newCredential))
+      : deps.logins.loginRecordedItem(account.sub, now, Boolean(newCredential)),
+    deps.sessions.putItem(session),
+    deps.sessions.deviceItem(device),
+    ...(flow.failuresOnRecord === false ? [] : [deps.logins.clearFailuresItem(account.sub)]),
+    ...(login.scopes ? [deps.consents.grantItem(account.sub, login.clientId, login.scopes, now * 1000)] : []),
+    deps.events.putItem({
+      sbj: account.sub,
+      ts: now * 1000,
+      type: "login",
+      cId: login.clientId,
+      ip: input.ip,
+      ua: input.userAgent,
+      sid: session.sid,
+      result: "ok",
+      prms: {
+        method: flow.method,
+        ...(login.scopes && { scopes: login.scopes }),
+        ...(newCredential && { passwordChanged: true }),
+      },
+    }),
+    ...flow.items,
+  ];
+  if (newCredential)
+    items.push(deps.logins.credentialItem(account.sub, newCredential.hash, now, newCredential.history));
+  // Refused only if the account vanished or changed state in this very moment.
+  if (!(await deps.logins.commit(items)))
+    throw new OAuthError("invalid_grant", "the account changed during login; try again");
+  return {
+    session,
+    uaId,
+    refreshToken: refresh?.token,
+    cookieSecret: refresh ? undefined : opened.cookie.value,
+  };
+}
+
+/** A sign-in straight to tokens (password and QR grants): the login commit, then the tokens. */
 export async function signIn(
   account: Account,
   client: ClientRecord,
@@ -193,57 +326,22 @@ export async function signIn(
     failuresOnRecord?: boolean;
   } = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
-  const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
-  const uaId = known?.id ?? randomBytes(12).toString("base64url");
-  const device: DeviceRecord = {
-    ...describeUserAgent(input.userAgent),
-    id: uaId,
-    subjectId: account.sub,
-    userAgent: input.userAgent,
-    latestIp: input.ip,
-    createdAt: known?.createdAt ?? now,
-    lastUsed: now,
-    newlyCreated: !known,
-    trusted: known?.trusted ?? false,
-  };
-  const { refreshTtlSeconds, accessTtlSeconds } = deps.settings.tokens;
-  const opened = openSession({
-    sub: account.sub,
-    clientId: client.clientId,
-    ip: input.ip,
-    userAgent: input.userAgent,
+  const { session, uaId, refreshToken } = await recordLogin(
+    account,
+    {
+      sessionClientId: client.clientId,
+      clientId: client.clientId,
+      scopes,
+      amr: flow.method === "password" && account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : [flow.method],
+      refresh: true,
+    },
+    input,
+    deps,
     now,
-    ttlSeconds: refreshTtlSeconds,
-  });
-  const refresh = newRefreshToken(account.sub, opened.record.sid);
-  const session = { ...opened.record, uaId, scopes, refreshHash: refresh.hash, refreshGeneration: 0 };
-  const untouchable = account.state?.name === "untouchable";
-  const items = [
-    untouchable
-      ? deps.logins.touchItem(account.sub, now, Boolean(newCredential))
-      : deps.logins.loginRecordedItem(account.sub, now, Boolean(newCredential)),
-    deps.sessions.putItem(session),
-    deps.sessions.deviceItem(device),
-    ...(flow.failuresOnRecord === false ? [] : [deps.logins.clearFailuresItem(account.sub)]),
-    deps.consents.grantItem(account.sub, client.clientId, scopes, now * 1000),
-    deps.events.putItem({
-      sbj: account.sub,
-      ts: now * 1000,
-      type: "login",
-      cId: client.clientId,
-      ip: input.ip,
-      ua: input.userAgent,
-      sid: session.sid,
-      result: "ok",
-      prms: { method: flow.method, scopes, ...(newCredential && { passwordChanged: true }) },
-    }),
-    ...flow.items,
-  ];
-  if (newCredential)
-    items.push(deps.logins.credentialItem(account.sub, newCredential.hash, now, newCredential.history));
-  // Refused only if the account vanished or changed state in this very moment.
-  if (!(await deps.logins.commit(items)))
-    throw new OAuthError("invalid_grant", "the account changed during login; try again");
+    newCredential,
+    flow,
+  );
+  const { accessTtlSeconds } = deps.settings.tokens;
   const { token } = await deps.accessTokens.issue({
     sub: account.sub,
     clientId: client.clientId,
@@ -257,7 +355,7 @@ export async function signIn(
     token_type: "Bearer",
     expires_in: accessTtlSeconds,
     scope: scopes.join(" "),
-    refresh_token: refresh.token,
+    refresh_token: refreshToken as string,
     id_token: await deps.idToken({
       sub: account.sub,
       clientId: client.clientId,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import QRCode from "qrcode";
 import type { AccountRepository } from "../accounts/ports";
-import type { ClientRecord } from "../clients/client";
+import { type ClientRecord, GRANT } from "../clients/client";
 import { ApiError, OAuthError } from "../errors";
 import { type LoginDeps, signIn, type UserTokenResponse, userScopes } from "./password-grant";
 import type { QrLoginRepository } from "./ports";
@@ -12,7 +12,7 @@ import type { QrLoginRepository } from "./ports";
  * application polls the token endpoint until it gets the user's tokens.
  */
 
-export const QR_GRANT = "urn:svc:params:oauth:grant-type:qr";
+export const QR_GRANT = GRANT.qr;
 /** How long a shown code may wait for the user. */
 const QR_TTL_SECONDS = 300;
 /** Seconds between polls the application should keep (RFC 8628 `interval`). */

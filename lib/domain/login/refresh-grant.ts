@@ -54,6 +54,7 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
     ttlSeconds: ttl,
     sid: parsed.sid,
     uaId: outcome.rotated.uaId,
+    audience: outcome.rotated.audience,
   });
   return {
     access_token: access,

@@ -6,7 +6,8 @@ import { OAuthError } from "../errors";
 
 export interface PresentedClient {
   id: string;
-  secret: string;
+  /** Absent for a public client, which names itself with client_id alone (RFC 6749 2.1). */
+  secret?: string;
 }
 
 /**
@@ -27,7 +28,14 @@ export function presentedClient(authorization: string | undefined, form: Record<
   if (typeof form.client_id === "string" && typeof form.client_secret === "string") {
     return { id: form.client_id, secret: form.client_secret };
   }
+  if (typeof form.client_id === "string" && form.client_id !== "") return { id: form.client_id };
   throw new OAuthError("invalid_client", "client authentication is required");
+}
+
+/** The grant must be one the client was registered for (RFC 6749 5.2 unauthorized_client). */
+export function requireGrant(client: ClientRecord, grantType: string): void {
+  if (!client.grantTypes.includes(grantType))
+    throw new OAuthError("unauthorized_client", `this client may not use grant_type ${grantType}`);
 }
 
 export async function authenticateClient(
@@ -35,8 +43,14 @@ export async function authenticateClient(
   presented: PresentedClient,
 ): Promise<ClientRecord> {
   const client = await clients.getWithSecrets(presented.id);
-  // One answer for an unknown client and a wrong secret: nothing to enumerate.
-  if (!client || !secretMatches(presented.secret, client.secretHash)) {
+  // One answer for an unknown client and a wrong secret: nothing to enumerate. A public
+  // client proves nothing here; PKCE binds its code instead.
+  const authenticated =
+    client !== undefined &&
+    (presented.secret === undefined
+      ? client.public
+      : !client.public && secretMatches(presented.secret, client.secretHash));
+  if (!client || !authenticated) {
     throw new OAuthError("invalid_client", "client authentication failed");
   }
   const { secretHash: _s, restPasswordHash: _r, ...record } = client;

@@ -1,5 +1,19 @@
 /** Tokens the domain hands out; signing them is someone else's business. */
 
+/** The claims of our access tokens (RFC 9068). */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  client_id: string;
+  scope: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  sid?: string;
+  ua_id?: string;
+}
+
 export interface AccessTokenInput {
   sub: string;
   clientId: string;
@@ -8,17 +22,27 @@ export interface AccessTokenInput {
   /** User tokens only: the session and the device they belong to. */
   sid?: string;
   uaId?: string;
+  /** RFC 8707: the resource server the token is for; default the management API. */
+  audience?: string;
 }
 
 export interface AccessTokenIssuer {
   issue(input: AccessTokenInput): Promise<{ token: string }>;
 }
 
-/** The identification token of the password grant: who signed in, on which device. */
-export type IdTokenIssuer = (input: {
+/** The ID token (OIDC Core 2): who signed in, when, how, on which device. */
+export interface IdTokenInput {
   sub: string;
   clientId: string;
   sid: string;
   uaId: string;
   authTime: number;
-}) => Promise<string>;
+  nonce?: string;
+  /** The access token issued beside it, for at_hash. */
+  accessToken?: string;
+  amr?: string[];
+  /** Standard claims the scopes released (OIDC Core 5.4). */
+  claims?: Record<string, unknown>;
+}
+
+export type IdTokenIssuer = (input: IdTokenInput) => Promise<string>;

@@ -21,6 +21,13 @@ export interface SessionRecord {
   lastUsedAt: number;
   /** The session ends then at the latest. */
   expiresAt: number;
+  /** When and how the user proved who they are (OIDC auth_time and amr). */
+  authTime?: number;
+  amr?: string[];
+  /** Sessions opened from a browser session (authorization code): they end with it. */
+  browserSid?: string;
+  /** The audience of its access tokens (RFC 8707 resource), when not the default. */
+  audience?: string;
 }
 
 export interface SessionRepository {

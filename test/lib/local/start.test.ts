@@ -107,7 +107,9 @@ describe("npm start", () => {
 
   it("when started twice on the same folder, the second start keeps the data of the first", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "svc-start-"));
-    const first = await start(cwd, {});
+    // The issuer is in every token: a restart on another port would be another issuer.
+    const issuer = { SVC_ISSUER: "http://127.0.0.1:3000/svc" };
+    const first = await start(cwd, issuer);
     expect(first.ready, first.output()).toBe(true);
     const secret = /bootstrap client secret: (\S+)/.exec(first.output())?.[1] ?? "";
     const kid = ((await (await fetch(`${first.base}/svc/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] })
@@ -117,7 +119,7 @@ describe("npm start", () => {
     expect(await first.exited).toBe(0);
     expect(javaOnPort(first.dynamodbPort)).toBe(false);
 
-    const second = await start(cwd, {});
+    const second = await start(cwd, issuer);
     expect(second.ready, second.output()).toBe(true);
     expect(second.output()).toContain("bootstrap client (saved)");
     const keys = (await (await fetch(`${second.base}/svc/.well-known/jwks.json`)).json()) as {

@@ -1,0 +1,5 @@
+import { validators } from "../lib/compiled/hosted-validators";
+import { createApiFunction } from "../lib/http/pipeline";
+import { hostedRoutes } from "../lib/routes/hosted";
+
+export const handler = createApiFunction("hosted", hostedRoutes, validators);

@@ -1,0 +1,140 @@
+import { type ClientRecord, GRANT } from "../clients/client";
+import { OAuthError } from "../errors";
+import { authorizationScopes } from "./scopes";
+
+/** A checked authorization request (RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636, RFC 8707). */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state?: string;
+  nonce?: string;
+  codeChallenge?: string;
+  prompt: Array<"none" | "login" | "consent">;
+  maxAge?: number;
+  loginHint?: string;
+  uiLocales?: string;
+  idTokenHint?: string;
+  resource?: string;
+}
+
+/**
+ * The client or the redirect URI cannot be trusted: the user sees an error page and is
+ * never sent anywhere (RFC 6749 4.1.2.1, no open redirect).
+ */
+export class UntrustedRedirectError extends Error {
+  constructor(readonly problem: "unknown_client" | "bad_redirect_uri") {
+    super(problem);
+    this.name = "UntrustedRedirectError";
+  }
+}
+
+/** An error the client hears at its redirect URI (RFC 6749 4.1.2.1). */
+export class AuthorizationError extends Error {
+  constructor(
+    readonly error: OAuthError,
+    readonly redirectUri: string,
+    readonly state: string | undefined,
+  ) {
+    super(error.message);
+    this.name = "AuthorizationError";
+  }
+}
+
+const LIMITS = { state: 1024, nonce: 512, loginHint: 256, uiLocales: 64, idTokenHint: 4096 } as const;
+const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+function text(query: Readonly<Record<string, string | undefined>>, name: string, max: number): string | undefined {
+  const value = query[name];
+  if (value === undefined || value === "") return undefined;
+  if (value.length > max) throw new OAuthError("invalid_request", `${name} is too long`);
+  return value;
+}
+
+/**
+ * Checks an authorization request against its client. The client and the redirect URI
+ * are checked first, and a failure there is an UntrustedRedirectError; every later
+ * failure is an AuthorizationError sent back to that redirect URI.
+ */
+export function parseAuthorizationRequest(
+  query: Readonly<Record<string, string | undefined>>,
+  client: ClientRecord | undefined,
+): AuthorizationRequest {
+  if (!client || query.client_id !== client.clientId) throw new UntrustedRedirectError("unknown_client");
+  const redirectUri = query.redirect_uri;
+  // Exact string match (RFC 9700 2.1): no prefixes, no wildcards, no normalisation.
+  if (redirectUri === undefined || !client.redirectUris.includes(redirectUri))
+    throw new UntrustedRedirectError("bad_redirect_uri");
+  const state = query.state !== undefined && query.state.length <= LIMITS.state ? query.state : undefined;
+  try {
+    return checked(query, client, redirectUri);
+  } catch (error) {
+    if (error instanceof OAuthError) throw new AuthorizationError(error, redirectUri, state);
+    throw error;
+  }
+}
+
+function checked(
+  query: Readonly<Record<string, string | undefined>>,
+  client: ClientRecord,
+  redirectUri: string,
+): AuthorizationRequest {
+  if (query.request !== undefined || query.request_uri !== undefined)
+    throw new OAuthError("request_not_supported", "request objects are not supported");
+  if (query.response_type !== "code")
+    throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
+  if (query.response_mode !== undefined && query.response_mode !== "query")
+    throw new OAuthError("invalid_request", "only response_mode=query is supported");
+  if (!client.grantTypes.includes(GRANT.authorizationCode))
+    throw new OAuthError("unauthorized_client", "the client may not use the authorization code flow");
+  const scopes = authorizationScopes(client, query.scope);
+
+  const challenge = query.code_challenge;
+  const method = query.code_challenge_method;
+  if (challenge === undefined) {
+    if (client.public) throw new OAuthError("invalid_request", "PKCE is required: send code_challenge (S256)");
+    if (method !== undefined) throw new OAuthError("invalid_request", "code_challenge_method without code_challenge");
+  } else {
+    if (method !== "S256") throw new OAuthError("invalid_request", "code_challenge_method must be S256");
+    if (!PKCE_CHALLENGE.test(challenge)) throw new OAuthError("invalid_request", "code_challenge is not an S256 value");
+  }
+
+  const prompt = (query.prompt ?? "").split(" ").filter(Boolean);
+  for (const value of prompt) {
+    if (value !== "none" && value !== "login" && value !== "consent")
+      throw new OAuthError("invalid_request", "prompt may only hold none, login and consent");
+  }
+  if (prompt.includes("none") && prompt.length > 1)
+    throw new OAuthError("invalid_request", "prompt=none cannot be combined with other values");
+
+  let maxAge: number | undefined;
+  if (query.max_age !== undefined) {
+    maxAge = Number(query.max_age);
+    if (!/^\d{1,10}$/.test(query.max_age)) throw new OAuthError("invalid_request", "max_age must be a whole number");
+  }
+  const resource = query.resource;
+  if (resource !== undefined && !client.resources.includes(resource))
+    throw new OAuthError("invalid_target", "the resource is not registered for this client");
+
+  return {
+    clientId: client.clientId,
+    redirectUri,
+    scopes,
+    state: text(query, "state", LIMITS.state),
+    nonce: text(query, "nonce", LIMITS.nonce),
+    codeChallenge: challenge,
+    prompt: prompt as AuthorizationRequest["prompt"],
+    maxAge,
+    loginHint: text(query, "login_hint", LIMITS.loginHint),
+    uiLocales: text(query, "ui_locales", LIMITS.uiLocales),
+    idTokenHint: text(query, "id_token_hint", LIMITS.idTokenHint),
+    resource,
+  };
+}
+
+/** The redirect that carries an error or a code back to the client, with its state. */
+export function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.toString();
+}

@@ -1,0 +1,188 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { ClientRecord } from "../clients/client";
+import { digestSecret, generateSecret } from "../credentials/secret-digest";
+import { OAuthError } from "../errors";
+import type { LoginDeps } from "../login/password-grant";
+import { openSession } from "../sessions/open-session";
+import { newRefreshToken } from "../sessions/refresh-token";
+import type { AuthorizationRequest } from "./authorization-request";
+import type { LiveBrowserSession } from "./browser-session";
+import type { AuthorizationCodeRecord, AuthorizationCodeRepository } from "./ports";
+import { claimsFor } from "./scopes";
+
+/** RFC 6749 4.1.2 recommends at most ten minutes; a browser redirect needs seconds. */
+export const CODE_TTL_SECONDS = 60;
+
+export interface CodeGrantDeps extends LoginDeps {
+  codes: AuthorizationCodeRepository;
+}
+
+/** A new code for a signed-in browser; only its digest is stored. */
+export async function issueCode(
+  codes: AuthorizationCodeRepository,
+  request: AuthorizationRequest,
+  browser: LiveBrowserSession,
+  now: number,
+): Promise<string> {
+  const code = generateSecret();
+  await codes.create({
+    codeHash: digestSecret(code),
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    ...(request.codeChallenge && { codeChallenge: request.codeChallenge }),
+    sub: browser.account.sub,
+    browserSid: browser.session.sid,
+    uaId: browser.session.uaId ?? randomBytes(12).toString("base64url"),
+    scopes: request.scopes,
+    ...(request.nonce !== undefined && { nonce: request.nonce }),
+    authTime: browser.session.authTime ?? browser.session.createdAt,
+    amr: browser.session.amr ?? ["pwd"],
+    ...(request.resource && { resource: request.resource }),
+    expiresAt: now + CODE_TTL_SECONDS,
+    status: "issued",
+  });
+  return code;
+}
+
+/** RFC 7636 4.6: BASE64URL(SHA256(code_verifier)) equals the challenge. */
+function verifierMatches(verifier: string, challenge: string): boolean {
+  return createHash("sha256").update(verifier, "ascii").digest("base64url") === challenge;
+}
+
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+export interface CodeGrantResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+  refresh_token: string;
+  id_token?: string;
+}
+
+/**
+ * grant_type=authorization_code (RFC 6749 4.1.3, RFC 7636). The code is single use: a
+ * second exchange ends the session the first one opened, so its tokens die (RFC 9700 4.5).
+ */
+export async function authorizationCodeGrant(
+  client: ClientRecord,
+  form: { code?: unknown; redirect_uri?: unknown; code_verifier?: unknown },
+  deps: CodeGrantDeps,
+): Promise<CodeGrantResponse> {
+  const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
+  if (typeof form.code !== "string" || form.code === "" || form.code.length > 128)
+    throw new OAuthError("invalid_request", "code is required");
+  const codeHash = digestSecret(form.code);
+  const record = await deps.codes.get(codeHash);
+  if (!record || record.clientId !== client.clientId) throw new OAuthError("invalid_grant", "the code is not valid");
+  if (record.status === "used") {
+    await revokeFirstExchange(record, client, deps, now);
+    throw new OAuthError("invalid_grant", "the code was already used; the tokens it gave are revoked");
+  }
+  if (record.expiresAt <= now) throw new OAuthError("invalid_grant", "the code has expired");
+  if (form.redirect_uri !== record.redirectUri)
+    throw new OAuthError("invalid_grant", "redirect_uri differs from the authorization request");
+  if (record.codeChallenge) {
+    if (typeof form.code_verifier !== "string" || !VERIFIER.test(form.code_verifier))
+      throw new OAuthError("invalid_grant", "code_verifier is required (PKCE)");
+    if (!verifierMatches(form.code_verifier, record.codeChallenge))
+      throw new OAuthError("invalid_grant", "code_verifier does not match the code challenge");
+  } else if (form.code_verifier !== undefined) {
+    // RFC 9700 2.1.1: a verifier without a challenge is a downgrade attempt.
+    throw new OAuthError("invalid_grant", "code_verifier sent for a code issued without PKCE");
+  }
+
+  const { session: browser, account } = await deps.sessions.sessionAndAccount(record.sub, record.browserSid);
+  if (!browser || browser.expiresAt <= now || !account) throw new OAuthError("invalid_grant", "the sign-in has ended");
+  if (account.locked || account.state?.name === "inactivityLock")
+    throw new OAuthError("invalid_grant", "the account is locked");
+
+  const { refreshTtlSeconds, accessTtlSeconds } = deps.settings.tokens;
+  const opened = openSession({
+    sub: record.sub,
+    clientId: client.clientId,
+    ip: browser.ip,
+    userAgent: browser.userAgent,
+    now,
+    ttlSeconds: refreshTtlSeconds,
+  });
+  const refresh = newRefreshToken(record.sub, opened.record.sid);
+  const session = {
+    ...opened.record,
+    uaId: record.uaId,
+    scopes: record.scopes,
+    refreshHash: refresh.hash,
+    refreshGeneration: 0,
+    authTime: record.authTime,
+    amr: record.amr,
+    browserSid: record.browserSid,
+    ...(record.resource && { audience: record.resource }),
+  };
+  const committed = await deps.logins.commit([
+    deps.codes.redeemItem(codeHash, session.sid, now),
+    deps.sessions.putItem(session),
+    deps.consents.grantItem(record.sub, client.clientId, record.scopes, now * 1000),
+    deps.events.putItem({
+      sbj: record.sub,
+      ts: now * 1000,
+      type: "token_issued",
+      cId: client.clientId,
+      ip: browser.ip,
+      ua: browser.userAgent,
+      sid: session.sid,
+      result: "ok",
+      prms: { grant: "authorization_code", scopes: record.scopes },
+    }),
+  ]);
+  // Another exchange of the same code won the race: this one is the second use.
+  if (!committed) throw new OAuthError("invalid_grant", "the code was already used");
+
+  const { token } = await deps.accessTokens.issue({
+    sub: record.sub,
+    clientId: client.clientId,
+    scopes: record.scopes,
+    ttlSeconds: accessTtlSeconds,
+    sid: session.sid,
+    uaId: record.uaId,
+    audience: record.resource,
+  });
+  const idToken = record.scopes.includes("openid")
+    ? await deps.idToken({
+        sub: record.sub,
+        clientId: client.clientId,
+        sid: record.browserSid,
+        uaId: record.uaId,
+        authTime: record.authTime,
+        nonce: record.nonce,
+        accessToken: token,
+        amr: record.amr,
+        claims: claimsFor(account, record.scopes),
+      })
+    : undefined;
+  return {
+    access_token: token,
+    token_type: "Bearer",
+    expires_in: accessTtlSeconds,
+    scope: record.scopes.join(" "),
+    refresh_token: refresh.token,
+    ...(idToken && { id_token: idToken }),
+  };
+}
+
+async function revokeFirstExchange(
+  record: AuthorizationCodeRecord,
+  client: ClientRecord,
+  deps: CodeGrantDeps,
+  now: number,
+): Promise<void> {
+  if (!record.sid) return;
+  await deps.sessions.endSession(record.sub, record.sid);
+  await deps.events.record({
+    sbj: record.sub,
+    ts: now * 1000,
+    type: "session_revoked",
+    cId: client.clientId,
+    sid: record.sid,
+    result: "authorization_code_reuse",
+  });
+}

@@ -1,0 +1,71 @@
+import type { ClientRecord } from "../clients/client";
+import type { AccessTokenClaims } from "../oauth/ports";
+import type { SessionRecord, SessionRepository } from "../sessions/ports";
+import { parseRefreshToken } from "../sessions/refresh-token";
+
+/** The claims of an access token we signed, whatever its audience; undefined when it is not one. */
+export type AccessTokenReader = (token: string) => Promise<AccessTokenClaims | undefined>;
+
+export interface TokenStatusDeps {
+  sessions: SessionRepository;
+  readAccessToken: AccessTokenReader;
+}
+
+/** RFC 7662 2.2: everything we can say about an active token; `{active: false}` otherwise. */
+export type Introspection = { active: false } | ({ active: true; token_type: string } & Record<string, unknown>);
+
+async function liveSession(
+  sessions: SessionRepository,
+  sub: string,
+  sid: string,
+  now: number,
+): Promise<SessionRecord | undefined> {
+  const { session, account } = await sessions.sessionAndAccount(sub, sid);
+  if (!session || !account || session.expiresAt <= now) return undefined;
+  if (account.locked || account.state?.name === "inactivityLock") return undefined;
+  return session;
+}
+
+/**
+ * Introspection of an access or refresh token. A user token is active only while its
+ * session lives, so a sessions reset or a deleted device answers inactive at once.
+ */
+export async function introspect(token: string, deps: TokenStatusDeps, now: number): Promise<Introspection> {
+  const refresh = parseRefreshToken(token);
+  if (refresh) {
+    const session = await liveSession(deps.sessions, refresh.sub, refresh.sid, now);
+    if (!session?.refreshHash || session.refreshHash !== refresh.hash) return { active: false };
+    return {
+      active: true,
+      token_type: "refresh_token",
+      sub: session.sub,
+      client_id: session.clientId,
+      scope: (session.scopes ?? []).join(" "),
+      exp: session.expiresAt,
+      iat: session.createdAt,
+      sid: session.sid,
+    };
+  }
+  const claims = await deps.readAccessToken(token);
+  if (!claims || claims.exp <= now) return { active: false };
+  if (claims.sid && !(await liveSession(deps.sessions, claims.sub, claims.sid, now))) return { active: false };
+  return { active: true, token_type: "Bearer", ...claims };
+}
+
+/**
+ * RFC 7009: ends the session behind a user's refresh or access token when the token is
+ * the calling client's. Anything else is answered the same way, so nothing can be probed.
+ * System tokens (client_credentials) hold no session and live until they expire.
+ */
+export async function revoke(token: string, client: ClientRecord, deps: TokenStatusDeps, now: number): Promise<void> {
+  const refresh = parseRefreshToken(token);
+  if (refresh) {
+    const session = await liveSession(deps.sessions, refresh.sub, refresh.sid, now);
+    // Digests on both sides: comparing them reveals nothing about the secret.
+    if (session?.clientId === client.clientId && session.refreshHash === refresh.hash)
+      await deps.sessions.endSession(refresh.sub, refresh.sid);
+    return;
+  }
+  const claims = await deps.readAccessToken(token);
+  if (claims?.sid && claims.client_id === client.clientId) await deps.sessions.endSession(claims.sub, claims.sid);
+}

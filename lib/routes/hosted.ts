@@ -1,0 +1,518 @@
+import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
+import { config } from "../config";
+import { loginDeps, services, totpDeps } from "../container";
+import type { ClientRecord } from "../domain/clients/client";
+import { OAuthError } from "../domain/errors";
+import { authenticateUser, recordLogin } from "../domain/login/password-grant";
+import {
+  AuthorizationError,
+  type AuthorizationRequest,
+  parseAuthorizationRequest,
+  redirectWith,
+  UntrustedRedirectError,
+} from "../domain/oidc/authorization-request";
+import {
+  BROWSER_SESSION_TTL_SECONDS,
+  browserCookieValue,
+  HOSTED_CLIENT,
+  type LiveBrowserSession,
+  liveBrowserSession,
+} from "../domain/oidc/browser-session";
+import { issueCode } from "../domain/oidc/code-grant";
+import { verifyTotp } from "../domain/security/totp-generators";
+import {
+  COOKIES,
+  csrfMatches,
+  newCsrfToken,
+  openInteraction,
+  pageResult,
+  readCookie,
+  sealInteraction,
+  seeOther,
+  setCookie,
+} from "../http/browser";
+import { type CommonCall, group, type HttpResult, route } from "../http/route";
+import { type Language, pageLanguage, TEXT } from "../pages/text";
+import { consentPage, errorPage, loggedOutPage, logoutPage, type SignInStep, signInPage } from "../pages/views";
+
+/** The hosted sign-in pages (docs/sign-in.md): the authorization endpoint and its forms. */
+
+const now = () => Math.floor(Date.now() / 1000);
+const DEVICE_COOKIE_MAX_AGE = 400 * 24 * 3600;
+
+/** Every parameter is read as text and checked by parseAuthorizationRequest. */
+const authorizationQuery = {
+  type: "object",
+  properties: Object.fromEntries(
+    [
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "scope",
+      "state",
+      "nonce",
+      "code_challenge",
+      "code_challenge_method",
+      "prompt",
+      "max_age",
+      "login_hint",
+      "ui_locales",
+      "id_token_hint",
+      "resource",
+      "response_mode",
+      "request",
+      "request_uri",
+    ].map((name) => [name, { type: "string", maxLength: 8192 }]),
+  ),
+} as const;
+
+function languageFor(call: CommonCall, query: Record<string, string | undefined>): Language {
+  return pageLanguage(query.ui_locales, call.language);
+}
+
+/** The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`). */
+function backToClient(redirectUri: string, params: Record<string, string | undefined>, cookies?: string[]) {
+  return seeOther(redirectWith(redirectUri, { ...params, iss: config().issuer }), cookies);
+}
+
+function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
+  return backToClient(
+    error.redirectUri,
+    { error: error.error.code, error_description: error.error.description, state: error.state },
+    cookies,
+  );
+}
+
+function untrusted(lang: Language, error: UntrustedRedirectError): HttpResult {
+  const t = TEXT[lang];
+  return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
+}
+
+/** An untrusted client or redirect URI gets an error page; any other request error goes back to the client. */
+async function answeringErrors(lang: Language, answer: () => Promise<HttpResult>): Promise<HttpResult> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof UntrustedRedirectError) return untrusted(lang, error);
+    if (error instanceof AuthorizationError) return errorBack(error);
+    throw error;
+  }
+}
+
+async function loadRequest(query: Record<string, string | undefined>) {
+  const client = typeof query.client_id === "string" ? await services().clients.get(query.client_id) : undefined;
+  return { client, request: parseAuthorizationRequest(query, client) };
+}
+
+/** The `sub` of an ID token we signed, whatever its age (OIDC Core 3.1.2.1 id_token_hint). */
+async function hintedSubject(token: string | undefined): Promise<{ sub: string; aud: string } | undefined> {
+  if (!token) return undefined;
+  try {
+    const { kid } = decodeProtectedHeader(token);
+    const key = kid ? await services().keyRing.verificationKey(kid) : undefined;
+    if (!key) return undefined;
+    await compactVerify(token, key);
+    const claims = decodeJwt(token);
+    if (claims.iss !== config().issuer || typeof claims.sub !== "string") return undefined;
+    const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
+    return typeof aud === "string" ? { sub: claims.sub, aud } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the browser's session may answer this request without asking the user. */
+async function usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest): Promise<boolean> {
+  if (!browser) return false;
+  if (request.prompt.includes("login")) return false;
+  const authTime = browser.session.authTime ?? browser.session.createdAt;
+  if (request.maxAge !== undefined && now() - authTime > request.maxAge) return false;
+  const hint = await hintedSubject(request.idTokenHint);
+  return !hint || hint.sub === browser.account.sub;
+}
+
+/** First-party clients, and scopes the user granted the client before, need no consent screen. */
+async function consentNeeded(client: ClientRecord, request: AuthorizationRequest, sub: string): Promise<boolean> {
+  if (client.firstParty) return false;
+  if (request.prompt.includes("consent")) return true;
+  const granted = (await services().consents.list(sub)).find((c) => c.client_id === client.clientId);
+  return !request.scopes.every((s) => granted?.scopes.includes(s));
+}
+
+async function formState(query: Record<string, string>, existingCsrf: string | undefined) {
+  const csrf = existingCsrf ?? newCsrfToken();
+  return {
+    state: { interaction: await sealInteraction(query, csrf, now()), csrf },
+    cookies: existingCsrf ? [] : [setCookie(COOKIES.csrf, csrf)],
+  };
+}
+
+/** With a signed-in browser: the consent screen when it is needed, else a code for the client. */
+async function answerSignedIn(
+  call: CommonCall,
+  client: ClientRecord,
+  request: AuthorizationRequest,
+  query: Record<string, string>,
+  browser: LiveBrowserSession,
+  cookies: string[],
+): Promise<HttpResult> {
+  if (await consentNeeded(client, request, browser.account.sub)) {
+    if (request.prompt.includes("none")) {
+      return errorBack(
+        new AuthorizationError(
+          new OAuthError("consent_required", "the user has not consented"),
+          request.redirectUri,
+          request.state,
+        ),
+        cookies,
+      );
+    }
+    const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+    const lang = languageFor(call, query);
+    return pageResult(
+      200,
+      consentPage({ lang, state: form.state, clientName: client.clientId, scopes: request.scopes }),
+      [...cookies, ...form.cookies],
+    );
+  }
+  const code = await issueCode(services().codes, request, browser, now());
+  return backToClient(request.redirectUri, { code, state: request.state }, cookies);
+}
+
+function definedOnly(query: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+const authorize = route({
+  id: "hosted.authorize",
+  method: "GET",
+  path: "/svc/oauth/authorize",
+  version: "page",
+  auth: "none",
+  summary: "Authorization endpoint (OAuth 2.0, OpenID Connect): code flow with PKCE",
+  description:
+    "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource. Answers the sign-in page, the consent page, or a redirect to the client with code, state and iss. An unknown client or redirect URI gets an error page, never a redirect.",
+  tags: ["sign-in"],
+  request: { query: authorizationQuery },
+  responses: {
+    200: { description: "Sign-in or consent page", contentType: "text/html" },
+    303: { description: "Back to the client with a code or an error" },
+    400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const query = definedOnly(call.query);
+    const lang = languageFor(call, query);
+    return answeringErrors(lang, async () => {
+      const { client, request } = await loadRequest(query);
+      const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+      if (browser && (await usableSession(browser, request)))
+        return await answerSignedIn(call, client as ClientRecord, request, query, browser, []);
+      if (request.prompt.includes("none")) {
+        return errorBack(
+          new AuthorizationError(
+            new OAuthError("login_required", "the user is not signed in"),
+            request.redirectUri,
+            request.state,
+          ),
+        );
+      }
+      const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+      const page = signInPage({
+        lang,
+        state: form.state,
+        clientName: request.clientId,
+        step: "password",
+        loginHint: request.loginHint,
+      });
+      return pageResult(200, page, form.cookies);
+    });
+  },
+});
+
+const interactionFields = {
+  interaction: { type: "string", maxLength: 16384 },
+  csrf: { type: "string", maxLength: 64 },
+} as const;
+
+/** The form fields of the sign-in page; every one is checked by the sign-in itself. */
+const signInForm = {
+  type: "object",
+  properties: {
+    ...interactionFields,
+    username: { type: "string", maxLength: 256 },
+    password: { type: "string", maxLength: 1024 },
+    otp: { type: "string", maxLength: 16 },
+    new_password: { type: "string", maxLength: 1024 },
+  },
+} as const;
+
+/** The request a form carries, when its interaction and CSRF token hold. */
+async function formRequest(call: CommonCall, form: Readonly<Record<string, unknown>>) {
+  const csrf = readCookie(call.cookies, COOKIES.csrf);
+  if (!csrfMatches(csrf, form.csrf)) return undefined;
+  const query = await openInteraction(form.interaction, csrf as string, now());
+  if (!query) return undefined;
+  return { query, ...(await loadRequest(query)) };
+}
+
+/** What the sign-in page says for each refusal, and which fields it asks for next. */
+const REFUSALS: Record<string, { step: SignInStep; message: keyof (typeof TEXT)["en"] & string }> = {
+  invalid_credential: { step: "password", message: "wrongCredentials" },
+  throttled: { step: "password", message: "throttled" },
+  otp_required: { step: "otp", message: "otpRequired" },
+  otp_invalid: { step: "otp", message: "otpInvalid" },
+  password_change_required: { step: "change", message: "changeRequired" },
+  password_policy: { step: "change", message: "policy" },
+  account_locked: { step: "password", message: "refused" },
+  inactivity_lock: { step: "password", message: "refused" },
+  method_locked: { step: "password", message: "refused" },
+};
+
+const signIn = route({
+  id: "hosted.sign-in",
+  method: "POST",
+  path: "/svc/oauth/signin",
+  version: "page",
+  auth: "none",
+  summary: "The sign-in form: login and password, then a TOTP code or a new password when required",
+  description:
+    "Checked exactly like the password grant (throttling, locks, second factor, forced change). On success the browser session cookie is set and the browser goes on to the consent page or back to the client.",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: signInForm, required: true } },
+  responses: {
+    200: { description: "The form again, with what is missing", contentType: "text/html" },
+    303: { description: "Signed in: on to the client" },
+    400: { description: "Expired or forged form", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const lang = call.language;
+    return answeringErrors(lang, async () => {
+      const found = await formRequest(call, call.body);
+      if (!found) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+      const { query, client, request } = found;
+      const pageLang = languageFor(call, query);
+      const form = call.body;
+      const ip = call.sourceIp ?? "unknown";
+      const userAgent = call.userAgent ?? "unknown";
+      const deps = { ...loginDeps(), secondFactor: (sub: string, otp: string) => verifyTotp(totpDeps(), sub, otp) };
+      const username = typeof form.username === "string" ? form.username : "";
+      try {
+        const user = await authenticateUser(
+          client as ClientRecord,
+          {
+            username,
+            password: typeof form.password === "string" ? form.password : "",
+            otp: form.otp,
+            newPassword: form.new_password,
+            ip,
+            userAgent,
+          },
+          deps,
+          now(),
+        );
+        const amr = user.account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : ["pwd"];
+        const opened = await recordLogin(
+          user.account,
+          {
+            sessionClientId: HOSTED_CLIENT,
+            clientId: request.clientId,
+            amr,
+            refresh: false,
+            ttlSeconds: BROWSER_SESSION_TTL_SECONDS,
+          },
+          { uaId: readCookie(call.cookies, COOKIES.device), ip, userAgent },
+          deps,
+          now(),
+          user.newCredential,
+          { method: "password", items: [], failuresOnRecord: user.failuresOnRecord },
+        );
+        const cookies = [
+          setCookie(COOKIES.session, browserCookieValue(user.account.sub, opened.cookieSecret as string)),
+          setCookie(COOKIES.device, opened.uaId, DEVICE_COOKIE_MAX_AGE),
+        ];
+        const browser = { session: opened.session, account: user.account };
+        return await answerSignedIn(call, client as ClientRecord, request, query, browser, cookies);
+      } catch (error) {
+        if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;
+        const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
+        const keepLogin = refusal.step !== "password";
+        const state = { interaction: form.interaction as string, csrf: form.csrf as string };
+        const page = signInPage({
+          lang: pageLang,
+          state,
+          clientName: request.clientId,
+          step: refusal.step,
+          ...(keepLogin ? { username } : { loginHint: username }),
+          message: refusal.message,
+          violations: error.violations,
+        });
+        return pageResult(refusal.step === "password" ? 401 : 200, page);
+      }
+    });
+  },
+});
+
+const consentForm = {
+  type: "object",
+  properties: { ...interactionFields, decision: { enum: ["allow", "deny"] } },
+} as const;
+
+const logoutForm = { type: "object", properties: interactionFields } as const;
+
+const consent = route({
+  id: "hosted.consent",
+  method: "POST",
+  path: "/svc/oauth/consent",
+  version: "page",
+  auth: "none",
+  summary: "The consent form of a third-party client: allow records a consent (acls), deny answers access_denied",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: consentForm, required: true } },
+  responses: {
+    303: { description: "Back to the client with a code or access_denied" },
+    400: { description: "Expired or forged form, or no signed-in browser", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const lang = call.language;
+    return answeringErrors(lang, async () => {
+      const found = await formRequest(call, call.body);
+      const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+      if (!found || !browser) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+      const { request } = found;
+      const sub = browser.account.sub;
+      const decision = call.body.decision === "allow" ? "allow" : "deny";
+      await services().events.record({
+        sbj: sub,
+        ts: Date.now(),
+        type: "consent",
+        cId: request.clientId,
+        ip: call.sourceIp,
+        ua: call.userAgent,
+        sid: browser.session.sid,
+        result: decision === "allow" ? "ok" : "denied",
+        prms: { scopes: request.scopes },
+      });
+      if (decision === "deny") {
+        const denied = new OAuthError("access_denied", "the user denied the request");
+        return errorBack(new AuthorizationError(denied, request.redirectUri, request.state));
+      }
+      await loginDeps().logins.commit([
+        services().consents.grantItem(sub, request.clientId, request.scopes, Date.now()),
+      ]);
+      const code = await issueCode(services().codes, request, browser, now());
+      return backToClient(request.redirectUri, { code, state: request.state });
+    });
+  },
+});
+
+const logoutQuery = {
+  type: "object",
+  properties: {
+    id_token_hint: { type: "string", maxLength: 8192 },
+    post_logout_redirect_uri: { type: "string", maxLength: 2048 },
+    state: { type: "string", maxLength: 1024 },
+    client_id: { type: "string", maxLength: 128 },
+    ui_locales: { type: "string", maxLength: 64 },
+  },
+} as const;
+
+/** Where the browser goes after logout: only a URI registered for the client (no open redirect). */
+async function logoutTarget(query: Record<string, string>): Promise<{ uri?: string; valid: boolean; sub?: string }> {
+  const hint = await hintedSubject(query.id_token_hint);
+  const clientId = hint?.aud ?? query.client_id;
+  if (query.post_logout_redirect_uri === undefined) return { valid: true, sub: hint?.sub };
+  const client = clientId ? await services().clients.get(clientId) : undefined;
+  const valid = client?.postLogoutRedirectUris.includes(query.post_logout_redirect_uri) ?? false;
+  return {
+    uri: valid ? redirectWith(query.post_logout_redirect_uri, { state: query.state }) : undefined,
+    valid,
+    sub: hint?.sub,
+  };
+}
+
+/** Ends the browser session and every session opened from it, and forgets the cookie. */
+async function signOut(call: CommonCall): Promise<string[]> {
+  const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+  if (browser) {
+    const sid = browser.session.sid;
+    await services().sessions.endSessionsAndDevices(
+      browser.account.sub,
+      { session: (s) => s.sid === sid || s.browserSid === sid, device: () => false },
+      () => [
+        services().events.putItem({
+          sbj: browser.account.sub,
+          ts: Date.now(),
+          type: "logout",
+          cId: HOSTED_CLIENT,
+          ip: call.sourceIp,
+          ua: call.userAgent,
+          sid,
+          result: "ok",
+        }),
+      ],
+    );
+  }
+  return [setCookie(COOKIES.session, "", 0)];
+}
+
+const logoutStart = route({
+  id: "hosted.logout",
+  method: "GET",
+  path: "/svc/oauth/logout",
+  version: "page",
+  auth: "none",
+  summary: "RP-initiated logout (end_session_endpoint)",
+  description:
+    "With an id_token_hint of the signed-in user the browser session ends at once; otherwise the user confirms on a page. post_logout_redirect_uri must be registered for the client the hint (or client_id) names; state comes back with it.",
+  tags: ["sign-in"],
+  request: { query: logoutQuery },
+  responses: {
+    200: { description: "Confirmation page, or signed out", contentType: "text/html" },
+    303: { description: "Signed out: to the registered post-logout URI" },
+    400: { description: "Unregistered post-logout URI", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const query = definedOnly(call.query);
+    const lang = languageFor(call, query);
+    const target = await logoutTarget(query);
+    if (!target.valid) return pageResult(400, errorPage(lang, TEXT[lang].badRedirect));
+    const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+    if (browser && target.sub !== browser.account.sub) {
+      const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+      return pageResult(200, logoutPage(lang, form.state), form.cookies);
+    }
+    const cookies = await signOut(call);
+    return target.uri ? seeOther(target.uri, cookies) : pageResult(200, loggedOutPage(lang), cookies);
+  },
+});
+
+const logoutConfirm = route({
+  id: "hosted.logout-confirm",
+  method: "POST",
+  path: "/svc/oauth/logout",
+  version: "page",
+  auth: "none",
+  summary: "Logout confirmed by the user",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: logoutForm, required: true } },
+  responses: {
+    200: { description: "Signed out", contentType: "text/html" },
+    303: { description: "Signed out: to the registered post-logout URI" },
+    400: { description: "Expired or forged form", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const lang = call.language;
+    const csrf = readCookie(call.cookies, COOKIES.csrf);
+    const query = csrfMatches(csrf, call.body.csrf)
+      ? await openInteraction(call.body.interaction, csrf as string, now())
+      : undefined;
+    if (!query) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+    const target = await logoutTarget(query);
+    const cookies = await signOut(call);
+    return target.uri
+      ? seeOther(target.uri, cookies)
+      : pageResult(200, loggedOutPage(languageFor(call, query)), cookies);
+  },
+});
+
+export const hostedRoutes = group("hosted", [authorize, signIn, consent, logoutStart, logoutConfirm]);

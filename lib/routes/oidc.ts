@@ -1,0 +1,279 @@
+import { config } from "../config";
+import { services } from "../container";
+import { GRANT_TYPES } from "../domain/clients/client";
+import { OAuthError } from "../domain/errors";
+import { authenticateClient, presentedClient } from "../domain/oauth/client-authentication";
+import { claimsFor, OIDC_SCOPES } from "../domain/oidc/scopes";
+import { introspect, revoke, type TokenStatusDeps } from "../domain/oidc/token-status";
+import { USER_PERMISSIONS } from "../domain/permissions";
+import { jsonResult } from "../http/error-body";
+import { group, type HttpResult, route } from "../http/route";
+import { ACR_MFA, ACR_PASSWORD, AUDIENCE } from "../tokens/access-token";
+import { SIGNING_ALG } from "../tokens/key-ring";
+import { oauthError } from "./schemas";
+
+/** The endpoints hang below the issuer's base: SVC_ISSUER is `<base>/svc` (docs/sign-in.md). */
+export function endpointUrl(path: string): string {
+  return `${config().issuer.replace(/\/svc\/?$/, "")}${path}`;
+}
+
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
+const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"];
+
+/** OpenID Connect Discovery 1.0 and RFC 8414 metadata: one document. */
+function metadata() {
+  return {
+    issuer: config().issuer,
+    authorization_endpoint: endpointUrl("/svc/oauth/authorize"),
+    token_endpoint: endpointUrl("/svc/oauth/te"),
+    userinfo_endpoint: endpointUrl("/svc/oauth/userinfo"),
+    jwks_uri: endpointUrl("/svc/.well-known/jwks.json"),
+    revocation_endpoint: endpointUrl("/svc/oauth/revoke"),
+    introspection_endpoint: endpointUrl("/svc/oauth/introspect"),
+    end_session_endpoint: endpointUrl("/svc/oauth/logout"),
+    scopes_supported: [...OIDC_SCOPES, ...USER_PERMISSIONS],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: GRANT_TYPES,
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    userinfo_signing_alg_values_supported: [],
+    token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
+    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    code_challenge_methods_supported: ["S256"],
+    prompt_values_supported: ["none", "login", "consent"],
+    acr_values_supported: [ACR_PASSWORD, ACR_MFA],
+    claims_supported: [
+      "sub",
+      "iss",
+      "aud",
+      "exp",
+      "iat",
+      "auth_time",
+      "nonce",
+      "acr",
+      "amr",
+      "at_hash",
+      "sid",
+      "ua_id",
+      "name",
+      "family_name",
+      "given_name",
+      "middle_name",
+      "updated_at",
+      "email",
+      "email_verified",
+      "phone_number",
+      "phone_number_verified",
+    ],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
+    ui_locales_supported: ["ru", "en"],
+    // Not standard metadata: the audience access tokens carry when no `resource` is asked for.
+    svc_default_audience: AUDIENCE,
+  };
+}
+
+const metadataSchema = {
+  type: "object",
+  required: ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri", "response_types_supported"],
+  properties: { issuer: { type: "string" }, authorization_endpoint: { type: "string" } },
+} as const;
+
+const discovery = route({
+  id: "oidc.discovery",
+  method: "GET",
+  path: "/svc/.well-known/openid-configuration",
+  version: "meta",
+  auth: "none",
+  summary: "OpenID Connect Discovery 1.0 metadata",
+  tags: ["sign-in"],
+  responses: { 200: { description: "Provider metadata", schema: metadataSchema } },
+  handler: async () => jsonResult(200, metadata(), { "cache-control": "public, max-age=300" }),
+});
+
+const authorizationServerMetadata = route({
+  id: "oidc.oauth-metadata",
+  method: "GET",
+  path: "/.well-known/oauth-authorization-server/svc",
+  version: "meta",
+  auth: "none",
+  summary: "RFC 8414 authorization server metadata (the same document)",
+  tags: ["sign-in"],
+  responses: { 200: { description: "Server metadata", schema: metadataSchema } },
+  handler: async () => jsonResult(200, metadata(), { "cache-control": "public, max-age=300" }),
+});
+
+/** RFC 6750 3: the error travels in the challenge; the body carries the same. */
+function bearerRefusal(error: "invalid_token" | "invalid_request", description: string): HttpResult {
+  return jsonResult(
+    error === "invalid_token" ? 401 : 400,
+    { error, error_description: description },
+    { ...NO_STORE, "www-authenticate": `Bearer realm="svc", error="${error}"` },
+  );
+}
+
+async function readAccessToken(token: string) {
+  try {
+    return await services().accessTokens.verify(token, undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+const statusDeps = (): TokenStatusDeps => ({ sessions: services().sessions, readAccessToken });
+
+async function userInfo(headers: Record<string, string | undefined>, form?: Readonly<Record<string, unknown>>) {
+  const header = headers.authorization;
+  const fromHeader = header && /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const token = fromHeader || (typeof form?.access_token === "string" ? form.access_token : undefined);
+  // RFC 6750 3.1: no credentials, no error code in the challenge.
+  if (!token)
+    return jsonResult(
+      401,
+      { error: "invalid_request", error_description: "an access token is required" },
+      { ...NO_STORE, "www-authenticate": 'Bearer realm="svc"' },
+    );
+  const claims = await readAccessToken(token);
+  const now = Math.floor(Date.now() / 1000);
+  if (!claims?.sid) return bearerRefusal("invalid_token", "the access token is not valid");
+  const scopes = claims.scope.split(" ");
+  if (!scopes.includes("openid")) {
+    return jsonResult(
+      403,
+      { error: "insufficient_scope", error_description: "the token was not issued for scope openid" },
+      { ...NO_STORE, "www-authenticate": 'Bearer realm="svc", error="insufficient_scope", scope="openid"' },
+    );
+  }
+  const { session, account } = await services().sessions.sessionAndAccount(claims.sub, claims.sid);
+  if (!session || !account || session.expiresAt <= now) return bearerRefusal("invalid_token", "the session has ended");
+  return jsonResult(200, { sub: account.sub, ...claimsFor(account, scopes) }, NO_STORE);
+}
+
+const userInfoResponse = {
+  type: "object",
+  required: ["sub"],
+  properties: {
+    sub: { type: "string" },
+    name: { type: "string" },
+    family_name: { type: "string" },
+    given_name: { type: "string" },
+    middle_name: { type: "string" },
+    email: { type: "string" },
+    email_verified: { type: "boolean" },
+    phone_number: { type: "string" },
+    phone_number_verified: { type: "boolean" },
+  },
+} as const;
+
+const userInfoResponses = {
+  200: { description: "Claims by scope: profile, email, phone (OIDC Core 5.4)", schema: userInfoResponse },
+  401: { description: "invalid_token (RFC 6750), with WWW-Authenticate", schema: oauthError },
+  403: { description: "insufficient_scope: the token lacks openid", schema: oauthError },
+};
+
+const userInfoGet = route({
+  id: "oidc.userinfo",
+  method: "GET",
+  path: "/svc/oauth/userinfo",
+  version: "oauth",
+  auth: "none",
+  summary: "OpenID Connect UserInfo (bearer access token with scope openid)",
+  tags: ["sign-in"],
+  responses: userInfoResponses,
+  handler: async (call) => userInfo(call.headers),
+});
+
+const accessTokenForm = {
+  type: "object",
+  properties: { access_token: { type: "string", maxLength: 4096 } },
+} as const;
+
+const userInfoPost = route({
+  id: "oidc.userinfo-post",
+  method: "POST",
+  path: "/svc/oauth/userinfo",
+  version: "oauth",
+  auth: "none",
+  summary: "OpenID Connect UserInfo by POST (RFC 6750 2.1 or 2.2)",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: accessTokenForm } },
+  responses: userInfoResponses,
+  handler: async (call) => userInfo(call.headers, call.body),
+});
+
+const tokenForm = {
+  type: "object",
+  required: ["token"],
+  properties: {
+    token: { type: "string", minLength: 1, maxLength: 4096 },
+    token_type_hint: { enum: ["access_token", "refresh_token"] },
+    client_id: { type: "string" },
+    client_secret: { type: "string" },
+  },
+} as const;
+
+function callingClient(authorization: string | undefined, form: Readonly<Record<string, unknown>>) {
+  return authenticateClient(services().clientCredentials, presentedClient(authorization, form));
+}
+
+const introspection = route({
+  id: "oidc.introspect",
+  method: "POST",
+  path: "/svc/oauth/introspect",
+  version: "oauth",
+  auth: "client",
+  summary: "Token introspection (RFC 7662), for authenticated confidential clients",
+  description:
+    'A user token is active only while its session lives: after a sessions reset, a deleted device, a withdrawn consent or a revocation it answers {"active": false} at once.',
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: tokenForm, required: true } },
+  responses: {
+    200: {
+      description: "{active} and, when active, the token's claims",
+      schema: { type: "object", required: ["active"], properties: { active: { type: "boolean" } } },
+    },
+    400: { description: "invalid_request", schema: oauthError },
+    401: { description: "invalid_client", schema: oauthError },
+  },
+  handler: async (call) => {
+    const client = await callingClient(call.headers.authorization, call.body);
+    if (client.public) throw new OAuthError("invalid_client", "a public client cannot introspect");
+    return jsonResult(200, await introspect(call.body.token, statusDeps(), Math.floor(Date.now() / 1000)), NO_STORE);
+  },
+});
+
+const revocation = route({
+  id: "oidc.revoke",
+  method: "POST",
+  path: "/svc/oauth/revoke",
+  version: "oauth",
+  auth: "client",
+  summary: "Token revocation (RFC 7009)",
+  description:
+    "Ends the session of the calling client's refresh or user access token, so every token of that session is refused at once. Always 200 for a token that is not the client's or not known. System tokens (client_credentials) live until they expire.",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: tokenForm, required: true } },
+  responses: {
+    200: { description: "Revoked, or nothing to revoke" },
+    400: { description: "invalid_request", schema: oauthError },
+    401: { description: "invalid_client", schema: oauthError },
+  },
+  handler: async (call) => {
+    const client = await callingClient(call.headers.authorization, call.body);
+    await revoke(call.body.token, client, statusDeps(), Math.floor(Date.now() / 1000));
+    return { statusCode: 200, headers: { ...NO_STORE }, body: "" };
+  },
+});
+
+export const oidcRoutes = group("token", [
+  discovery,
+  authorizationServerMetadata,
+  userInfoGet,
+  userInfoPost,
+  introspection,
+  revocation,
+]);

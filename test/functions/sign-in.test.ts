@@ -1,0 +1,373 @@
+import * as oidc from "openid-client";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { services, totpDeps } from "../../lib/container";
+import { attachGenerator, issueSecret } from "../../lib/domain/security/totp-generators";
+import { useBrowser, useCallbackServer } from "../support/browser";
+import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import { useIssuerGateway } from "../support/gateway";
+import { totpCode } from "../support/totp-codes";
+
+/**
+ * The whole browser sign-in: a relying party built with openid-client (a certified RP
+ * library) discovers the provider, and a real chromium signs in on the hosted pages.
+ */
+
+const { issuer } = await useIssuerGateway();
+const browser = useBrowser();
+const rp = useCallbackServer();
+const PASSWORD = "correct horse battery staple";
+
+async function relyingParty(options: { public?: boolean; firstParty?: boolean; scopes?: string[] } = {}) {
+  const redirectUri = `${rp.url()}/cb`;
+  const registered = await createClient(options.scopes ?? ["svc_api_user"], {
+    redirectUris: [redirectUri],
+    postLogoutRedirectUris: [`${rp.url()}/bye`],
+    firstParty: options.firstParty ?? true,
+    ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
+  });
+  const metadata = { id_token_signed_response_alg: "ES256" };
+  const config = await oidc.discovery(
+    new URL(issuer),
+    registered.clientId,
+    options.public ? metadata : { ...metadata, client_secret: registered.secret },
+    options.public ? oidc.None() : oidc.ClientSecretBasic(registered.secret),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  return { config, redirectUri, clientId: registered.clientId, secret: registered.secret };
+}
+
+async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: "openid profile email svc_api_user",
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state,
+    nonce,
+    ...extra,
+  });
+  return { url, verifier, state, nonce };
+}
+
+async function submit(page: Page) {
+  await page.getByRole("button", { name: /sign in|войти/i }).click();
+}
+
+/** Opens the sign-in page in a fresh English browser and posts the login with the password. */
+async function fillSignInForm(url: URL, login: string) {
+  const context = await browser().newContext({ locale: "en-US" });
+  const page = await context.newPage();
+  await page.goto(url.toString());
+  await page.getByLabel(/login/i).fill(login);
+  await page.getByLabel(/^password$/i).fill(PASSWORD);
+  await submit(page);
+  return { context, page };
+}
+
+/** The text of the page's alert, once the page that has one is loaded. */
+async function alertText(page: Page): Promise<string> {
+  const alert = page.getByRole("alert");
+  await alert.waitFor();
+  return ((await alert.textContent()) ?? "").trim();
+}
+
+/** Waits for the browser to land back at the relying party and answers that URL. */
+async function backAtClient(page: Page): Promise<URL> {
+  await page.waitForURL((url) => url.toString().startsWith(rp.url()));
+  return new URL(page.url());
+}
+
+describe("discovery", () => {
+  it("publishes the endpoints openid-client configures itself from", async () => {
+    const { config } = await relyingParty();
+    const meta = config.serverMetadata();
+    expect(meta.issuer).toBe(issuer);
+    expect(meta.authorization_endpoint).toBe(`${issuer}/oauth/authorize`);
+    expect(meta.token_endpoint).toBe(`${issuer}/oauth/te`);
+    expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(meta.id_token_signing_alg_values_supported).toEqual(["ES256"]);
+    const rfc8414 = await fetch(`${new URL(issuer).origin}/.well-known/oauth-authorization-server/svc`);
+    expect(await rfc8414.json()).toEqual(meta);
+  });
+});
+
+describe("sign-in with a password and TOTP", () => {
+  it("signs in, exchanges the code, reads userinfo, refreshes, introspects, and logs out", async () => {
+    const account = await seedAccount({ requiredFactor: 2 }, PASSWORD);
+    const { base32Secret } = await issueSecret(totpDeps(), account);
+    await attachGenerator(totpDeps(), account.sub, { base32Secret, otpCode: totpCode(base32Secret, -30) });
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+
+    const context = await browser().newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    const first = await page.goto(started.url.toString());
+    expect(first?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+    await page.getByLabel(/login/i).fill(account.email?.value as string);
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await submit(page);
+    // The second factor is asked for; the password is typed again with the code.
+    expect(await alertText(page)).toMatch(/authenticator/);
+    expect(await page.getByLabel(/code/i).getAttribute("autocomplete")).toBe("one-time-code");
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await page.getByLabel(/code/i).fill(totpCode(base32Secret));
+    await submit(page);
+    const callback = await backAtClient(page);
+    expect(callback.searchParams.get("iss")).toBe(issuer);
+    const cookies = await context.cookies();
+    const sso = cookies.find((c) => c.name === "svc_sso");
+    expect(sso).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ sub: account.sub, iss: issuer, nonce: started.nonce, amr: ["pwd", "otp", "mfa"] });
+    expect(claims?.at_hash).toBeTypeOf("string");
+    expect(claims?.sid).toBeTypeOf("string");
+
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, account.sub);
+    expect(info).toMatchObject({
+      sub: account.sub,
+      email: account.email?.value,
+      email_verified: true,
+      family_name: "Ivanov",
+      given_name: "Ivan",
+    });
+    expect(info.phone_number).toBeUndefined();
+
+    // The browser session is one of the account's sessions, on a recorded device.
+    const sessions = await services().sessions.listSessions(account.sub);
+    expect(sessions.map((s) => s.clientId).sort()).toEqual(["svc-hosted", config.clientMetadata().client_id].sort());
+    const devices = await services().sessions.listDevices(account.sub);
+    expect(devices).toHaveLength(1);
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect((await oidc.tokenIntrospection(config, refreshed.access_token)).active).toBe(true);
+
+    // A second sign-in from the same browser needs no form: the session answers.
+    const again = await startAuthorization(config, redirectUri, { prompt: "none" });
+    await page.goto(again.url.toString());
+    expect((await backAtClient(page)).searchParams.get("code")).toBeTruthy();
+
+    const logout = oidc.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token as string,
+      post_logout_redirect_uri: `${rp.url()}/bye`,
+      state: "bye-state",
+    });
+    await page.goto(logout.toString());
+    const bye = await backAtClient(page);
+    expect(bye.pathname).toBe("/bye");
+    expect(bye.searchParams.get("state")).toBe("bye-state");
+    // The browser session and the sessions opened from it have ended.
+    expect((await oidc.tokenIntrospection(config, refreshed.refresh_token as string)).active).toBe(false);
+    expect(await services().sessions.listSessions(account.sub)).toEqual([]);
+    const afterLogout = await startAuthorization(config, redirectUri, { prompt: "none" });
+    await page.goto(afterLogout.url.toString());
+    expect((await backAtClient(page)).searchParams.get("error")).toBe("login_required");
+    await context.close();
+  });
+});
+
+describe("forced password change", () => {
+  it("asks for a new password under the policy and signs in with it", async () => {
+    const account = await seedAccount({ needPasswordChange: true }, PASSWORD);
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+    const context = await browser().newContext({ locale: "ru-RU" });
+    const page = await context.newPage();
+    await page.goto(started.url.toString());
+    await page.getByLabel(/логин/i).fill(account.sub);
+    await page.getByLabel(/^пароль$/i).fill(PASSWORD);
+    await page.getByRole("button", { name: "Войти" }).click();
+    expect(await alertText(page)).toContain("сменить");
+    expect(await page.getByLabel("Новый пароль").getAttribute("autocomplete")).toBe("new-password");
+    await page.getByLabel("Текущий пароль").fill(PASSWORD);
+    await page.getByLabel("Новый пароль").fill("short");
+    await page.getByRole("button", { name: "Войти" }).click();
+    expect(await alertText(page)).toContain("не короче");
+    await page.getByLabel("Текущий пароль").fill(PASSWORD);
+    await page.getByLabel("Новый пароль").fill("a brand new passphrase 42");
+    await page.getByRole("button", { name: "Войти" }).click();
+    const callback = await backAtClient(page);
+    await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    const stored = await services().accounts.get(account.sub);
+    expect(stored?.needPasswordChange).toBeFalsy();
+    await context.close();
+  });
+});
+
+describe("error paths", () => {
+  it("shows an error page, not a redirect, for an unregistered redirect URI", async () => {
+    const { config } = await relyingParty();
+    const started = await startAuthorization(config, `${rp.url()}/elsewhere`);
+    const hits = rp.hits.length;
+    const page = await browser().newPage();
+    const answer = await page.goto(started.url.toString());
+    expect(answer?.status()).toBe(400);
+    expect(page.url()).toContain("/svc/oauth/authorize");
+    expect(rp.hits.length).toBe(hits);
+    await page.close();
+  });
+
+  it("refuses a public client's request without PKCE at its redirect URI", async () => {
+    const { config, redirectUri } = await relyingParty({ public: true });
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: "openid", state: "s1" });
+    const answer = await fetch(url, { redirect: "manual" });
+    expect(answer.status).toBe(303);
+    const location = new URL(answer.headers.get("location") as string);
+    expect(location.searchParams.get("error")).toBe("invalid_request");
+    expect(location.searchParams.get("state")).toBe("s1");
+  });
+
+  it("answers login_required to prompt=none without a session", async () => {
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri, { prompt: "none" });
+    const answer = await fetch(started.url, { redirect: "manual" });
+    const location = new URL(answer.headers.get("location") as string);
+    expect(location.searchParams.get("error")).toBe("login_required");
+    expect(location.searchParams.get("state")).toBe(started.state);
+  });
+
+  it("revokes what a code gave when the code comes back, and refuses a replayed state", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri } = await relyingParty({ public: true });
+    const started = await startAuthorization(config, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, account.sub);
+    const callback = await backAtClient(page);
+    const checks = { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce };
+    const tokens = await oidc.authorizationCodeGrant(config, callback, checks);
+    await expect(oidc.authorizationCodeGrant(config, callback, checks)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
+    // The first exchange's session has ended: its refresh token no longer works.
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
+    // The relying party refuses a callback whose state is not the one it sent.
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, { ...checks, expectedState: oidc.randomState() }),
+    ).rejects.toSatisfy((error: Error) =>
+      /state/.test(String((error.cause as Error | undefined)?.message ?? error.cause)),
+    );
+    await context.close();
+  });
+
+  it("refuses a wrong PKCE verifier", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, account.sub);
+    const callback = await backAtClient(page);
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+        expectedState: started.state,
+        expectedNonce: started.nonce,
+      }),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
+    await context.close();
+  });
+
+  it("does not say whether an account exists", async () => {
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, uniqueId("nobody-"));
+    expect(await alertText(page)).toBe("The login or the password is wrong.");
+    await context.close();
+  });
+});
+
+describe("third-party clients and ending sessions", () => {
+  it("asks a third-party client's consent once, records it, and withdrawing it ends the client's tokens", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri, clientId } = await relyingParty({ firstParty: false });
+    const started = await startAuthorization(config, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, account.sub);
+    await page.getByRole("button", { name: "Allow" }).waitFor();
+    expect(await page.getByRole("listitem").allTextContents()).toEqual([
+      "know who you are",
+      "see your name",
+      "see your e-mail address",
+      "use the permission svc_api_user",
+    ]);
+    await page.getByRole("button", { name: "Allow" }).click();
+    const tokens = await oidc.authorizationCodeGrant(config, await backAtClient(page), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    const consents = await services().consents.list(account.sub);
+    const consent = consents.find((c) => c.client_id === clientId);
+    expect(consent?.scopes.sort()).toEqual(["email", "openid", "profile", "svc_api_user"]);
+
+    // Granted once: the next authorization goes straight back with a code.
+    const again = await startAuthorization(config, redirectUri, { prompt: "none" });
+    await page.goto(again.url.toString());
+    expect((await backAtClient(page)).searchParams.get("code")).toBeTruthy();
+
+    const withdrawn = await fetch(`${issuer}/api/v3/users/${account.sub}/acls/${consent?.id}`, {
+      method: "DELETE",
+      headers: { authorization: await systemBearer(["svc_api_sys_usec_chg"]) },
+    });
+    expect(withdrawn.status).toBe(204);
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    await context.close();
+  });
+
+  it("answers inactive and login_required once the account's sessions are reset", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, account.phone_number?.value as string);
+    const tokens = await oidc.authorizationCodeGrant(config, await backAtClient(page), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    expect(await oidc.tokenIntrospection(config, tokens.access_token)).toMatchObject({
+      active: true,
+      sub: account.sub,
+      client_id: config.clientMetadata().client_id,
+    });
+    const reset = await fetch(`${issuer}/api/v3/users/${account.sub}/sessions/reset`, {
+      method: "POST",
+      headers: { authorization: await systemBearer(["svc_api_sys_usec_chg"]) },
+    });
+    expect(reset.status).toBe(204);
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    expect((await oidc.tokenIntrospection(config, tokens.refresh_token as string)).active).toBe(false);
+    const silent = await startAuthorization(config, redirectUri, { prompt: "none" });
+    await page.goto(silent.url.toString());
+    expect((await backAtClient(page)).searchParams.get("error")).toBe("login_required");
+    await context.close();
+  });
+
+  it("keeps the password grant for clients registered for it only", async () => {
+    const { config } = await relyingParty({ public: true });
+    const answer = await fetch(config.serverMetadata().token_endpoint as string, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "password",
+        client_id: config.clientMetadata().client_id,
+        username: "x",
+        password: "y",
+        scope: "svc_api_user",
+      }),
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ error: "unauthorized_client" });
+  });
+});
