@@ -121,6 +121,11 @@ async function hintedSubject(token: string | undefined): Promise<{ sub: string; 
   }
 }
 
+/** The browser session the request's cookie names, when it is live. */
+function browserOf(call: CommonCall): Promise<LiveBrowserSession | undefined> {
+  return liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+}
+
 /** Whether the browser's session may answer this request without asking the user. */
 async function usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest): Promise<boolean> {
   if (!browser) return false;
@@ -204,7 +209,7 @@ const authorize = route({
     const lang = languageFor(call, query);
     return answeringErrors(lang, async () => {
       const { client, request } = await loadRequest(query);
-      const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+      const browser = await browserOf(call);
       if (browser && (await usableSession(browser, request)))
         return await answerSignedIn(call, client as ClientRecord, request, query, browser, []);
       if (request.prompt.includes("none")) {
@@ -376,7 +381,7 @@ const consent = route({
     const lang = call.language;
     return answeringErrors(lang, async () => {
       const found = await formRequest(call, call.body);
-      const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+      const browser = await browserOf(call);
       if (!found || !browser) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
       const { request } = found;
       const sub = browser.account.sub;
@@ -431,8 +436,7 @@ async function logoutTarget(query: Record<string, string>): Promise<{ uri?: stri
 }
 
 /** Ends the browser session and every session opened from it, and forgets the cookie. */
-async function signOut(call: CommonCall): Promise<string[]> {
-  const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+async function signOut(call: CommonCall, browser: LiveBrowserSession | undefined): Promise<string[]> {
   if (browser) {
     const sid = browser.session.sid;
     await services().sessions.endSessionsAndDevices(
@@ -476,12 +480,12 @@ const logoutStart = route({
     const lang = languageFor(call, query);
     const target = await logoutTarget(query);
     if (!target.valid) return pageResult(400, errorPage(lang, TEXT[lang].badRedirect));
-    const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+    const browser = await browserOf(call);
     if (browser && target.sub !== browser.account.sub) {
       const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
       return pageResult(200, logoutPage(lang, form.state), form.cookies);
     }
-    const cookies = await signOut(call);
+    const cookies = await signOut(call, browser);
     return target.uri ? seeOther(target.uri, cookies) : pageResult(200, loggedOutPage(lang), cookies);
   },
 });
@@ -508,7 +512,7 @@ const logoutConfirm = route({
       : undefined;
     if (!query) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
     const target = await logoutTarget(query);
-    const cookies = await signOut(call);
+    const cookies = await signOut(call, await browserOf(call));
     return target.uri
       ? seeOther(target.uri, cookies)
       : pageResult(200, loggedOutPage(languageFor(call, query)), cookies);
