@@ -45,7 +45,7 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   audit: { table: "read-write" },
   // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
   // states signed with the data key.
-  hosted: { table: "read-write", dataKey: true, hashes: true },
+  hosted: { table: "read-write", dataKey: true, hashes: true, messaging: true },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };

@@ -5,6 +5,7 @@ import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
+import type { PasswordResetDeps } from "./domain/passwords/reset-password";
 import type { RegistrationDeps } from "./domain/registration/register";
 import type { TotpDeps } from "./domain/security/totp-generators";
 import { log } from "./log";
@@ -20,6 +21,7 @@ import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
+import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
 import { createQrLoginStore } from "./store/qr-logins";
 import { createRegistrationStore } from "./store/registrations";
@@ -75,6 +77,7 @@ export const services = /* @__PURE__ */ once(() => {
     securityQuestions: createSecurityQuestionStore(deps),
     consents: createConsentStore(deps),
     codes: createAuthorizationCodeStore(deps),
+    passwordResets: createPasswordResetStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -123,6 +126,12 @@ export const passwordChangeDeps = (): PasswordChangeDeps => {
   const { logins, sessions, events } = services();
   return { logins, sessions, events, courier: courier(), settings: config().settings, log: log.warn };
 };
+
+/** What the forgotten-password pages need: a password change, and the reset codes. */
+export const passwordResetDeps = (): PasswordResetDeps => ({
+  ...passwordChangeDeps(),
+  resets: services().passwordResets,
+});
 
 /** What TOTP enrolment and checks need: the generators' secrets are sealed with the data key. */
 export const totpDeps = (): TotpDeps => ({

@@ -3,12 +3,14 @@ import type { MessageSender, Template } from "./message";
 import { confirmationCode } from "./templates/confirmation-code";
 import { generatedPassword } from "./templates/generated-password";
 import { passwordChanged } from "./templates/password-changed";
+import { passwordResetCode } from "./templates/password-reset-code";
 
 /** One template per message the domain names. */
 const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "confirmation-code": confirmationCode,
   "generated-password": generatedPassword,
   "password-changed": passwordChanged,
+  "password-reset-code": passwordResetCode,
 };
 
 /**

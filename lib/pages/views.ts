@@ -25,6 +25,22 @@ function alert(message: string | undefined, extra?: Html): Html {
   return message === undefined ? html`` : html`<div class="error" role="alert"><p>${message}</p>${extra}</div>`;
 }
 
+/** Good news (a code sent, a password changed): announced politely, not as an error. */
+function notice(message: string | undefined): Html {
+  return message === undefined ? html`` : html`<p class="note" role="status">${message}</p>`;
+}
+
+function violationList(violations: readonly PolicyViolation[] | undefined, lang: Language): Html | undefined {
+  return violations?.length
+    ? html`<ul>${violations.map((v) => html`<li>${violationText(v, lang)}</li>`)}</ul>`
+    : undefined;
+}
+
+/** A link to another page of the same sign-in, carrying its signed interaction. */
+function flowLink(path: string, state: FormState, text: string): Html {
+  return html`<a href="${path}?interaction=${encodeURIComponent(state.interaction)}">${text}</a>`;
+}
+
 /** The policy's words for each broken rule, in the page's language. */
 function violationText(v: PolicyViolation, lang: Language): string {
   if (lang === "en") return describeViolation(v);
@@ -66,6 +82,8 @@ export interface SignInView {
   loginHint?: string;
   message?: keyof Texts & string;
   violations?: readonly PolicyViolation[];
+  /** Shown as a status, above the form: the password was just reset. */
+  notice?: string;
 }
 
 /**
@@ -75,12 +93,14 @@ export interface SignInView {
 export function signInPage(view: SignInView): string {
   const t = TEXT[view.lang];
   const message = view.message ? (t[view.message] as string) : undefined;
-  const rules = view.violations?.length
-    ? html`<ul>${view.violations.map((v) => html`<li>${violationText(v, view.lang)}</li>`)}</ul>`
-    : undefined;
+  const rules = violationList(view.violations, view.lang);
   const change = view.step === "change";
+  const links =
+    view.step === "password"
+      ? html`<ul class="links"><li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
+      : html``;
   const body = html`<p class="note">${t.signInTo(view.clientName)}</p>
-${alert(message, rules)}
+${notice(view.notice)}${alert(message, rules)}
 <form method="post" action="/svc/oauth/signin">
 ${hidden(view.state)}
 <label for="username">${t.username}</label>
@@ -100,7 +120,8 @@ ${
     : html``
 }
 <button type="submit">${t.submit}</button>
-</form>`;
+</form>
+${links}`;
   return layout(view.lang, t.signInTitle, body);
 }
 
@@ -135,4 +156,117 @@ export function logoutPage(lang: Language, state: FormState): string {
 export function loggedOutPage(lang: Language): string {
   const t = TEXT[lang];
   return layout(lang, t.logoutTitle, html`<p role="status">${t.loggedOut}</p>`);
+}
+
+/** What the registration form was given, shown again when it is refused. */
+export interface RegistrationFields {
+  given_name?: string;
+  family_name?: string;
+  middle_name?: string;
+  email?: string;
+  phone?: string;
+}
+
+export function registerPage(view: {
+  lang: Language;
+  state: FormState;
+  fields?: RegistrationFields;
+  messages?: string[];
+  violations?: readonly PolicyViolation[];
+}): string {
+  const t = TEXT[view.lang];
+  const f = view.fields ?? {};
+  const messages = view.messages?.length ? view.messages : view.violations?.length ? [t.policy] : [];
+  const problems = messages.length
+    ? html`<div class="error" role="alert">${messages.map((m) => html`<p>${m}</p>`)}${violationList(view.violations, view.lang)}</div>`
+    : html``;
+  const body = html`${problems}
+<form method="post" action="/svc/oauth/register">
+${hidden(view.state)}
+<label for="given_name">${t.givenName}</label>
+<input id="given_name" name="given_name" autocomplete="given-name" value="${f.given_name ?? ""}" autofocus>
+<label for="family_name">${t.familyName}</label>
+<input id="family_name" name="family_name" autocomplete="family-name" value="${f.family_name ?? ""}">
+<label for="middle_name">${t.middleName}</label>
+<input id="middle_name" name="middle_name" autocomplete="additional-name" value="${f.middle_name ?? ""}">
+<p class="note" id="contact-hint">${t.contactHint}</p>
+<label for="email">${t.email}</label>
+<input id="email" name="email" type="email" autocomplete="email" aria-describedby="contact-hint" value="${f.email ?? ""}">
+<label for="phone">${t.phone}</label>
+<input id="phone" name="phone" type="tel" autocomplete="tel" aria-describedby="contact-hint" value="${f.phone ?? ""}">
+<label for="password">${t.password}</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required>
+<button type="submit">${t.registerSubmit}</button>
+</form>`;
+  return layout(view.lang, t.registerTitle, body);
+}
+
+/** A contact of a registration waiting for its code. */
+export interface WaitingContact {
+  channel: "email" | "sms";
+  to: string;
+}
+
+/** The codes of a registration: one field per contact, and a resend form for each. */
+export function registerCodesPage(view: {
+  lang: Language;
+  state: FormState;
+  context: string;
+  waiting: WaitingContact[];
+  message?: string;
+  notice?: string;
+}): string {
+  const t = TEXT[view.lang];
+  const fields = view.waiting.map(
+    (w) => html`<label for="${w.channel}_code">${t.codeSentTo(w.to)}</label>
+<input id="${w.channel}_code" name="${w.channel}_code" inputmode="numeric" autocomplete="one-time-code" required>`,
+  );
+  const resends = view.waiting.map(
+    (w) =>
+      html`<form method="post" action="/svc/oauth/register/confirm">${hidden(view.state)}<input type="hidden" name="context" value="${view.context}"><input type="hidden" name="resend" value="${w.channel}"><button type="submit">${w.channel === "email" ? t.resendEmail : t.resendSms}</button></form>`,
+  );
+  const body = html`${notice(view.notice)}${alert(view.message)}
+<form method="post" action="/svc/oauth/register/confirm">
+${hidden(view.state)}<input type="hidden" name="context" value="${view.context}">
+${fields}
+<button type="submit">${t.confirm}</button>
+</form>
+${resends}`;
+  return layout(view.lang, t.codesTitle, body);
+}
+
+export function resetRequestPage(view: { lang: Language; state: FormState; loginHint?: string }): string {
+  const t = TEXT[view.lang];
+  const body = html`<p>${t.resetAsk}</p>
+<form method="post" action="/svc/oauth/reset">
+${hidden(view.state)}
+<label for="username">${t.username}</label>
+<input id="username" name="username" autocomplete="username" required autofocus value="${view.loginHint ?? ""}">
+<button type="submit">${t.sendCode}</button>
+</form>`;
+  return layout(view.lang, t.resetTitle, body);
+}
+
+/** The code and the new password; the login typed before rides along, read-only. */
+export function resetCodePage(view: {
+  lang: Language;
+  state: FormState;
+  login: string;
+  message?: string;
+  violations?: readonly PolicyViolation[];
+}): string {
+  const t = TEXT[view.lang];
+  const body = html`${view.message ? html`` : notice(t.resetCodeSent)}${alert(view.message, violationList(view.violations, view.lang))}
+<form method="post" action="/svc/oauth/reset/confirm">
+${hidden(view.state)}
+<label for="username">${t.username}</label>
+<input id="username" name="username" autocomplete="username" readonly value="${view.login}">
+<label for="code">${t.code}</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required autofocus>
+<label for="new_password">${t.newPassword}</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" required>
+<button type="submit">${t.setPassword}</button>
+</form>
+<p>${flowLink("/svc/oauth/reset", view.state, t.requestAgain)}</p>`;
+  return layout(view.lang, t.resetTitle, body);
 }

@@ -1,44 +1,35 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { config } from "../config";
 import { loginDeps, services, totpDeps } from "../container";
-import type { ClientRecord } from "../domain/clients/client";
 import { OAuthError } from "../domain/errors";
-import { authenticateUser, recordLogin } from "../domain/login/password-grant";
-import {
-  AuthorizationError,
-  type AuthorizationRequest,
-  parseAuthorizationRequest,
-  redirectWith,
-  UntrustedRedirectError,
-} from "../domain/oidc/authorization-request";
-import {
-  BROWSER_SESSION_TTL_SECONDS,
-  browserCookieValue,
-  HOSTED_CLIENT,
-  type LiveBrowserSession,
-  liveBrowserSession,
-} from "../domain/oidc/browser-session";
+import { authenticateUser } from "../domain/login/password-grant";
+import { AuthorizationError, type AuthorizationRequest, redirectWith } from "../domain/oidc/authorization-request";
+import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
 import { verifyTotp } from "../domain/security/totp-generators";
+import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
+import { type CommonCall, group, route } from "../http/route";
+import { TEXT } from "../pages/text";
+import { errorPage, loggedOutPage, logoutPage, type SignInStep, signInPage } from "../pages/views";
+import { hostedAccountRoutes } from "./hosted-accounts";
 import {
-  COOKIES,
-  csrfMatches,
-  newCsrfToken,
-  openInteraction,
-  pageResult,
-  readCookie,
-  sealInteraction,
-  seeOther,
-  setCookie,
-} from "../http/browser";
-import { type CommonCall, group, type HttpResult, route } from "../http/route";
-import { type Language, pageLanguage, TEXT } from "../pages/text";
-import { consentPage, errorPage, loggedOutPage, logoutPage, type SignInStep, signInPage } from "../pages/views";
+  answeringErrors,
+  answerSignedIn,
+  backToClient,
+  browserOf,
+  definedOnly,
+  errorBack,
+  expiredForm,
+  formRequest,
+  formState,
+  interactionFields,
+  languageFor,
+  loadRequest,
+  now,
+  signInBrowser,
+} from "./hosted-flow";
 
 /** The hosted sign-in pages (docs/sign-in.md): the authorization endpoint and its forms. */
-
-const now = () => Math.floor(Date.now() / 1000);
-const DEVICE_COOKIE_MAX_AGE = 400 * 24 * 3600;
 
 /** Every parameter is read as text and checked by parseAuthorizationRequest. */
 const authorizationQuery = {
@@ -66,44 +57,6 @@ const authorizationQuery = {
   ),
 } as const;
 
-function languageFor(call: CommonCall, query: Record<string, string | undefined>): Language {
-  return pageLanguage(query.ui_locales, call.language);
-}
-
-/** The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`). */
-function backToClient(redirectUri: string, params: Record<string, string | undefined>, cookies?: string[]) {
-  return seeOther(redirectWith(redirectUri, { ...params, iss: config().issuer }), cookies);
-}
-
-function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
-  return backToClient(
-    error.redirectUri,
-    { error: error.error.code, error_description: error.error.description, state: error.state },
-    cookies,
-  );
-}
-
-function untrusted(lang: Language, error: UntrustedRedirectError): HttpResult {
-  const t = TEXT[lang];
-  return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
-}
-
-/** An untrusted client or redirect URI gets an error page; any other request error goes back to the client. */
-async function answeringErrors(lang: Language, answer: () => Promise<HttpResult>): Promise<HttpResult> {
-  try {
-    return await answer();
-  } catch (error) {
-    if (error instanceof UntrustedRedirectError) return untrusted(lang, error);
-    if (error instanceof AuthorizationError) return errorBack(error);
-    throw error;
-  }
-}
-
-async function loadRequest(query: Record<string, string | undefined>) {
-  const client = typeof query.client_id === "string" ? await services().clients.get(query.client_id) : undefined;
-  return { client, request: parseAuthorizationRequest(query, client) };
-}
-
 /** The `sub` of an ID token we signed, whatever its age (OIDC Core 3.1.2.1 id_token_hint). */
 async function hintedSubject(token: string | undefined): Promise<{ sub: string; aud: string } | undefined> {
   if (!token) return undefined;
@@ -121,11 +74,6 @@ async function hintedSubject(token: string | undefined): Promise<{ sub: string; 
   }
 }
 
-/** The browser session the request's cookie names, when it is live. */
-function browserOf(call: CommonCall): Promise<LiveBrowserSession | undefined> {
-  return liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
-}
-
 /** Whether the browser's session may answer this request without asking the user. */
 async function usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest): Promise<boolean> {
   if (!browser) return false;
@@ -134,58 +82,6 @@ async function usableSession(browser: LiveBrowserSession | undefined, request: A
   if (request.maxAge !== undefined && now() - authTime > request.maxAge) return false;
   const hint = await hintedSubject(request.idTokenHint);
   return !hint || hint.sub === browser.account.sub;
-}
-
-/** First-party clients, and scopes the user granted the client before, need no consent screen. */
-async function consentNeeded(client: ClientRecord, request: AuthorizationRequest, sub: string): Promise<boolean> {
-  if (client.firstParty) return false;
-  if (request.prompt.includes("consent")) return true;
-  const granted = (await services().consents.list(sub)).find((c) => c.client_id === client.clientId);
-  return !request.scopes.every((s) => granted?.scopes.includes(s));
-}
-
-async function formState(query: Record<string, string>, existingCsrf: string | undefined) {
-  const csrf = existingCsrf ?? newCsrfToken();
-  return {
-    state: { interaction: await sealInteraction(query, csrf, now()), csrf },
-    cookies: existingCsrf ? [] : [setCookie(COOKIES.csrf, csrf)],
-  };
-}
-
-/** With a signed-in browser: the consent screen when it is needed, else a code for the client. */
-async function answerSignedIn(
-  call: CommonCall,
-  client: ClientRecord,
-  request: AuthorizationRequest,
-  query: Record<string, string>,
-  browser: LiveBrowserSession,
-  cookies: string[],
-): Promise<HttpResult> {
-  if (await consentNeeded(client, request, browser.account.sub)) {
-    if (request.prompt.includes("none")) {
-      return errorBack(
-        new AuthorizationError(
-          new OAuthError("consent_required", "the user has not consented"),
-          request.redirectUri,
-          request.state,
-        ),
-        cookies,
-      );
-    }
-    const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
-    const lang = languageFor(call, query);
-    return pageResult(
-      200,
-      consentPage({ lang, state: form.state, clientName: client.clientId, scopes: request.scopes }),
-      [...cookies, ...form.cookies],
-    );
-  }
-  const code = await issueCode(services().codes, request, browser, now());
-  return backToClient(request.redirectUri, { code, state: request.state }, cookies);
-}
-
-function definedOnly(query: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
 const authorize = route({
@@ -211,7 +107,7 @@ const authorize = route({
       const { client, request } = await loadRequest(query);
       const browser = await browserOf(call);
       if (browser && (await usableSession(browser, request)))
-        return await answerSignedIn(call, client as ClientRecord, request, query, browser, []);
+        return await answerSignedIn(call, client, request, query, browser, []);
       if (request.prompt.includes("none")) {
         return errorBack(
           new AuthorizationError(
@@ -234,11 +130,6 @@ const authorize = route({
   },
 });
 
-const interactionFields = {
-  interaction: { type: "string", maxLength: 16384 },
-  csrf: { type: "string", maxLength: 64 },
-} as const;
-
 /** The form fields of the sign-in page; every one is checked by the sign-in itself. */
 const signInForm = {
   type: "object",
@@ -250,15 +141,6 @@ const signInForm = {
     new_password: { type: "string", maxLength: 1024 },
   },
 } as const;
-
-/** The request a form carries, when its interaction and CSRF token hold. */
-async function formRequest(call: CommonCall, form: Readonly<Record<string, unknown>>) {
-  const csrf = readCookie(call.cookies, COOKIES.csrf);
-  if (!csrfMatches(csrf, form.csrf)) return undefined;
-  const query = await openInteraction(form.interaction, csrf as string, now());
-  if (!query) return undefined;
-  return { query, ...(await loadRequest(query)) };
-}
 
 /** What the sign-in page says for each refusal, and which fields it asks for next. */
 const REFUSALS: Record<string, { step: SignInStep; message: keyof (typeof TEXT)["en"] & string }> = {
@@ -293,7 +175,7 @@ const signIn = route({
     const lang = call.language;
     return answeringErrors(lang, async () => {
       const found = await formRequest(call, call.body);
-      if (!found) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+      if (!found) return expiredForm(lang);
       const { query, client, request } = found;
       const pageLang = languageFor(call, query);
       const form = call.body;
@@ -303,7 +185,7 @@ const signIn = route({
       const username = typeof form.username === "string" ? form.username : "";
       try {
         const user = await authenticateUser(
-          client as ClientRecord,
+          client,
           {
             username,
             password: typeof form.password === "string" ? form.password : "",
@@ -315,28 +197,13 @@ const signIn = route({
           deps,
           now(),
         );
-        const amr = user.account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : ["pwd"];
-        const opened = await recordLogin(
-          user.account,
-          {
-            sessionClientId: HOSTED_CLIENT,
-            clientId: request.clientId,
-            amr,
-            refresh: false,
-            ttlSeconds: BROWSER_SESSION_TTL_SECONDS,
-          },
-          { uaId: readCookie(call.cookies, COOKIES.device), ip, userAgent },
+        return await signInBrowser(call, found, user.account, {
+          amr: user.account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : ["pwd"],
+          method: "password",
           deps,
-          now(),
-          user.newCredential,
-          { method: "password", items: [], failuresOnRecord: user.failuresOnRecord },
-        );
-        const cookies = [
-          setCookie(COOKIES.session, browserCookieValue(user.account.sub, opened.cookieSecret as string)),
-          setCookie(COOKIES.device, opened.uaId, DEVICE_COOKIE_MAX_AGE),
-        ];
-        const browser = { session: opened.session, account: user.account };
-        return await answerSignedIn(call, client as ClientRecord, request, query, browser, cookies);
+          newCredential: user.newCredential,
+          failuresOnRecord: user.failuresOnRecord,
+        });
       } catch (error) {
         if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
@@ -382,7 +249,7 @@ const consent = route({
     return answeringErrors(lang, async () => {
       const found = await formRequest(call, call.body);
       const browser = await browserOf(call);
-      if (!found || !browser) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+      if (!found || !browser) return expiredForm(lang);
       const { request } = found;
       const sub = browser.account.sub;
       const decision = call.body.decision === "allow" ? "allow" : "deny";
@@ -510,7 +377,7 @@ const logoutConfirm = route({
     const query = csrfMatches(csrf, call.body.csrf)
       ? await openInteraction(call.body.interaction, csrf as string, now())
       : undefined;
-    if (!query) return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+    if (!query) return expiredForm(lang);
     const target = await logoutTarget(query);
     const cookies = await signOut(call, await browserOf(call));
     return target.uri
@@ -519,4 +386,11 @@ const logoutConfirm = route({
   },
 });
 
-export const hostedRoutes = group("hosted", [authorize, signIn, consent, logoutStart, logoutConfirm]);
+export const hostedRoutes = group("hosted", [
+  authorize,
+  signIn,
+  consent,
+  logoutStart,
+  logoutConfirm,
+  ...hostedAccountRoutes,
+]);

@@ -47,6 +47,10 @@ export const ENTITY = {
   consent: "consent",
   /** An authorization code (OIDC), by the digest of the code; single use, short-lived (TTL). */
   authorizationCode: "authorization-code",
+  /** The latest forgotten-password code of an account (TTL). */
+  passwordReset: "password-reset",
+  /** Forgotten-password codes sent to one account within one hour. */
+  passwordResetsSent: "password-resets-sent",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -114,6 +118,8 @@ export const keys = {
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
+  passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
+  passwordResetsSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `PWRESET_SENT#${hour}` }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */

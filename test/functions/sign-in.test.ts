@@ -1,11 +1,9 @@
 import * as oidc from "openid-client";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { services, totpDeps } from "../../lib/container";
 import { attachGenerator, issueSecret } from "../../lib/domain/security/totp-generators";
-import { useBrowser, useCallbackServer } from "../support/browser";
-import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
-import { useIssuerGateway } from "../support/gateway";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { totpCode } from "../support/totp-codes";
 
 /**
@@ -13,73 +11,8 @@ import { totpCode } from "../support/totp-codes";
  * library) discovers the provider, and a real chromium signs in on the hosted pages.
  */
 
-const { issuer } = await useIssuerGateway();
-const browser = useBrowser();
-const rp = useCallbackServer();
-const PASSWORD = "correct horse battery staple";
-
-async function relyingParty(options: { public?: boolean; firstParty?: boolean; scopes?: string[] } = {}) {
-  const redirectUri = `${rp.url()}/cb`;
-  const registered = await createClient(options.scopes ?? ["svc_api_user"], {
-    redirectUris: [redirectUri],
-    postLogoutRedirectUris: [`${rp.url()}/bye`],
-    firstParty: options.firstParty ?? true,
-    ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
-  });
-  const metadata = { id_token_signed_response_alg: "ES256" };
-  const config = await oidc.discovery(
-    new URL(issuer),
-    registered.clientId,
-    options.public ? metadata : { ...metadata, client_secret: registered.secret },
-    options.public ? oidc.None() : oidc.ClientSecretBasic(registered.secret),
-    { execute: [oidc.allowInsecureRequests] },
-  );
-  return { config, redirectUri, clientId: registered.clientId, secret: registered.secret };
-}
-
-async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: "openid profile email svc_api_user",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-    ...extra,
-  });
-  return { url, verifier, state, nonce };
-}
-
-async function submit(page: Page) {
-  await page.getByRole("button", { name: /sign in|войти/i }).click();
-}
-
-/** Opens the sign-in page in a fresh English browser and posts the login with the password. */
-async function fillSignInForm(url: URL, login: string) {
-  const context = await browser().newContext({ locale: "en-US" });
-  const page = await context.newPage();
-  await page.goto(url.toString());
-  await page.getByLabel(/login/i).fill(login);
-  await page.getByLabel(/^password$/i).fill(PASSWORD);
-  await submit(page);
-  return { context, page };
-}
-
-/** The text of the page's alert, once the page that has one is loaded. */
-async function alertText(page: Page): Promise<string> {
-  const alert = page.getByRole("alert");
-  await alert.waitFor();
-  return ((await alert.textContent()) ?? "").trim();
-}
-
-/** Waits for the browser to land back at the relying party and answers that URL. */
-async function backAtClient(page: Page): Promise<URL> {
-  await page.waitForURL((url) => url.toString().startsWith(rp.url()));
-  return new URL(page.url());
-}
+const { issuer, browser, rp, relyingParty, startAuthorization, submit, fillSignInForm, alertText, backAtClient } =
+  await useHostedSignIn();
 
 describe("discovery", () => {
   it("publishes the endpoints openid-client configures itself from", async () => {

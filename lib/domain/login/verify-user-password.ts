@@ -22,6 +22,35 @@ export type PasswordVerdict =
   | { ok: false; why: "wrong"; account?: Account };
 
 /**
+ * What a login (sub, e-mail or phone) names, read with its failure counters: the e-mail
+ * or phone claim is followed to the account.
+ */
+export async function loginSnapshot(
+  logins: LoginRepository,
+  username: string,
+  ip: string | undefined,
+  now: number,
+): Promise<LoginSnapshot> {
+  const login = username.trim();
+  const hour = hourOf(now);
+  const snapshot = await logins.snapshot(
+    {
+      sub: SUB.test(login) ? login : undefined,
+      email: login.includes("@") ? normalizeEmail(login) : undefined,
+      phone: normalizePhone(login),
+    },
+    ip,
+    hour,
+  );
+  const owner = snapshot.ownerByEmail ?? snapshot.ownerByPhone;
+  if (snapshot.account || !owner) return snapshot;
+  const ipHourly = snapshot.counters.ipHourly;
+  const followed = await logins.snapshot({ sub: owner }, ip, hour);
+  followed.counters.ipHourly = Math.max(followed.counters.ipHourly, ipHourly);
+  return { ...followed, ownerByEmail: snapshot.ownerByEmail, ownerByPhone: snapshot.ownerByPhone };
+}
+
+/**
  * Every password guess goes through here (password grant, HTTP Basic user login, ...):
  * the login is the sub, an e-mail or a phone; failures are counted per account and per
  * address in DynamoDB, waits and caps apply before the password is even checked, and
@@ -34,26 +63,7 @@ export async function verifyUserPassword(
   ip: string,
   now: number,
 ): Promise<PasswordVerdict> {
-  const login = username.trim();
-  const hour = hourOf(now);
-  let snapshot = await logins.snapshot(
-    {
-      sub: SUB.test(login) ? login : undefined,
-      email: login.includes("@") ? normalizeEmail(login) : undefined,
-      phone: normalizePhone(login),
-    },
-    ip,
-    hour,
-  );
-  if (!snapshot.account) {
-    // Not a sub: follow the e-mail or phone claim to the account.
-    const owner = snapshot.ownerByEmail ?? snapshot.ownerByPhone;
-    if (owner) {
-      const ipHourly = snapshot.counters.ipHourly;
-      snapshot = await logins.snapshot({ sub: owner }, ip, hour);
-      snapshot.counters.ipHourly = Math.max(snapshot.counters.ipHourly, ipHourly);
-    }
-  }
+  const snapshot = await loginSnapshot(logins, username, ip, now);
   const refusal = refusalBeforeCheck(snapshot.counters, now);
   if (refusal) return { ok: false, why: "refused", message: refusal };
   const matches = await verifyPassword(password, snapshot.credential ?? (await dummy()));

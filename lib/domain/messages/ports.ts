@@ -7,6 +7,8 @@ export type Language = "ru" | "en";
 export interface MessageParams {
   /** A code that confirms a phone or e-mail (registration, contact change). */
   "confirmation-code": { code: string; minutes: number; purpose: "registration" | "contact-change" };
+  /** A code to set a new password after the old one was forgotten. */
+  "password-reset-code": { code: string; minutes: number };
   /** A password the service generated. */
   "generated-password": { password: string };
   /** Notice that the password was changed, and when (UTC). */

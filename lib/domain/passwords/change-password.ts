@@ -8,6 +8,7 @@ import { hourOf, refusalBeforeCheck, waitAfter } from "../login/brute-force";
 import type { AccountSnapshot, LoginRepository, LoginSnapshot } from "../login/ports";
 import { type Courier, MessageNotSentError } from "../messages/ports";
 import type { SessionRepository } from "../sessions/ports";
+import type { PendingWrite } from "../unit-of-work";
 import { checkPassword, generatePassword } from "./policy";
 import { passwordPolicyError } from "./violations";
 
@@ -42,6 +43,12 @@ export interface PasswordChangeInput {
    * otherwise the account snapshot (and the lead's right).
    */
   snapshot?: LoginSnapshot | AccountSnapshot;
+  /** A flow's own writes (a reset code consumed) committed with the new password. */
+  flowItems?: PendingWrite[];
+  /** What to throw when the commit is refused; by default the account vanished. */
+  refused?: () => Error;
+  /** Recorded in the event: how the change came about (a forgotten-password reset). */
+  via?: "reset";
 }
 
 function judgesGuesses(snapshot: LoginSnapshot | AccountSnapshot): snapshot is LoginSnapshot {
@@ -169,10 +176,16 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
       ts: now * 1000,
       type: "password_change",
       result: "ok",
-      prms: { mode: input.mode, generated: input.password === undefined, resetSessions: input.resetSessions },
+      prms: {
+        mode: input.mode,
+        generated: input.password === undefined,
+        resetSessions: input.resetSessions,
+        ...(input.via && { via: input.via }),
+      },
     }),
+    ...(input.flowItems ?? []),
   ]);
-  if (!committed) throw problems.unknownUser(input.sub);
+  if (!committed) throw input.refused ? input.refused() : problems.unknownUser(input.sub);
 
   // The session reset and the notice are independent: both at once.
   const reset = input.resetSessions

@@ -34,6 +34,8 @@ export interface RegistrationCaller {
   language: "ru" | "en";
   ip?: string;
   userAgent?: string;
+  /** False: no application session (interface §4.4 cookies); the hosted pages open a browser session instead. */
+  sessionCookie?: boolean;
 }
 
 interface ContactInput {
@@ -228,7 +230,7 @@ export async function sendCode(
 export async function createAccount(
   pending: PendingRegistration,
   account: Account,
-  caller: { clientId: string; ip?: string; userAgent?: string },
+  caller: Pick<RegistrationCaller, "clientId" | "ip" | "userAgent" | "sessionCookie">,
   deps: RegistrationDeps,
   now: number,
   flowItems: PendingWrite[],
@@ -241,7 +243,8 @@ export async function createAccount(
     now,
     ttlSeconds: deps.settings.tokens.refreshTtlSeconds,
   });
-  const extra: PendingWrite[] = [...flowItems, deps.sessions.putItem(session.record)];
+  const withSession = caller.sessionCookie !== false;
+  const extra: PendingWrite[] = [...flowItems, ...(withSession ? [deps.sessions.putItem(session.record)] : [])];
   const bindIndex = pending.dynamicClientId ? extra.length : -1;
   if (pending.dynamicClientId) extra.push(deps.dynamicClients.bindItem(pending.dynamicClientId, account.sub, now));
   try {
@@ -252,5 +255,5 @@ export async function createAccount(
     if (error instanceof AccountConflictError) throw registrationProblems.alreadyUsed(error.fields);
     throw error;
   }
-  return [session.cookie];
+  return withSession ? [session.cookie] : [];
 }

@@ -1,0 +1,228 @@
+import { config } from "../config";
+import { services } from "../container";
+import type { Account } from "../domain/accounts/account";
+import type { ClientRecord } from "../domain/clients/client";
+import type { PasswordHash } from "../domain/credentials/password-hash";
+import { OAuthError } from "../domain/errors";
+import { type LoginDeps, recordLogin } from "../domain/login/password-grant";
+import {
+  AuthorizationError,
+  type AuthorizationRequest,
+  parseAuthorizationRequest,
+  redirectWith,
+  UntrustedRedirectError,
+} from "../domain/oidc/authorization-request";
+import {
+  BROWSER_SESSION_TTL_SECONDS,
+  browserCookieValue,
+  HOSTED_CLIENT,
+  type LiveBrowserSession,
+  liveBrowserSession,
+} from "../domain/oidc/browser-session";
+import { issueCode } from "../domain/oidc/code-grant";
+import {
+  COOKIES,
+  csrfMatches,
+  newCsrfToken,
+  openInteraction,
+  pageResult,
+  readCookie,
+  sealInteraction,
+  seeOther,
+  setCookie,
+} from "../http/browser";
+import type { CommonCall, HttpResult } from "../http/route";
+import { type Language, pageLanguage, TEXT } from "../pages/text";
+import { consentPage, errorPage } from "../pages/views";
+
+/**
+ * What every hosted page shares (docs/sign-in.md): the authorization request carried
+ * through the forms, the answers back to the client, and the browser session.
+ */
+
+export const now = () => Math.floor(Date.now() / 1000);
+export const DEVICE_COOKIE_MAX_AGE = 400 * 24 * 3600;
+
+export function languageFor(call: CommonCall, query: Record<string, string | undefined>): Language {
+  return pageLanguage(query.ui_locales, call.language);
+}
+
+/** The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`). */
+export function backToClient(redirectUri: string, params: Record<string, string | undefined>, cookies?: string[]) {
+  return seeOther(redirectWith(redirectUri, { ...params, iss: config().issuer }), cookies);
+}
+
+export function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
+  return backToClient(
+    error.redirectUri,
+    { error: error.error.code, error_description: error.error.description, state: error.state },
+    cookies,
+  );
+}
+
+export function untrusted(lang: Language, error: UntrustedRedirectError): HttpResult {
+  const t = TEXT[lang];
+  return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
+}
+
+/** An untrusted client or redirect URI gets an error page; any other request error goes back to the client. */
+export async function answeringErrors(lang: Language, answer: () => Promise<HttpResult>): Promise<HttpResult> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof UntrustedRedirectError) return untrusted(lang, error);
+    if (error instanceof AuthorizationError) return errorBack(error);
+    throw error;
+  }
+}
+
+export async function loadRequest(query: Record<string, string | undefined>) {
+  const client = typeof query.client_id === "string" ? await services().clients.get(query.client_id) : undefined;
+  const request = parseAuthorizationRequest(query, client);
+  // Without a client the parse threw UntrustedRedirectError: here the client is known.
+  return { client: client as ClientRecord, request };
+}
+
+/** The browser session the request's cookie names, when it is live. */
+export function browserOf(call: CommonCall): Promise<LiveBrowserSession | undefined> {
+  return liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+}
+
+/** First-party clients, and scopes the user granted the client before, need no consent screen. */
+export async function consentNeeded(
+  client: ClientRecord,
+  request: AuthorizationRequest,
+  sub: string,
+): Promise<boolean> {
+  if (client.firstParty) return false;
+  if (request.prompt.includes("consent")) return true;
+  const granted = (await services().consents.list(sub)).find((c) => c.client_id === client.clientId);
+  return !request.scopes.every((s) => granted?.scopes.includes(s));
+}
+
+export async function formState(query: Record<string, string>, existingCsrf: string | undefined) {
+  const csrf = existingCsrf ?? newCsrfToken();
+  return {
+    state: { interaction: await sealInteraction(query, csrf, now()), csrf },
+    cookies: existingCsrf ? [] : [setCookie(COOKIES.csrf, csrf)],
+  };
+}
+
+/** With a signed-in browser: the consent screen when it is needed, else a code for the client. */
+export async function answerSignedIn(
+  call: CommonCall,
+  client: ClientRecord,
+  request: AuthorizationRequest,
+  query: Record<string, string>,
+  browser: LiveBrowserSession,
+  cookies: string[],
+): Promise<HttpResult> {
+  if (await consentNeeded(client, request, browser.account.sub)) {
+    if (request.prompt.includes("none")) {
+      return errorBack(
+        new AuthorizationError(
+          new OAuthError("consent_required", "the user has not consented"),
+          request.redirectUri,
+          request.state,
+        ),
+        cookies,
+      );
+    }
+    const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+    const lang = languageFor(call, query);
+    return pageResult(
+      200,
+      consentPage({ lang, state: form.state, clientName: client.clientId, scopes: request.scopes }),
+      [...cookies, ...form.cookies],
+    );
+  }
+  const code = await issueCode(services().codes, request, browser, now());
+  return backToClient(request.redirectUri, { code, state: request.state }, cookies);
+}
+
+export function definedOnly(query: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+export const interactionFields = {
+  interaction: { type: "string", maxLength: 16384 },
+  csrf: { type: "string", maxLength: 64 },
+} as const;
+
+/**
+ * The authorization request's parameters a form carries, when its interaction and CSRF
+ * token hold. They were checked against the client when the sign-in page was made; forms
+ * that end in a code check them again (formRequest).
+ */
+export async function openForm(
+  call: CommonCall,
+  form: Readonly<Record<string, unknown>>,
+): Promise<Record<string, string> | undefined> {
+  const csrf = readCookie(call.cookies, COOKIES.csrf);
+  if (!csrfMatches(csrf, form.csrf)) return undefined;
+  return openInteraction(form.interaction, csrf as string, now());
+}
+
+/** Answers a form once its interaction holds, in the sign-in's language; else the expired-form page. */
+export function answeringForm(
+  call: CommonCall,
+  form: Readonly<Record<string, unknown>>,
+  answer: (query: Record<string, string>, lang: Language) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  return answeringErrors(call.language, async () => {
+    const query = await openForm(call, form);
+    return query ? answer(query, languageFor(call, query)) : expiredForm(call.language);
+  });
+}
+
+/** The request a form carries, checked against the client's record as it is now. */
+export async function formRequest(call: CommonCall, form: Readonly<Record<string, unknown>>) {
+  const query = await openForm(call, form);
+  return query ? { query, ...(await loadRequest(query)) } : undefined;
+}
+
+/** A page reached without a live form (expired, forged, or opened without the sign-in page). */
+export function expiredForm(lang: Language): HttpResult {
+  return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+}
+
+/**
+ * Opens the browser session for an account that just proved itself (a password, a
+ * registration), records the login, and goes on to consent or back to the client.
+ */
+export async function signInBrowser(
+  call: CommonCall,
+  found: { client: ClientRecord; request: AuthorizationRequest; query: Record<string, string> },
+  account: Account,
+  login: {
+    amr: string[];
+    method: string;
+    deps: LoginDeps;
+    newCredential?: { hash: PasswordHash; history: PasswordHash[] };
+    failuresOnRecord?: boolean;
+  },
+): Promise<HttpResult> {
+  const ip = call.sourceIp ?? "unknown";
+  const userAgent = call.userAgent ?? "unknown";
+  const opened = await recordLogin(
+    account,
+    {
+      sessionClientId: HOSTED_CLIENT,
+      clientId: found.request.clientId,
+      amr: login.amr,
+      refresh: false,
+      ttlSeconds: BROWSER_SESSION_TTL_SECONDS,
+    },
+    { uaId: readCookie(call.cookies, COOKIES.device), ip, userAgent },
+    login.deps,
+    now(),
+    login.newCredential,
+    { method: login.method, items: [], failuresOnRecord: login.failuresOnRecord },
+  );
+  const cookies = [
+    setCookie(COOKIES.session, browserCookieValue(account.sub, opened.cookieSecret as string)),
+    setCookie(COOKIES.device, opened.uaId, DEVICE_COOKIE_MAX_AGE),
+  ];
+  const browser = { session: opened.session, account };
+  return answerSignedIn(call, found.client, found.request, found.query, browser, cookies);
+}
