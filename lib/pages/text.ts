@@ -39,6 +39,11 @@ export const TEXT = {
     permission: (name: string) => `use the permission ${name}`,
     createAccount: "Create an account",
     forgotPassword: "Forgot your password?",
+    signInWith: (provider: string) => `Sign in with ${provider}`,
+    notLinked: (provider: string) =>
+      `No account here is linked to this ${provider} account. Sign in with your password; the application can link it afterwards.`,
+    providerFailed: (provider: string) => `${provider} did not sign you in. Try again, or sign in with your password.`,
+    factorsNeeded: "This account signs in with its password and a code: enter them here.",
     registerTitle: "Create an account",
     givenName: "First name",
     familyName: "Last name",
@@ -117,6 +122,11 @@ export const TEXT = {
     permission: (name: string) => `использовать разрешение ${name}`,
     createAccount: "Создать учётную запись",
     forgotPassword: "Забыли пароль?",
+    signInWith: (provider: string) => `Войти через ${provider}`,
+    notLinked: (provider: string) =>
+      `Ни одна учётная запись здесь не связана с этой учётной записью ${provider}. Войдите с паролем; приложение сможет связать их потом.`,
+    providerFailed: (provider: string) => `${provider} не выполнил вход. Попробуйте снова или войдите с паролем.`,
+    factorsNeeded: "Эта учётная запись входит с паролем и кодом: введите их здесь.",
     registerTitle: "Регистрация",
     givenName: "Имя",
     familyName: "Фамилия",

@@ -84,6 +84,10 @@ export interface SignInView {
   violations?: readonly PolicyViolation[];
   /** Shown as a status, above the form: the password was just reset. */
   notice?: string;
+  /** An error already in words (a provider's sign-in that failed). */
+  problem?: string;
+  /** External providers to sign in with (`<type>:<name>`, and the name shown). */
+  providers?: ReadonlyArray<{ fp: string; name: string }>;
 }
 
 /**
@@ -95,12 +99,16 @@ export function signInPage(view: SignInView): string {
   const message = view.message ? (t[view.message] as string) : undefined;
   const rules = violationList(view.violations, view.lang);
   const change = view.step === "change";
+  const providers = (view.providers ?? []).map(
+    (p) =>
+      html`<li><a href="/svc/oauth/federated?fp=${encodeURIComponent(p.fp)}&amp;interaction=${encodeURIComponent(view.state.interaction)}">${t.signInWith(p.name)}</a></li>`,
+  );
   const links =
     view.step === "password"
-      ? html`<ul class="links"><li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
+      ? html`<ul class="links">${providers}<li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
       : html``;
   const body = html`<p class="note">${t.signInTo(view.clientName)}</p>
-${notice(view.notice)}${alert(message, rules)}
+${notice(view.notice)}${alert(view.problem ?? message, rules)}
 <form method="post" action="/svc/oauth/signin">
 ${hidden(view.state)}
 <label for="username">${t.username}</label>

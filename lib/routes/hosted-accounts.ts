@@ -6,7 +6,7 @@ import { finishPasswordReset, ResetCodeError, requestPasswordReset } from "../do
 import { confirmRegistration } from "../domain/registration/confirm";
 import { type Instruction, instructionsOf } from "../domain/registration/instructions";
 import { type RegistrationResponse, register } from "../domain/registration/register";
-import { COOKIES, openInteraction, pageResult, readCookie } from "../http/browser";
+import { pageResult } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
 import { type Language, TEXT } from "../pages/text";
 import {
@@ -16,7 +16,6 @@ import {
   registerPage,
   resetCodePage,
   resetRequestPage,
-  signInPage,
   type WaitingContact,
 } from "../pages/views";
 import {
@@ -25,9 +24,11 @@ import {
   expiredForm,
   interactionFields,
   languageFor,
+  linkedRequest,
   loadRequest,
   now,
   signInBrowser,
+  signInPageFor,
 } from "./hosted-flow";
 
 /**
@@ -35,14 +36,6 @@ import {
  * from the sign-in page, both carrying its signed authorization request, and both ending
  * back in the sign-in.
  */
-
-/** A page opened by a link of the sign-in page: its interaction holds with the CSRF cookie. */
-async function linkedRequest(call: CommonCall, interaction: unknown) {
-  const csrf = readCookie(call.cookies, COOKIES.csrf);
-  const query = csrf ? await openInteraction(interaction, csrf, now()) : undefined;
-  if (!query || !csrf) return undefined;
-  return { query, state: { interaction: interaction as string, csrf } };
-}
 
 /** The form's own hidden fields, to render the next page of the same interaction. */
 function stateOf(form: Readonly<Record<string, unknown>>) {
@@ -393,7 +386,7 @@ const resetConfirm = route({
         }
         throw error;
       }
-      const page = signInPage({
+      const page = signInPageFor({
         lang,
         state,
         clientName: query.client_id,

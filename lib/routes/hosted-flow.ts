@@ -33,7 +33,7 @@ import {
 } from "../http/browser";
 import type { CommonCall, HttpResult } from "../http/route";
 import { type Language, pageLanguage, TEXT } from "../pages/text";
-import { consentPage, errorPage } from "../pages/views";
+import { consentPage, errorPage, type SignInView, signInPage } from "../pages/views";
 
 /**
  * What every hosted page shares (docs/sign-in.md): the authorization request carried
@@ -163,6 +163,14 @@ export async function openForm(
   return openInteraction(form.interaction, csrf as string, now());
 }
 
+/** A page opened by a link of the sign-in page: its interaction holds with the CSRF cookie. */
+export async function linkedRequest(call: CommonCall, interaction: unknown) {
+  const csrf = readCookie(call.cookies, COOKIES.csrf);
+  const query = csrf ? await openInteraction(interaction, csrf, now()) : undefined;
+  if (!query || !csrf) return undefined;
+  return { query, state: { interaction: interaction as string, csrf } };
+}
+
 /** Answers a form once its interaction holds, in the sign-in's language; else the expired-form page. */
 export function answeringForm(
   call: CommonCall,
@@ -225,4 +233,10 @@ export async function signInBrowser(
   ];
   const browser = { session: opened.session, account };
   return answerSignedIn(call, found.client, found.request, found.query, browser, cookies);
+}
+
+/** The sign-in page, offering every configured external provider. */
+export function signInPageFor(view: Omit<SignInView, "providers">): string {
+  const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
+  return signInPage({ ...view, providers });
 }

@@ -10,8 +10,9 @@ import { verifyTotp } from "../domain/security/totp-generators";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { type CommonCall, group, route } from "../http/route";
 import { TEXT } from "../pages/text";
-import { errorPage, loggedOutPage, logoutPage, type SignInStep, signInPage } from "../pages/views";
+import { errorPage, loggedOutPage, logoutPage, type SignInStep } from "../pages/views";
 import { hostedAccountRoutes } from "./hosted-accounts";
+import { hostedFederationRoutes } from "./hosted-federation";
 import {
   answeringErrors,
   answerSignedIn,
@@ -27,6 +28,7 @@ import {
   loadRequest,
   now,
   signInBrowser,
+  signInPageFor,
 } from "./hosted-flow";
 
 /** The hosted sign-in pages (docs/sign-in.md): the authorization endpoint and its forms. */
@@ -118,7 +120,7 @@ const authorize = route({
         );
       }
       const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
-      const page = signInPage({
+      const page = signInPageFor({
         lang,
         state: form.state,
         clientName: request.clientId,
@@ -209,7 +211,7 @@ const signIn = route({
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
         const keepLogin = refusal.step !== "password";
         const state = { interaction: form.interaction as string, csrf: form.csrf as string };
-        const page = signInPage({
+        const page = signInPageFor({
           lang: pageLang,
           state,
           clientName: request.clientId,
@@ -393,4 +395,5 @@ export const hostedRoutes = group("hosted", [
   logoutStart,
   logoutConfirm,
   ...hostedAccountRoutes,
+  ...hostedFederationRoutes,
 ]);

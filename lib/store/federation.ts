@@ -311,6 +311,13 @@ export function createFederationStore({ client, tableName }: StoreDeps): Federat
       }
     },
 
+    async ownerOf(fpType: string, fpName: string, sid: string): Promise<string | undefined> {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.uniqueFederatedAccount(fpType, fpName, sid) }),
+      );
+      return Item?.owner as string | undefined;
+    },
+
     async saveState(state: BindState): Promise<void> {
       await client.send(
         new PutCommand({

@@ -22,7 +22,7 @@ import { sealProviderTokens } from "./token-sealing";
 export interface BindDeps {
   providers: readonly FederationProviderConfig[];
   clients: Pick<ClientRepository, "get">;
-  federation: Pick<FederationRepository, "saveState" | "takeState" | "link">;
+  federation: Pick<FederationRepository, "saveState" | "takeState" | "link" | "ownerOf">;
   /** Signs states (HMAC); a subkey of the data key. */
   stateKey: () => Promise<Buffer>;
   /** Seals remembered tokens (AES-256-GCM); a subkey of the data key. */
@@ -57,32 +57,68 @@ export async function startBind(deps: BindDeps, input: BindStart, now: number): 
   if (!client.redirectUris.includes(input.callback)) {
     throw problems.wrongValue("callback", "callback is not a redirect URI registered for the application");
   }
+  const url = await toProvider(
+    deps,
+    provider,
+    { sub: input.sub, clientId: client.clientId, callback: input.callback, redirectUri: input.redirectUri },
+    now + input.stateTtlSeconds,
+  );
+  if (input.isPopup) url.searchParams.set("display", "popup");
+  return url.toString();
+}
+
+/**
+ * Keeps a new state and answers the provider's authorization URL for it: the state
+ * signed, PKCE S256 and a nonce (a bind and a hosted sign-in alike).
+ */
+export async function toProvider(
+  deps: Pick<BindDeps, "federation" | "stateKey">,
+  provider: FederationProviderConfig,
+  started: Pick<BindState, "sub" | "clientId" | "callback" | "redirectUri" | "interaction">,
+  expiresAt: number,
+): Promise<URL> {
   const state: BindState = {
+    ...started,
     id: random(16),
-    sub: input.sub,
-    clientId: client.clientId,
     fpType: provider.type,
     fpName: provider.name,
-    callback: input.callback,
-    redirectUri: input.redirectUri,
     // 32 random bytes: 43 characters, within RFC 7636's 43 to 128.
     codeVerifier: random(32),
     nonce: random(16),
-    expiresAt: now + input.stateTtlSeconds,
+    expiresAt,
   };
   const signedState = signValue(await deps.stateKey(), state.id);
   await deps.federation.saveState(state);
   const url = new URL(provider.authorizeUrl);
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", provider.clientId);
-  url.searchParams.set("redirect_uri", input.redirectUri);
+  url.searchParams.set("redirect_uri", state.redirectUri);
   url.searchParams.set("scope", provider.scope);
   url.searchParams.set("state", signedState);
   url.searchParams.set("code_challenge", pkceChallenge(state.codeVerifier));
   url.searchParams.set("code_challenge_method", "S256");
   url.searchParams.set("nonce", state.nonce);
-  if (input.isPopup) url.searchParams.set("display", "popup");
-  return url.toString();
+  return url;
+}
+
+/** The provider's code exchanged as the state says (redirect URI, PKCE verifier, nonce): its tokens and the account. */
+export async function redeemAnswer(provider: FederationProviderConfig, state: BindState, code: string, now: number) {
+  const tokens = await exchangeCode(provider, {
+    code,
+    redirectUri: state.redirectUri,
+    codeVerifier: state.codeVerifier,
+  });
+  return { tokens, account: await externalAccountOf(provider, tokens, state.nonce, now) };
+}
+
+/** The state a provider's answer names, taken once; undefined when forged, expired or used. */
+export async function takeAnsweredState(
+  deps: Pick<BindDeps, "federation" | "stateKey">,
+  answer: ProviderAnswer,
+  now: number,
+): Promise<BindState | undefined> {
+  const id = answer.state ? verifySignedValue(await deps.stateKey(), answer.state) : undefined;
+  return id ? deps.federation.takeState(id, now) : undefined;
 }
 
 /** What the provider's redirect carries (RFC 6749 4.1.2, 4.1.2.1). */
@@ -112,7 +148,9 @@ export async function completeBind(deps: BindDeps, answer: ProviderAnswer, now: 
   const id = answer.state ? verifySignedValue(await deps.stateKey(), answer.state) : undefined;
   if (!id) throw invalidState("the state is missing or was not issued by this service");
   const state = await deps.federation.takeState(id, now);
-  if (!state) throw invalidState("the state has expired or was already used; start the bind again");
+  // A hosted sign-in's state has no account to link: only its own callback takes it.
+  if (!state || state.interaction !== undefined)
+    throw invalidState("the state has expired or was already used; start the bind again");
 
   if (answer.error) {
     const code = /^[a-z_]{1,64}$/.test(answer.error) ? answer.error : "provider_error";
@@ -123,12 +161,7 @@ export async function completeBind(deps: BindDeps, answer: ProviderAnswer, now: 
   if (!provider) return backTo(state.callback, "unknown_provider", "the provider is no longer configured");
 
   try {
-    const tokens = await exchangeCode(provider, {
-      code: answer.code,
-      redirectUri: state.redirectUri,
-      codeVerifier: state.codeVerifier,
-    });
-    const account = await externalAccountOf(provider, tokens, state.nonce, now);
+    const { tokens, account } = await redeemAnswer(provider, state, answer.code, now);
     const owner = { sub: state.sub, fpType: provider.type, fpName: provider.name, sid: account.sid };
     await deps.federation.link(
       {

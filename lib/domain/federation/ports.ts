@@ -40,6 +40,8 @@ export interface FederationRepository {
   releaseLease(record: StoredTokens, leaseId: string): Promise<void>;
   /** Forgets tokens the provider refused to refresh; only the lease holder may. */
   dropTokens(record: StoredTokens, leaseId: string): Promise<void>;
+  /** The account an external account is linked to, read from its uniqueness claim. */
+  ownerOf(fpType: string, fpName: string, sid: string): Promise<string | undefined>;
   saveState(state: BindState): Promise<void>;
   /** Takes a state once: gone as it is read; undefined when unknown, used or expired. */
   takeState(id: string, now: number): Promise<BindState | undefined>;

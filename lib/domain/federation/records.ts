@@ -30,6 +30,7 @@ export interface StoredTokens extends SealedTokens {
 /** A started bind (interface §4.9), kept server-side until the provider answers. */
 export interface BindState {
   id: string;
+  /** Empty when the state starts a hosted sign-in: the account is what the provider will tell. */
   sub: string;
   clientId: string;
   fpType: string;
@@ -42,4 +43,9 @@ export interface BindState {
   nonce: string;
   /** Unix time after which the state is refused (TTL deletion lags). */
   expiresAt: number;
+  /**
+   * Set only when the state starts a hosted sign-in (docs/sign-in.md): the signed
+   * authorization request, which must open with the CSRF cookie of the browser that started.
+   */
+  interaction?: string;
 }
