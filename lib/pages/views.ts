@@ -105,7 +105,7 @@ export function signInPage(view: SignInView): string {
   );
   const links =
     view.step === "password"
-      ? html`<ul class="links">${providers}<li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
+      ? html`<ul class="links">${providers}<li>${flowLink("/svc/oauth/qr-signin", view.state, t.withPhone)}</li><li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
       : html``;
   const body = html`<p class="note">${t.signInTo(view.clientName)}</p>
 ${notice(view.notice)}${alert(view.problem ?? message, rules)}
@@ -277,4 +277,23 @@ ${hidden(view.state)}
 </form>
 <p>${flowLink("/svc/oauth/reset", view.state, t.requestAgain)}</p>`;
   return layout(view.lang, t.resetTitle, body);
+}
+
+/** The QR login of a desktop: the code as an image and as text, and one button to go on. */
+export function qrSignInPage(view: {
+  lang: Language;
+  state: FormState;
+  code: string;
+  png: string;
+  message?: string;
+}): string {
+  const t = TEXT[view.lang];
+  const body = html`<p>${t.qrAsk}</p>${alert(view.message)}
+<img src="data:image/png;base64,${view.png}" alt="${t.qrCode}: ${view.code}">
+<p>${t.qrCode}: <code>${view.code}</code></p>
+<form method="post" action="/svc/oauth/qr-signin">
+${hidden(view.state)}<input type="hidden" name="qr_code" value="${view.code}">
+<button type="submit">${t.qrContinue}</button>
+</form>`;
+  return layout(view.lang, t.qrTitle, body);
 }

@@ -19,12 +19,10 @@ import {
   type WaitingContact,
 } from "../pages/views";
 import {
-  answeringErrors,
   answeringForm,
+  answeringLink,
   expiredForm,
   interactionFields,
-  languageFor,
-  linkedRequest,
   loadRequest,
   now,
   signInBrowser,
@@ -75,14 +73,10 @@ const registerStart = route({
   tags: ["sign-in"],
   request: { query: linkQuery },
   responses: linkResponses,
-  handler: async (call) => {
-    const lang = call.language;
-    return answeringErrors(lang, async () => {
-      const found = await linkedRequest(call, call.query.interaction);
-      if (!found) return expiredForm(lang);
-      return pageResult(200, registerPage({ lang: languageFor(call, found.query), state: found.state }));
-    });
-  },
+  handler: (call) =>
+    answeringLink(call, call.query.interaction, async (found, lang) => {
+      return pageResult(200, registerPage({ lang: lang, state: found.state }));
+    }),
 });
 
 const registrationForm = {
@@ -289,19 +283,15 @@ const resetStart = route({
   tags: ["sign-in"],
   request: { query: linkQuery },
   responses: linkResponses,
-  handler: async (call) => {
-    const lang = call.language;
-    return answeringErrors(lang, async () => {
-      const found = await linkedRequest(call, call.query.interaction);
-      if (!found) return expiredForm(lang);
+  handler: (call) =>
+    answeringLink(call, call.query.interaction, async (found, lang) => {
       const page = resetRequestPage({
-        lang: languageFor(call, found.query),
+        lang: lang,
         state: found.state,
         loginHint: found.query.login_hint,
       });
       return pageResult(200, page);
-    });
-  },
+    }),
 });
 
 const resetRequestForm = {

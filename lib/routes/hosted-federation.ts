@@ -1,21 +1,20 @@
 import { config } from "../config";
-import { bindDeps, loginDeps, services } from "../container";
+import { bindDeps } from "../container";
 import { takeAnsweredState, toProvider } from "../domain/federation/bind";
 import { completeFederatedSignIn } from "../domain/federation/federated-sign-in";
 import { findProvider, splitFp } from "../domain/federation/providers";
 import { COOKIES, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
-import { type CommonCall, route } from "../http/route";
-import { type Language, TEXT } from "../pages/text";
-import { errorPage, type FormState } from "../pages/views";
+import { route } from "../http/route";
+import { TEXT } from "../pages/text";
+import { errorPage } from "../pages/views";
 import {
   answeringErrors,
+  answeringLink,
   expiredForm,
   languageFor,
-  linkedRequest,
-  loadRequest,
   now,
-  signInBrowser,
-  signInPageFor,
+  signInProblem,
+  signInVouched,
 } from "./hosted-flow";
 
 /**
@@ -49,14 +48,11 @@ const federatedStart = route({
     303: { description: "To the provider's authorization endpoint" },
     400: { description: "Expired interaction or unknown provider", contentType: "text/html" },
   },
-  handler: async (call) => {
-    const lang = call.language;
-    return answeringErrors(lang, async () => {
-      const found = await linkedRequest(call, call.query.interaction);
-      if (!found) return expiredForm(lang);
+  handler: (call) =>
+    answeringLink(call, call.query.interaction, async (found, lang) => {
       const { fpType, fpName } = splitFp(call.query.fp ?? "");
       const provider = findProvider(config().settings.federation.providers, fpType, fpName);
-      const pageLang = languageFor(call, found.query);
+      const pageLang = lang;
       if (!provider) return pageResult(400, errorPage(pageLang, TEXT[pageLang].providerFailed(fpName || "?")));
       const url = await toProvider(
         bindDeps(),
@@ -71,8 +67,7 @@ const federatedStart = route({
         now() + config().settings.federation.stateTtlSeconds,
       );
       return seeOther(url.toString());
-    });
-  },
+    }),
 });
 
 const callbackQuery = {
@@ -83,32 +78,6 @@ const callbackQuery = {
     error: { type: "string", maxLength: 256 },
   },
 } as const;
-
-/** The sign-in page again, with what went wrong with the provider. */
-function backToSignIn(lang: Language, state: FormState, clientName: string, problem: string) {
-  return pageResult(200, signInPageFor({ lang, state, clientName, step: "password", problem }));
-}
-
-async function signedInAs(
-  call: CommonCall,
-  query: Record<string, string>,
-  state: FormState,
-  sub: string,
-  lang: Language,
-) {
-  const t = TEXT[lang];
-  const account = await services().accounts.get(sub);
-  if (!account || account.locked || account.state?.name === "inactivityLock")
-    return backToSignIn(lang, state, query.client_id, t.refused);
-  // The provider vouches for one factor; an account that needs two signs in with password and code.
-  if (account.requiredFactor === 2) return backToSignIn(lang, state, query.client_id, t.factorsNeeded);
-  return signInBrowser(call, { query, ...(await loadRequest(query)) }, account, {
-    amr: ["fed"],
-    method: "federated",
-    deps: loginDeps(),
-    failuresOnRecord: false,
-  });
-}
 
 const federatedCallback = route({
   id: "hosted.federated-callback",
@@ -137,9 +106,16 @@ const federatedCallback = route({
       const t = TEXT[pageLang];
       const state = { interaction: taken.interaction, csrf };
       const outcome = await completeFederatedSignIn(bindDeps(), taken, call.query, now());
-      if (outcome.ok) return signedInAs(call, query, state, outcome.sub, pageLang);
+      if (outcome.ok) {
+        return signInVouched(call, { query, state, lang: pageLang }, outcome.sub, {
+          amr: ["fed"],
+          method: "federated",
+          // The provider vouches for one factor; an account that needs two signs in with password and code.
+          refusal: (account) => (account.requiredFactor === 2 ? t.factorsNeeded : undefined),
+        });
+      }
       const problem = outcome.problem === "not_linked" ? t.notLinked(taken.fpName) : t.providerFailed(taken.fpName);
-      return backToSignIn(pageLang, state, query.client_id, problem);
+      return signInProblem(pageLang, state, query.client_id, problem);
     });
   },
 });

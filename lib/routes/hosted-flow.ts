@@ -1,5 +1,5 @@
 import { config } from "../config";
-import { services } from "../container";
+import { loginDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";
 import type { PasswordHash } from "../domain/credentials/password-hash";
@@ -20,6 +20,7 @@ import {
   liveBrowserSession,
 } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
+import type { PendingWrite } from "../domain/unit-of-work";
 import {
   COOKIES,
   csrfMatches,
@@ -33,7 +34,7 @@ import {
 } from "../http/browser";
 import type { CommonCall, HttpResult } from "../http/route";
 import { type Language, pageLanguage, TEXT } from "../pages/text";
-import { consentPage, errorPage, type SignInView, signInPage } from "../pages/views";
+import { consentPage, errorPage, type FormState, type SignInView, signInPage } from "../pages/views";
 
 /**
  * What every hosted page shares (docs/sign-in.md): the authorization request carried
@@ -171,6 +172,18 @@ export async function linkedRequest(call: CommonCall, interaction: unknown) {
   return { query, state: { interaction: interaction as string, csrf } };
 }
 
+/** Answers a page opened by a link of the sign-in page once its interaction holds; else the expired-form page. */
+export function answeringLink(
+  call: CommonCall,
+  interaction: unknown,
+  answer: (found: NonNullable<Awaited<ReturnType<typeof linkedRequest>>>, lang: Language) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  return answeringErrors(call.language, async () => {
+    const found = await linkedRequest(call, interaction);
+    return found ? answer(found, languageFor(call, found.query)) : expiredForm(call.language);
+  });
+}
+
 /** Answers a form once its interaction holds, in the sign-in's language; else the expired-form page. */
 export function answeringForm(
   call: CommonCall,
@@ -208,6 +221,8 @@ export async function signInBrowser(
     deps: LoginDeps;
     newCredential?: { hash: PasswordHash; history: PasswordHash[] };
     failuresOnRecord?: boolean;
+    /** The flow's own writes, in the login's commit (a QR code redeemed). */
+    items?: PendingWrite[];
   },
 ): Promise<HttpResult> {
   const ip = call.sourceIp ?? "unknown";
@@ -225,7 +240,7 @@ export async function signInBrowser(
     login.deps,
     now(),
     login.newCredential,
-    { method: login.method, items: [], failuresOnRecord: login.failuresOnRecord },
+    { method: login.method, items: login.items ?? [], failuresOnRecord: login.failuresOnRecord },
   );
   const cookies = [
     setCookie(COOKIES.session, browserCookieValue(account.sub, opened.cookieSecret as string)),
@@ -239,4 +254,35 @@ export async function signInBrowser(
 export function signInPageFor(view: Omit<SignInView, "providers">): string {
   const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
   return signInPage({ ...view, providers });
+}
+
+/** The sign-in page again, with why another way of signing in did not work. */
+export function signInProblem(lang: Language, state: FormState, clientName: string, problem: string): HttpResult {
+  return pageResult(200, signInPageFor({ lang, state, clientName, step: "password", problem }));
+}
+
+/**
+ * Signs in an account that another way vouched for (an external provider, a phone), unless
+ * it is locked or `refusal` names a reason; the sign-in page says why not.
+ */
+export async function signInVouched(
+  call: CommonCall,
+  flow: { query: Record<string, string>; state: FormState; lang: Language },
+  sub: string,
+  login: { amr: string[]; method: string; items?: PendingWrite[]; refusal?: (account: Account) => string | undefined },
+): Promise<HttpResult> {
+  const { query, state, lang } = flow;
+  const account = await services().accounts.get(sub);
+  const why =
+    !account || account.locked || account.state?.name === "inactivityLock"
+      ? TEXT[lang].refused
+      : login.refusal?.(account);
+  if (!account || why) return signInProblem(lang, state, query.client_id, why ?? TEXT[lang].refused);
+  return signInBrowser(call, { query, ...(await loadRequest(query)) }, account, {
+    amr: login.amr,
+    method: login.method,
+    deps: loginDeps(),
+    failuresOnRecord: false,
+    items: login.items,
+  });
 }

@@ -30,6 +30,7 @@ import {
   signInBrowser,
   signInPageFor,
 } from "./hosted-flow";
+import { hostedQrRoutes } from "./hosted-qr";
 
 /** The hosted sign-in pages (docs/sign-in.md): the authorization endpoint and its forms. */
 
@@ -396,4 +397,5 @@ export const hostedRoutes = group("hosted", [
   logoutConfirm,
   ...hostedAccountRoutes,
   ...hostedFederationRoutes,
+  ...hostedQrRoutes,
 ]);

@@ -25,25 +25,39 @@ export async function startQrLogin(
   caller: { ip?: string; userAgent?: string },
   now: number,
 ) {
-  const scopes = userScopes(client, scope);
+  return createQrLogin(store, { clientId: client.clientId, scopes: userScopes(client, scope) }, caller, now);
+}
+
+/** A pending QR login for this application (or the hosted pages), and its code as a PNG. */
+export async function createQrLogin(
+  store: QrLoginRepository,
+  asked: { clientId: string; scopes: string[] },
+  caller: { ip?: string; userAgent?: string },
+  now: number,
+) {
   const code = randomBytes(24).toString("base64url");
   await store.create({
     code,
-    clientId: client.clientId,
-    scopes,
+    clientId: asked.clientId,
+    scopes: asked.scopes,
     status: "pending",
     ip: caller.ip,
     userAgent: caller.userAgent,
     createdAt: now,
     expiresAt: now + QR_TTL_SECONDS,
   });
-  const png = await QRCode.toDataURL(code, { errorCorrectionLevel: "M", margin: 2, scale: 6 });
   return {
     qr_code: code,
-    qr_png: png.replace(/^data:image\/png;base64,/, ""),
+    qr_png: await qrPng(code),
     expires_in: QR_TTL_SECONDS,
     interval: POLL_INTERVAL,
   };
+}
+
+/** The code as a QR image: base64 PNG. */
+export async function qrPng(code: string): Promise<string> {
+  const png = await QRCode.toDataURL(code, { errorCorrectionLevel: "M", margin: 2, scale: 6 });
+  return png.replace(/^data:image\/png;base64,/, "");
 }
 
 function unknownCode(): ApiError {
