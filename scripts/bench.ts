@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import { COLD_START_ROUNDS, coldStartNodeVersion, coldStartTable, measureColdStarts } from "./bench/cold-start";
+import { HOSTED_BENCH_CLIENT, hostedSignInFlow } from "./bench/hosted-sign-in";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
 import { printTable } from "./bench/print-table";
 import { benchReliability } from "./bench/reliability";
@@ -17,9 +18,12 @@ import {
 import { startSampleProvider } from "./bench/sample-provider";
 import { compareScrypt, oneHashMs } from "./bench/scrypt";
 import {
+  type Compared,
+  type Flow,
   type LoadSettings,
   type Measured,
   measure,
+  measureFlow,
   type Scenario,
   type ServerProcess,
   startServerProcess,
@@ -34,9 +38,14 @@ import { warmDynamoLocal } from "./bench/warm-dynamodb";
  * measures the throughput of that stage (client_credentials, and GET user when BENCH_USER_SUB is set).
  */
 
-/** BENCH_ONLY=throughput, cold-start or reliability (comma-separated): those parts only (the round trips always run: the others use their samples). */
+/**
+ * BENCH_ONLY=throughput, cold-start or reliability (comma-separated): those parts only (the
+ * round trips always run: the others use their samples). `sign-in` is the part of the
+ * throughput judged by the hash-only server: the password grant and the hosted sign-in.
+ */
 const only = process.env.BENCH_ONLY?.split(",") ?? [];
-const part = (name: "throughput" | "cold-start" | "reliability") => only.length === 0 || only.includes(name);
+const part = (name: "throughput" | "sign-in" | "cold-start" | "reliability") =>
+  only.length === 0 || only.includes(name);
 
 const load: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
@@ -148,6 +157,12 @@ interface Run {
   server: ServerProcess;
   /** Seconds under load, when not the configured ones (scrypt needs longer). */
   seconds?: number;
+  /** Units of several requests, measured in place of `scenario` (which then only names them). */
+  flow?: Flow<unknown>;
+}
+
+function measureRun(run: Run, settings: LoadSettings): Promise<Measured> {
+  return run.flow ? measureFlow(run.flow, settings, run.server) : measure(run.scenario, settings, run.server);
 }
 
 /**
@@ -234,16 +249,31 @@ async function measureThroughput(credentials: Credentials, servers: Stoppable[])
       ),
     },
   };
-  const all = [getItem, oidc, grant, systemGet, userGet, scryptOnly, passwordGrantRun];
+  const signInFlow = hostedSignInFlow(
+    gateway.url,
+    loginAccounts().map(({ email }) => email),
+    BENCH_PASSWORD,
+  );
+  const hostedSignIn: Run = {
+    server: gateway,
+    seconds: scryptSeconds,
+    scenario: { name: signInFlow.name, url: `${gateway.url}/svc/oauth/signin`, method: "POST", headers: {} },
+    flow: signInFlow as Flow<unknown>,
+  };
+  // BENCH_ONLY=sign-in: only what the hash-only server judges.
+  const everything = part("throughput");
+  const all = everything
+    ? [getItem, oidc, grant, systemGet, userGet, scryptOnly, passwordGrantRun, hostedSignIn]
+    : [scryptOnly, passwordGrantRun, hostedSignIn];
   // DynamoDB Local's JVM needs several seconds of load before it answers at full speed.
   await measure(getItem.scenario, { ...load, seconds: 8 }, getItem.server);
   // Each scenario gets an unreported run first (JIT, key loading, the login path's first
   // compiles); measure() waits after every run until its server has finished what was in flight.
-  for (const run of all) await measure(run.scenario, { ...load, seconds: 2 }, run.server);
+  for (const run of all) await measureRun(run, { ...load, seconds: 2 });
   console.log(
     `\nThroughput on loopback (${load.connections} connections, ${load.seconds} s each, ${scryptSeconds} s for scrypt; ` +
       `${PAIRED_ROUNDS} rounds of reference then scenario, the round with the median ratio shown; ` +
-      "autocannon in the bench process, each server in its own)",
+      "autocannon in the bench process, each server in its own; a hosted sign-in is two requests, counted as one)",
   );
   const pairedRun = (run: Run) => ({ ...load, seconds: run.seconds ?? load.seconds });
   /**
@@ -255,47 +285,55 @@ async function measureThroughput(credentials: Credentials, servers: Stoppable[])
     const rounds: { reference: Measured; measured: Measured }[] = [];
     for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
       process.stderr.write(`  ${reference.scenario.name} / ${subject.scenario.name}, round ${round + 1} ...\n`);
-      const referenceRun = await measure(reference.scenario, pairedRun(reference), reference.server);
-      rounds.push({
-        reference: referenceRun,
-        measured: await measure(subject.scenario, pairedRun(subject), subject.server),
-      });
+      const referenceRun = await measureRun(reference, pairedRun(reference));
+      rounds.push({ reference: referenceRun, measured: await measureRun(subject, pairedRun(subject)) });
     }
     const ratio = (r: (typeof rounds)[number]) => r.measured.requestsPerSecond / r.reference.requestsPerSecond;
     return [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)];
   };
-  const grants = await paired(oidc, grant);
-  const systemGets = await paired(getItem, systemGet);
-  process.stderr.write(`  ${userGet.scenario.name} ...\n`);
-  const userGets = await measure(userGet.scenario, load, userGet.server);
-  const logins = await paired(scryptOnly, passwordGrantRun);
-  const scrypt = logins.reference;
-  const passwordGrant = logins.measured;
-  printTable(
-    throughputTable([
+  const rows: Compared[] = [];
+  if (everything) {
+    const grants = await paired(oidc, grant);
+    const systemGets = await paired(getItem, systemGet);
+    process.stderr.write(`  ${userGet.scenario.name} ...\n`);
+    const userGets = await measure(userGet.scenario, load, userGet.server);
+    rows.push(
       { measured: systemGets.reference },
       { measured: grants.reference },
       { measured: grants.measured, reference: grants.reference, minRatio: 1, minPerSecond: 1000 },
       { measured: systemGets.measured, reference: systemGets.reference, minRatio: 0.7 },
       { measured: userGets, reference: systemGets.reference },
-      { measured: scrypt },
-      { measured: passwordGrant, reference: scrypt, minRatio: 0.9 },
-    ]),
+    );
+  }
+  // Each scrypt-bound scenario beside the hash-only server of its own rounds.
+  const logins = await paired(scryptOnly, passwordGrantRun);
+  const signIns = await paired(scryptOnly, hostedSignIn);
+  rows.push(
+    { measured: logins.reference },
+    { measured: logins.measured, reference: logins.reference, minRatio: 0.9 },
+    { measured: signIns.reference },
+    { measured: signIns.measured, reference: signIns.reference, minRatio: 0.85 },
   );
+  printTable(throughputTable(rows));
   const hashMs = await oneHashMs();
   const cores = availableParallelism();
-  console.log(
-    `password grant: ${passwordGrant.requestsPerSecond.toFixed(2)} grants/s x ${hashMs.toFixed(0)} ms per hash = ` +
-      `${((passwordGrant.requestsPerSecond * hashMs) / 1000 / cores).toFixed(2)} per core on ${cores} cores ` +
-      `(the hash-only server: ${((scrypt.requestsPerSecond * hashMs) / 1000 / cores).toFixed(2)} per core)`,
-  );
-  // DynamoDB Local shares these cores; on AWS its work is not ours. Our own process's CPU
-  // per grant against the hash-only server's per hash says what login adds to the hash.
-  console.log(
-    `password grant: ${passwordGrant.cpuMsPerRequest.toFixed(0)} ms of the server's CPU per grant, ` +
-      `${scrypt.cpuMsPerRequest.toFixed(0)} ms per hash-only request ` +
-      `(hash-only / grant ${(scrypt.cpuMsPerRequest / passwordGrant.cpuMsPerRequest).toFixed(2)}; a hash's CPU time grows when both cores are busy)`,
-  );
+  const perCore = (m: Measured) => ((m.requestsPerSecond * hashMs) / 1000 / cores).toFixed(2);
+  for (const [label, { measured, reference }] of [
+    ["password grant", logins],
+    ["hosted sign-in", signIns],
+  ] as const) {
+    console.log(
+      `${label}: ${measured.requestsPerSecond.toFixed(2)}/s x ${hashMs.toFixed(0)} ms per hash = ` +
+        `${perCore(measured)} per core on ${cores} cores (the hash-only server: ${perCore(reference)} per core)`,
+    );
+    // DynamoDB Local shares these cores; on AWS its work is not ours. Our own process's CPU
+    // per unit against the hash-only server's per hash says what the flow adds to the hash.
+    console.log(
+      `${label}: ${measured.cpuMsPerRequest.toFixed(0)} ms of the server's CPU each, ` +
+        `${reference.cpuMsPerRequest.toFixed(0)} ms per hash-only request ` +
+        `(hash-only / ${label} ${(reference.cpuMsPerRequest / measured.cpuMsPerRequest).toFixed(2)}; a hash's CPU time grows when both cores are busy)`,
+    );
+  }
 }
 
 /**
@@ -336,6 +374,7 @@ async function benchLocalStack(): Promise<void> {
   const { services } = await import("../lib/container");
   const { DEFAULT_SCRYPT, hashPassword } = await import("../lib/domain/credentials/password-hash");
   const { mintUserToken } = await import("../lib/local/user-token");
+  const { registerClient } = await import("../lib/domain/clients/admin");
   const { config } = await import("../lib/config");
   const counting = createGateway({ countRoundTrips: true });
   const plain = createGateway();
@@ -377,6 +416,8 @@ async function benchLocalStack(): Promise<void> {
         hash,
       );
     }
+    // The application the hosted sign-in scenario signs those accounts in to.
+    await registerClient(services().clients, HOSTED_BENCH_CLIENT, true);
     const clientBasic = basic(BENCH_CLIENT.id, BENCH_CLIENT.secret);
     const values = await seedSampleAccounts(base, BENCH_CLIENT, DEFAULT_SCRYPT);
 
@@ -392,7 +433,8 @@ async function benchLocalStack(): Promise<void> {
     const systemToken = (await tokenFrom(base, clientBasic, "grant_type=client_credentials&scope=svc_api_sys_users"))
       .access_token;
     const { token: userToken } = await mintUserToken("bench-user", BENCH_CLIENT.id, ["svc_api_user"], 3600);
-    if (part("throughput")) await measureThroughput({ clientBasic, systemToken, userToken }, servers);
+    if (part("throughput") || part("sign-in"))
+      await measureThroughput({ clientBasic, systemToken, userToken }, servers);
     if (part("cold-start")) await benchColdStarts(rows, values);
     if (part("reliability")) benchReliability();
   } finally {

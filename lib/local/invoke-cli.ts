@@ -6,6 +6,7 @@ import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { prepareEvent } from "./events";
 import { isFunctionName, loadFunction } from "./functions";
 import { lambdaContext } from "./gateway";
+import { ensureSampleClients } from "./sample-clients";
 import { attachLocalStorage, bootstrapCredentialValues } from "./stack";
 
 /** `npm run invoke -- <function> <event.json> [name=value ...]`: one handler, one event, the local table. */
@@ -29,11 +30,14 @@ async function main(): Promise<number> {
   };
   const storage = await attachLocalStorage();
   try {
+    // The applications the events name, for an invoke without a running `npm start`.
+    await ensureSampleClients();
     const event = await prepareEvent(JSON.parse(readFileSync(eventPath, "utf8")) as APIGatewayProxyEventV2, values);
     const handler = await loadFunction(fn);
     const result = (await handler(event, lambdaContext(fn, event.requestContext?.requestId ?? "invoke"))) as {
       statusCode?: number;
       headers: Record<string, string>;
+      cookies?: string[];
       body: string;
     };
     // Scheduled jobs answer a plain object, not an HTTP response.
@@ -47,7 +51,9 @@ async function main(): Promise<number> {
     } catch {
       // not JSON: print as is
     }
-    console.log(JSON.stringify({ statusCode: result.statusCode, headers: result.headers, body }, null, 2));
+    // Payload 2.0 answers Set-Cookie apart from the headers (the hosted pages' session and CSRF cookies).
+    const { statusCode, headers, cookies } = result;
+    console.log(JSON.stringify({ statusCode, headers, ...(cookies?.length && { cookies }), body }, null, 2));
     return 0;
   } finally {
     await storage.release();

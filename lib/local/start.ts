@@ -5,6 +5,7 @@ import { ensureBootstrapClient } from "./bootstrap";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
 import { createGateway } from "./gateway";
+import { ensureSampleClients } from "./sample-clients";
 import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 
 /** `npm start` (docs/configuration.md): DynamoDB Local, table, signing key, bootstrap client, gateway. */
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   }
   console.log(`bootstrap client (${client.source}): id ${client.clientId}`);
   if (client.source !== "environment") console.log(`bootstrap client secret: ${client.secret}`);
+  const samples = await ensureSampleClients();
+  if (samples.length > 0) console.log(`registered for the sample events (events/): ${samples.join(", ")}`);
   console.log(
     `data key (${dataKeySource}${dataKeySource === "environment" ? ": SVC_DATA_KEY" : settings.inMemory ? ", in memory" : `, in ${DATA_KEY_FILE}`})`,
   );

@@ -10,6 +10,7 @@ import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/d
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { ROUND_TRIP_KINDS_HEADER, ROUND_TRIPS_HEADER } from "../../lib/local/gateway";
+import { SAMPLE_CLIENTS } from "../../lib/local/sample-clients";
 import { routes } from "../../lib/routes";
 
 /**
@@ -561,14 +562,6 @@ export function samplePassword(sub: string): string {
   return found.password;
 }
 
-/** The application the federation samples come from, with the address their bind returns to (README "Try it locally"). */
-const SAMPLE_WEB = {
-  clientId: "sample-web",
-  scopes: ["svc_api_sys_ufa"],
-  redirectUris: ["https://app.example/fa-done"],
-  postLogoutRedirectUris: ["https://app.example/"],
-};
-
 /**
  * The sample events' accounts (events/sample-users.jsonl, sample-user with its password
  * there, hashed with `scrypt`) with their devices, the sample application, and a
@@ -582,7 +575,7 @@ export async function seedSampleAccounts(
   const now = Math.floor(Date.now() / 1000);
   const password = samplePassword("sample-user");
   const hash = await hashPassword(password, scrypt);
-  await registerClient(services().clients, SAMPLE_WEB, true);
+  for (const sample of SAMPLE_CLIENTS) await registerClient(services().clients, sample, true);
   await services().accounts.create(
     {
       sub: "sample-user",

@@ -93,6 +93,72 @@ export async function measure(scenario: Scenario, load: LoadSettings, server?: S
 }
 
 /**
+ * A unit of work of several dependent requests (a sign-in's form post, then its code
+ * exchange), which autocannon cannot chain: `prepare` runs once per connection before the
+ * clock starts, `run` once per unit and throws when the unit did not succeed.
+ */
+export interface Flow<Worker> {
+  name: string;
+  prepare(): Promise<Worker>;
+  run(worker: Worker, signal: AbortSignal): Promise<void>;
+}
+
+/** The value at fraction `q` of the ascending `sorted` (nearest rank). */
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/**
+ * A flow under load as autocannon loads one request: `load.connections` loops at once for
+ * `load.seconds`, each starting its next unit when the last one ends. Units still running
+ * at the end are cut off and not counted, as autocannon does; latencies are of whole units.
+ */
+export async function measureFlow<Worker>(
+  flow: Flow<Worker>,
+  load: LoadSettings,
+  server?: ServerProcess,
+): Promise<Measured> {
+  const workers = await Promise.all(Array.from({ length: load.connections }, () => flow.prepare()));
+  const before = server ? await server.stats() : { calls: 0, cpuMs: 0 };
+  const stop = new AbortController();
+  const latencies: number[] = [];
+  const failures = new Map<string, number>();
+  const started = performance.now();
+  const end = started + load.seconds * 1000;
+  const timer = setTimeout(() => stop.abort(), load.seconds * 1000);
+  const loop = async (worker: Worker) => {
+    while (performance.now() < end) {
+      const unitStarted = performance.now();
+      try {
+        // The same 30 s ceiling autocannon's requests get.
+        await flow.run(worker, AbortSignal.any([stop.signal, AbortSignal.timeout(30_000)]));
+        if (performance.now() <= end) latencies.push(performance.now() - unitStarted);
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        const what = (error as Error).message;
+        failures.set(what, (failures.get(what) ?? 0) + 1);
+      }
+    }
+  };
+  await Promise.all(workers.map(loop));
+  clearTimeout(timer);
+  const failed = [...failures.values()].reduce((sum, n) => sum + n, 0);
+  const counted = await perRequest(server, before, Math.max(1, latencies.length + failed));
+  if (server) await untilIdle(server);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    name: flow.name,
+    requestsPerSecond: latencies.length / load.seconds,
+    p50: Math.round(quantile(sorted, 0.5)),
+    p99: Math.round(quantile(sorted, 0.99)),
+    ok: latencies.length,
+    failed,
+    failures: [...failures].map(([what, n]) => `${n}x ${what}`).join(", "),
+    ...counted,
+  };
+}
+
+/**
  * Waits until the server has finished what autocannon left in flight: a scrypt run ends
  * with up to one hash per connection still queued (seconds of CPU), which would otherwise
  * be charged to whichever scenario runs next.

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -99,6 +99,11 @@ describe("npm start", () => {
     expect(await (await fetch(`${stack.base}/svc/health`)).json()).toEqual({ status: "ok" });
     const issued = await token(stack.base, "boot", "boot-secret-that-is-long-enough-000000");
     expect(issued.status).toBe(200);
+    // The hosted sample events' application is registered, so their authorization request gets the sign-in page.
+    const sample = JSON.parse(readFileSync("events/hosted/authorize.json", "utf8")) as { rawQueryString: string };
+    const page = await fetch(`${stack.base}/svc/oauth/authorize?${sample.rawQueryString}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('action="/svc/oauth/signin"');
     expect(stack.output()).not.toContain("boot-secret-that-is-long-enough");
     stack.child.kill("SIGTERM");
     expect(await stack.exited).toBe(0);
@@ -122,6 +127,8 @@ describe("npm start", () => {
     const second = await start(cwd, issuer);
     expect(second.ready, second.output()).toBe(true);
     expect(second.output()).toContain("bootstrap client (saved)");
+    expect(first.output()).toContain("registered for the sample events (events/): sample-web");
+    expect(second.output()).not.toContain("registered for the sample events");
     const keys = (await (await fetch(`${second.base}/svc/.well-known/jwks.json`)).json()) as {
       keys: { kid: string }[];
     };

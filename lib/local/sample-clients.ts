@@ -1,0 +1,38 @@
+import { config } from "../config";
+import { services } from "../container";
+import { registerClient } from "../domain/clients/admin";
+import type { ClientDefinition } from "../domain/clients/client";
+import { ClientExistsError } from "../domain/clients/ports";
+
+/**
+ * The applications the sample events name (events/hosted, the federation bind), so those
+ * events answer as they do for a registered application instead of the error page.
+ * Third-party, so the sign-in sample goes on to the consent page the consent sample posts.
+ */
+export const SAMPLE_CLIENTS: readonly ClientDefinition[] = [
+  {
+    clientId: "sample-web",
+    scopes: ["svc_api_sys_ufa"],
+    redirectUris: ["https://app.example/fa-done"],
+    postLogoutRedirectUris: ["https://app.example/"],
+  },
+];
+
+/**
+ * Registers the sample clients that are missing (`npm start`, `npm run invoke`); one an
+ * operator registered under the same id is left as it is. Only on a local table.
+ */
+export async function ensureSampleClients(): Promise<string[]> {
+  // No endpoint: a local tool pointed at a deployed table (SVC_TARGET=aws).
+  if (config().dynamodbEndpoint === undefined) return [];
+  const added: string[] = [];
+  for (const client of SAMPLE_CLIENTS) {
+    try {
+      await registerClient(services().clients, client);
+      added.push(client.clientId);
+    } catch (error) {
+      if (!(error instanceof ClientExistsError)) throw error;
+    }
+  }
+  return added;
+}
