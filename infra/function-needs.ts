@@ -46,6 +46,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
   // states signed with the data key.
   hosted: { table: "read-write", dataKey: true, hashes: true },
+  // Applications registered, changed and deleted over the admin API, with their security events.
+  clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };
