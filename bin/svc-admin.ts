@@ -166,7 +166,7 @@ async function clientsCreate(values: Values): Promise<number> {
     if (error instanceof ClientExistsError) {
       throw new CommandError(`client ${def.clientId} already exists (delete it first to replace it)`);
     }
-    if (error instanceof ClientDefinitionError) throw new CommandError(`invalid client: ${error.problems.join("; ")}`);
+    if (error instanceof ClientDefinitionError) throw new CommandError(`invalid client: ${error.message}`);
     throw error;
   }
 }

@@ -44,8 +44,10 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Security events read; consents withdrawn with their application's sessions.
   audit: { table: "read-write" },
   // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
-  // states signed with the data key.
+  // states signed with the data key, registration and reset codes sent.
   hosted: { table: "read-write", dataKey: true, hashes: true, messaging: true },
+  // Applications registered, changed and deleted over the admin API, with their security events.
+  clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };

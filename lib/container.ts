@@ -59,7 +59,7 @@ export const services = /* @__PURE__ */ once(() => {
   return {
     accounts: createAccountStore(deps),
     clients,
-    clientCredentials: cachedClientCredentials(clients, config().settings.clients.cacheSeconds),
+    clientCredentials: cachedClientCredentials(clients, () => config().settings.clients.cacheSeconds),
     registrations: createRegistrationStore(deps),
     dynamicClients: createDynamicClientStore(deps),
     sessions: createSessionStore(deps),

@@ -29,6 +29,8 @@ export const SYSTEM_PERMISSIONS = [
   "svc_api_sys_uaud",
   "svc_api_sys_ufa",
   "svc_api_sys_ufa_chg",
+  "svc_api_sys_clients",
+  "svc_api_sys_clients_chg",
   "fed_tkn_any",
 ] as const;
 

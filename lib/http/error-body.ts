@@ -107,8 +107,7 @@ export function errorResult(error: unknown, version: ApiVersion, requestId: stri
     };
   }
   const extra = known instanceof ApiError ? (known.details.headers ?? {}) : {};
-  const cacheHeaders: Record<string, string> =
-    version === "oauth" ? { "cache-control": "no-store", pragma: "no-cache" } : {};
+  const cacheHeaders: Record<string, string> = version === "oauth" ? NO_STORE : {};
   const retryHeaders: Record<string, string> = known.status === 503 ? { "retry-after": "1" } : {};
   return {
     statusCode: known.status,
@@ -123,6 +122,9 @@ export function errorResult(error: unknown, version: ApiVersion, requestId: stri
     body: JSON.stringify(bodyFor(known, version)),
   };
 }
+
+/** For answers that carry a token or a secret (RFC 6749 5.1): never kept by a cache. */
+export const NO_STORE: Readonly<Record<string, string>> = { "cache-control": "no-store", pragma: "no-cache" };
 
 export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
   return {

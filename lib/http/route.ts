@@ -42,6 +42,7 @@ export const FUNCTION_NAMES = [
   "jobs",
   "audit",
   "hosted",
+  "clients",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

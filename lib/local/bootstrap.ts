@@ -54,6 +54,7 @@ export async function ensureBootstrapClient(savedFile?: string): Promise<Bootstr
       // It keeps every grant, the password grant included (interface §5.2).
       grantTypes: [...GRANT_TYPES],
       firstParty: true,
+      bootstrap: true,
     },
     true,
   );

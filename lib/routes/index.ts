@@ -1,5 +1,6 @@
 import type { RouteDefinition } from "../http/route";
 import { auditRoutes } from "./audit";
+import { clientsRoutes } from "./clients";
 import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
 import { groupsRoutes } from "./groups";
@@ -34,4 +35,5 @@ export const routes: readonly RouteDefinition[] = [
   ...rightsRoutes,
   ...groupsRoutes,
   ...auditRoutes,
+  ...clientsRoutes,
 ];

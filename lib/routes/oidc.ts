@@ -6,7 +6,7 @@ import { authenticateClient, presentedClient } from "../domain/oauth/client-auth
 import { claimsFor, OIDC_SCOPES } from "../domain/oidc/scopes";
 import { introspect, revoke, type TokenStatusDeps } from "../domain/oidc/token-status";
 import { USER_PERMISSIONS } from "../domain/permissions";
-import { jsonResult } from "../http/error-body";
+import { jsonResult, NO_STORE } from "../http/error-body";
 import { group, type HttpResult, route } from "../http/route";
 import { ACR_MFA, ACR_PASSWORD, AUDIENCE } from "../tokens/access-token";
 import { SIGNING_ALG } from "../tokens/key-ring";
@@ -17,7 +17,6 @@ export function endpointUrl(path: string): string {
   return `${config().issuer.replace(/\/svc\/?$/, "")}${path}`;
 }
 
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
 const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"];
 
 /** OpenID Connect Discovery 1.0 and RFC 8414 metadata: one document. */

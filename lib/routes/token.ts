@@ -9,7 +9,7 @@ import { authenticateClient, presentedClient, requireGrant } from "../domain/oau
 import { clientCredentialsGrant } from "../domain/oauth/client-credentials";
 import { authorizationCodeGrant } from "../domain/oidc/code-grant";
 import { verifyTotp } from "../domain/security/totp-generators";
-import { jsonResult } from "../http/error-body";
+import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { oauthError } from "./schemas";
 
@@ -81,9 +81,6 @@ export const qrStartResponse = {
     interval: { type: "integer", description: "seconds between polls of the token endpoint" },
   },
 } as const;
-
-/** RFC 6749 5.1: token responses must not be cached. */
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const;
 
 /** The token endpoint: client authentication, then the grant the form names. */
 async function issueToken(call: CommonCall & { body: Readonly<Record<string, unknown>> }) {

@@ -1,10 +1,21 @@
-import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { randomBytes } from "node:crypto";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { type ClientRecord, type ClientSecrets, LEGACY_GRANT_TYPES } from "../domain/clients/client";
-import { ClientExistsError, type ClientRepository } from "../domain/clients/ports";
+import {
+  ClientExistsError,
+  type ClientGuard,
+  type ClientRepository,
+  type ClientSnapshot,
+  type ClientUpdate,
+} from "../domain/clients/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./accounts";
-import { isConditionalCheckFailed } from "./errors";
+import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { transactItems } from "./pending-writes";
+import { transactUnlessRefused, transactWrite } from "./transact";
+import { buildUpdate } from "./update-expression";
 
 const PUBLIC_FIELDS = [
   "clientId",
@@ -16,9 +27,17 @@ const PUBLIC_FIELDS = [
   "postLogoutRedirectUris",
   "resources",
   "firstParty",
+  "bootstrap",
   "createdAt",
   "updatedAt",
 ];
+
+/** Lists read the public fields only: secret digests never leave the table there. */
+const PUBLIC_PROJECTION = {
+  // Names, not words: "public" and others are DynamoDB reserved words.
+  ProjectionExpression: PUBLIC_FIELDS.map((_, i) => `#f${i}`).join(", "),
+  ExpressionAttributeNames: Object.fromEntries(PUBLIC_FIELDS.map((field, i) => [`#f${i}`, field])),
+};
 
 function toRecord(item: Record<string, unknown>): ClientRecord {
   return {
@@ -31,55 +50,88 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     postLogoutRedirectUris: (item.postLogoutRedirectUris as string[] | undefined) ?? [],
     resources: (item.resources as string[] | undefined) ?? [],
     firstParty: Boolean(item.firstParty),
+    bootstrap: Boolean(item.bootstrap),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
   };
 }
 
+/** Every write gives the item a new revision, so a change guarded by the one it read cannot act on a stale record. */
+const newRevision = () => randomBytes(9).toString("base64url");
+
+/** The condition of a guarded write (ClientGuard); flags absent on older items count as false. */
+function guardCondition(guard: ClientGuard) {
+  const parts = ["attribute_exists(PK)"];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (guard.revision !== undefined) {
+    names["#g_rev"] = "revision";
+    if (guard.revision === "") parts.push("attribute_not_exists(#g_rev)");
+    else {
+      parts.push("#g_rev = :g_rev");
+      values[":g_rev"] = guard.revision;
+    }
+  }
+  const notSet = (flag: string) => {
+    names[`#g_${flag}`] = flag;
+    values[":g_false"] = false;
+    parts.push(`(attribute_not_exists(#g_${flag}) OR #g_${flag} = :g_false)`);
+  };
+  if (guard.notBootstrap) notSet("bootstrap");
+  if (guard.confidential) notSet("public");
+  return { ConditionExpression: parts.join(" AND "), names, values };
+}
+
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
 export function createClientStore({ client, tableName }: StoreDeps): ClientRepository {
+  const read = async (clientId: string) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true })))
+      .Item;
+
   return {
     /** Writes a client; `overwrite` false refuses to replace an existing one. */
-    async save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean): Promise<void> {
-      const item = itemOf(ENTITY.client, keys.client(record.clientId), {
-        ...record,
-        ...secrets,
-        GSI1PK: gsi1.allClients,
-        GSI1SK: gsi1.clientSort(record.clientId),
-      });
+    async save(record, secrets, overwrite, alsoWrite: PendingWrite[] = []): Promise<void> {
+      const put = {
+        TableName: tableName,
+        Item: itemOf(ENTITY.client, keys.client(record.clientId), {
+          ...record,
+          ...secrets,
+          revision: newRevision(),
+          GSI1PK: gsi1.allClients,
+          GSI1SK: gsi1.clientSort(record.clientId),
+        }),
+        // A new client must not silently replace another application's credentials.
+        ConditionExpression: overwrite ? undefined : "attribute_not_exists(PK)",
+      };
       try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item,
-            // A new client must not silently replace another application's credentials.
-            ConditionExpression: overwrite ? undefined : "attribute_not_exists(PK)",
-          }),
-        );
+        if (alsoWrite.length === 0) await client.send(new PutCommand(put));
+        else await transactWrite(client, [{ Put: put }, ...transactItems(alsoWrite)]);
       } catch (error) {
-        if (isConditionalCheckFailed(error)) throw new ClientExistsError(record.clientId);
+        if (isConditionalCheckFailed(error) || failedConditions(error)?.includes(0))
+          throw new ClientExistsError(record.clientId);
         throw error;
       }
     },
 
     /** The public record (scopes, redirect URIs), without secret hashes. */
     async get(clientId: string): Promise<ClientRecord | undefined> {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true }),
-      );
-      return Item ? toRecord(Item) : undefined;
+      const item = await read(clientId);
+      return item ? toRecord(item) : undefined;
+    },
+
+    async getForChange(clientId: string): Promise<ClientSnapshot | undefined> {
+      const item = await read(clientId);
+      return item ? { record: toRecord(item), revision: (item.revision as string | undefined) ?? "" } : undefined;
     },
 
     /** For client authentication only: the record with its secret hashes. */
     async getWithSecrets(clientId: string): Promise<(ClientRecord & ClientSecrets) | undefined> {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true }),
-      );
-      if (!Item) return undefined;
+      const item = await read(clientId);
+      if (!item) return undefined;
       return {
-        ...toRecord(Item),
-        secretHash: Item.secretHash as string,
-        restPasswordHash: Item.restPasswordHash as string | undefined,
+        ...toRecord(item),
+        secretHash: item.secretHash as string,
+        restPasswordHash: item.restPasswordHash as string | undefined,
       };
     },
 
@@ -89,24 +141,64 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
         IndexName: gsi1.indexName,
         KeyConditionExpression: "GSI1PK = :all",
         ExpressionAttributeValues: { ":all": gsi1.allClients },
-        // Names, not words: "public" and others are DynamoDB reserved words.
-        ProjectionExpression: PUBLIC_FIELDS.map((_, i) => `#f${i}`).join(", "),
-        ExpressionAttributeNames: Object.fromEntries(PUBLIC_FIELDS.map((field, i) => [`#f${i}`, field])),
+        ...PUBLIC_PROJECTION,
       });
       return items.map(toRecord);
     },
 
-    /** Returns false when there was no such client. */
-    async delete(clientId: string): Promise<boolean> {
-      try {
-        await client.send(
-          new DeleteCommand({
+    /** One Query of the index, in id order; one item more than asked tells whether others follow. */
+    async page(limit: number, after?: string) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: gsi1.indexName,
+          KeyConditionExpression: after === undefined ? "GSI1PK = :all" : "GSI1PK = :all AND GSI1SK > :after",
+          ExpressionAttributeValues: {
+            ":all": gsi1.allClients,
+            ...(after !== undefined && { ":after": gsi1.clientSort(after) }),
+          },
+          ...PUBLIC_PROJECTION,
+          Limit: limit + 1,
+        }),
+      );
+      return { clients: Items.slice(0, limit).map(toRecord), more: Items.length > limit };
+    },
+
+    async update(clientId: string, update: ClientUpdate, guard: ClientGuard, alsoWrite: PendingWrite[]) {
+      const set = Object.fromEntries(
+        Object.entries({ ...update, revision: newRevision() }).filter(([, v]) => v !== undefined),
+      );
+      const parts = buildUpdate(set);
+      const condition = guardCondition(guard);
+      return transactUnlessRefused(client, [
+        {
+          Update: {
             TableName: tableName,
             Key: keys.client(clientId),
-            // Deleting a missing client is reported, not silently accepted.
-            ConditionExpression: "attribute_exists(PK)",
-          }),
-        );
+            UpdateExpression: parts.UpdateExpression,
+            ConditionExpression: condition.ConditionExpression,
+            ExpressionAttributeNames: { ...parts.ExpressionAttributeNames, ...condition.names },
+            ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...condition.values },
+          },
+        },
+        ...transactItems(alsoWrite),
+      ]);
+    },
+
+    /** Returns false when there was no such client, or the guard failed. */
+    async delete(clientId: string, guard: ClientGuard = {}, alsoWrite: PendingWrite[] = []): Promise<boolean> {
+      const condition = guardCondition(guard);
+      const remove = {
+        TableName: tableName,
+        Key: keys.client(clientId),
+        // Deleting a missing client is reported, not silently accepted.
+        ConditionExpression: condition.ConditionExpression,
+        ...(Object.keys(condition.names).length > 0 && { ExpressionAttributeNames: condition.names }),
+        ...(Object.keys(condition.values).length > 0 && { ExpressionAttributeValues: condition.values }),
+      };
+      if (alsoWrite.length > 0) return transactUnlessRefused(client, [{ Delete: remove }, ...transactItems(alsoWrite)]);
+      try {
+        await client.send(new DeleteCommand(remove));
         return true;
       } catch (error) {
         if (isConditionalCheckFailed(error)) return false;

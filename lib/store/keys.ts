@@ -115,6 +115,14 @@ export const keys = {
     SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
   }),
   eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
+  /**
+   * A change to an application's registration (interface §4.17). A partition of its own, not
+   * the client's: the rights reads of an application Query its partition by key range.
+   */
+  clientSecurityEvent: (clientId: string, tsMs: number, id: string): TableKey => ({
+    PK: `CLIENT_EVENTS#${clientId}`,
+    SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
+  }),
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),

@@ -8,9 +8,15 @@ import { queryPages } from "./paging";
 import { pendingWrite } from "./pending-writes";
 
 export function createSecurityEventStore({ client, tableName }: StoreDeps, retentionDays: number): SecurityEventLog {
+  const keyOf = (event: SecurityEvent) => {
+    const id = randomBytes(6).toString("base64url");
+    return event.sbjType === "its"
+      ? keys.clientSecurityEvent(event.sbj, event.ts, id)
+      : keys.securityEvent(event.sbj, event.ts, id);
+  };
   const put = (event: SecurityEvent) => ({
     TableName: tableName,
-    Item: itemOf(ENTITY.securityEvent, keys.securityEvent(event.sbj, event.ts, randomBytes(6).toString("base64url")), {
+    Item: itemOf(ENTITY.securityEvent, keyOf(event), {
       ...event,
       // TTL ends the event's retention; reads filter on ts, so a late deletion is harmless.
       expiresAt: Math.floor(event.ts / 1000) + retentionDays * 86_400,

@@ -4,8 +4,10 @@
  * format. Never holds a secret: `prms` carries only what was done.
  */
 export interface SecurityEvent {
-  /** The account. */
+  /** The account, or with `sbjType` its, the application. */
   sbj: string;
+  /** `its`: `sbj` is an application whose registration changed (interface §4.17). */
+  sbjType?: "its";
   /** Milliseconds since the epoch. */
   ts: number;
   type: string;

@@ -1,25 +1,34 @@
-import { buildClient, type ClientDefinition, clientDefinitionProblems } from "./client";
+import type { PendingWrite } from "../unit-of-work";
+import {
+  buildClient,
+  type ClientDefinition,
+  type ClientProblem,
+  type ClientRecord,
+  clientDefinitionProblems,
+} from "./client";
 import type { ClientRepository } from "./ports";
 
 export class ClientDefinitionError extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join("; "));
+  constructor(readonly problems: ClientProblem[]) {
+    super(problems.map((p) => p.desc).join("; "));
     this.name = "ClientDefinitionError";
   }
 }
 
 /**
  * Registers an application. Returns the client secret, which is shown once: only its
- * digest is stored. `overwrite` replaces an existing client (bootstrap on every start).
+ * digest is stored. `overwrite` replaces an existing client (bootstrap on every start);
+ * `alsoWrite` rides in the same write (the admin API's security event).
  */
 export async function registerClient(
   store: ClientRepository,
   def: ClientDefinition,
   overwrite = false,
-): Promise<{ clientId: string; secret: string }> {
+  alsoWrite: PendingWrite[] = [],
+): Promise<{ clientId: string; secret: string; record: ClientRecord }> {
   const found = clientDefinitionProblems(def);
   if (found.length > 0) throw new ClientDefinitionError(found);
   const { record, secrets, secret } = buildClient(def, Math.floor(Date.now() / 1000));
-  await store.save(record, secrets, overwrite);
-  return { clientId: record.clientId, secret };
+  await store.save(record, secrets, overwrite, alsoWrite);
+  return { clientId: record.clientId, secret, record };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { permissionKind } from "../permissions";
 
@@ -36,9 +37,22 @@ export interface ClientRecord {
   resources: string[];
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
+  /** Written by `npm start` from SVC_BOOTSTRAP_CLIENT_*, again on every start: the admin API leaves it alone. */
+  bootstrap: boolean;
   createdAt: number;
   updatedAt: number;
 }
+
+/** What the admin API may change on a stored client (interface §4.17). */
+export const CHANGEABLE_FIELDS = [
+  "scopes",
+  "grantTypes",
+  "redirectUris",
+  "postLogoutRedirectUris",
+  "resources",
+  "firstParty",
+] as const;
+export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)[number]>>;
 
 /** Stored digests, never the secrets themselves. */
 export interface ClientSecrets {
@@ -71,6 +85,11 @@ export function weakSecretWarnings(def: ClientDefinition): string[] {
 
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
+/** An id for a client registered without one: 80 random bits are unique without a counter to read. */
+export function newClientId(): string {
+  return randomBytes(10).toString("hex");
+}
+
 export interface ClientDefinition {
   clientId: string;
   secret?: string;
@@ -82,6 +101,13 @@ export interface ClientDefinition {
   postLogoutRedirectUris?: string[];
   resources?: string[];
   firstParty?: boolean;
+  bootstrap?: boolean;
+}
+
+/** One reason a definition is refused, with the field it is about. */
+export interface ClientProblem {
+  field: keyof ClientDefinition;
+  desc: string;
 }
 
 /** A redirect target: absolute, no fragment (RFC 6749 3.1.2), https or a loopback or app scheme. */
@@ -95,40 +121,40 @@ function redirectProblem(kind: string, uri: string): string | undefined {
 }
 
 /** Validates a definition; returns the problems in plain words for an operator. */
-export function clientDefinitionProblems(def: ClientDefinition): string[] {
-  const problems: string[] = [];
+export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[] {
+  const problems: ClientProblem[] = [];
+  const add = (field: keyof ClientDefinition, desc: string | undefined) => {
+    if (desc) problems.push({ field, desc });
+  };
   if (!CLIENT_ID_PATTERN.test(def.clientId)) {
-    problems.push("client id must be 1-128 letters, digits or . _ ~ - and start with a letter or digit");
+    add("clientId", "client id must be 1-128 letters, digits or . _ ~ - and start with a letter or digit");
   }
-  if (def.secret === "" || def.restPassword === "") problems.push("a secret cannot be empty");
+  if (def.secret === "" || def.restPassword === "") add("secret", "a secret cannot be empty");
   const unknown = def.scopes.filter((s) => permissionKind(s) === undefined);
-  if (unknown.length > 0) problems.push(`unknown permissions: ${unknown.join(" ")}`);
-  for (const uri of def.redirectUris ?? []) {
-    const problem = redirectProblem("redirect URI", uri);
-    if (problem) problems.push(problem);
-  }
+  if (unknown.length > 0) add("scopes", `unknown permissions: ${unknown.join(" ")}`);
+  for (const uri of def.redirectUris ?? []) add("redirectUris", redirectProblem("redirect URI", uri));
   for (const uri of def.postLogoutRedirectUris ?? []) {
-    const problem = redirectProblem("post-logout redirect URI", uri);
-    if (problem) problems.push(problem);
+    add("postLogoutRedirectUris", redirectProblem("post-logout redirect URI", uri));
   }
   for (const resource of def.resources ?? []) {
     if (!URL.canParse(resource) || resource.includes("#"))
-      problems.push(`resource is not an absolute URI: ${resource}`);
+      add("resources", `resource is not an absolute URI: ${resource}`);
   }
   const grants = def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES);
   const unknownGrants = grants.filter((g) => !GRANT_TYPES.includes(g));
-  if (unknownGrants.length > 0) problems.push(`unknown grant types: ${unknownGrants.join(" ")}`);
+  if (unknownGrants.length > 0) add("grantTypes", `unknown grant types: ${unknownGrants.join(" ")}`);
   if (def.public) {
     if (def.secret !== undefined || def.restPassword !== undefined)
-      problems.push("a public client has no secret and no REST password");
+      add("secret", "a public client has no secret and no REST password");
     const confidentialOnly = grants.filter((g) => !PUBLIC_GRANT_TYPES.includes(g));
     if (confidentialOnly.length > 0)
-      problems.push(
+      add(
+        "grantTypes",
         `a public client may only use authorization_code and refresh_token, not ${confidentialOnly.join(" ")}`,
       );
   }
   if (grants.includes(GRANT.authorizationCode) && (def.redirectUris ?? []).length === 0 && def.public)
-    problems.push("a public client needs at least one redirect URI");
+    add("redirectUris", "a public client needs at least one redirect URI");
   return problems;
 }
 
@@ -146,6 +172,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     postLogoutRedirectUris: def.postLogoutRedirectUris ?? [],
     resources: def.resources ?? [],
     firstParty: def.firstParty ?? false,
+    bootstrap: def.bootstrap ?? false,
     createdAt: now,
     updatedAt: now,
   };

@@ -15,23 +15,30 @@ const MAX_ENTRIES = 1000;
  * the grant rate at the table's. A deleted client or a changed secret is therefore seen
  * within `ttlSeconds` by warm containers (0: every request reads the table). Unknown ids
  * are never kept, so a new client works at once; an entry still being read is shared by
- * concurrent requests.
+ * concurrent requests. A function for `ttlSeconds` is asked on each request, so the
+ * setting of that moment applies (local tools and tests switch it).
  */
 export function cachedClientCredentials(
   source: ClientCredentialSource,
-  ttlSeconds: number,
+  ttlSeconds: number | (() => number),
   now: () => number = Date.now,
 ): ClientCredentialSource {
-  if (ttlSeconds <= 0) return source;
+  const ttl = typeof ttlSeconds === "function" ? ttlSeconds : () => ttlSeconds;
   const entries = new Map<string, { until: number; read: Promise<ClientWithSecrets | undefined> }>();
   return {
     getWithSecrets(clientId) {
+      const seconds = ttl();
+      if (seconds <= 0) {
+        // Nothing kept from before may be served once caching is on again.
+        entries.clear();
+        return source.getWithSecrets(clientId);
+      }
       const found = entries.get(clientId);
       if (found && found.until > now()) return found.read;
       entries.delete(clientId);
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
       const read = source.getWithSecrets(clientId);
-      entries.set(clientId, { until: now() + ttlSeconds * 1000, read });
+      entries.set(clientId, { until: now() + seconds * 1000, read });
       // Unknown clients and failed reads are asked again next time.
       read.then(
         (client) => {

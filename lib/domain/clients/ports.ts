@@ -1,5 +1,5 @@
 import type { PendingWrite } from "../unit-of-work";
-import type { ClientRecord, ClientSecrets } from "./client";
+import type { ClientChange, ClientRecord, ClientSecrets } from "./client";
 
 export class ClientExistsError extends Error {
   constructor(readonly clientId: string) {
@@ -8,17 +8,49 @@ export class ClientExistsError extends Error {
   }
 }
 
+/** A client as read for a change: the record and the revision every write replaces. */
+export interface ClientSnapshot {
+  record: ClientRecord;
+  /** Opaque; "" for a client stored before revisions were kept. */
+  revision: string;
+}
+
+/**
+ * What must still hold of the stored client for a write to go through; checked by the
+ * write itself, so nothing read earlier can be stale. The client must always exist.
+ */
+export interface ClientGuard {
+  /** Unchanged since it was read with this revision. */
+  revision?: string;
+  /** Not the bootstrap client. */
+  notBootstrap?: true;
+  /** A confidential client: it holds a secret. */
+  confidential?: true;
+}
+
+/** A change to write: the fields of the record, a new secret digest, and when. */
+export type ClientUpdate = ClientChange & { secretHash?: string; updatedAt: number };
+
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
 export interface ClientRepository {
-  /** Writes a client; `overwrite` false refuses to replace an existing one (ClientExistsError). */
-  save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean): Promise<void>;
+  /**
+   * Writes a client; `overwrite` false refuses to replace an existing one (ClientExistsError).
+   * `alsoWrite` commits with it, all or none.
+   */
+  save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean, alsoWrite?: PendingWrite[]): Promise<void>;
   /** The public record (scopes, redirect URIs), without secret hashes. */
   get(clientId: string): Promise<ClientRecord | undefined>;
+  /** The public record and its revision, for a change guarded by it. */
+  getForChange(clientId: string): Promise<ClientSnapshot | undefined>;
   /** For client authentication only: the record with its secret hashes. */
   getWithSecrets(clientId: string): Promise<(ClientRecord & ClientSecrets) | undefined>;
   list(): Promise<ClientRecord[]>;
-  /** False when there was no such client. */
-  delete(clientId: string): Promise<boolean>;
+  /** Up to `limit` clients in id order, after the id `after`; `more` when others follow. */
+  page(limit: number, after?: string): Promise<{ clients: ClientRecord[]; more: boolean }>;
+  /** Writes `update` with `alsoWrite`, all or none; false when the client is gone or `guard` failed. */
+  update(clientId: string, update: ClientUpdate, guard: ClientGuard, alsoWrite: PendingWrite[]): Promise<boolean>;
+  /** False when there was no such client or `guard` failed; `alsoWrite` commits with the deletion. */
+  delete(clientId: string, guard?: ClientGuard, alsoWrite?: PendingWrite[]): Promise<boolean>;
 }
 
 /** Dynamic client ids (interface §4.4): released in advance, bound to one account at registration. */

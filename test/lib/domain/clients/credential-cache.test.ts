@@ -55,6 +55,16 @@ describe("client credentials kept per container", () => {
     expect(await cache.getWithSecrets(clientId)).toMatchObject({ clientId });
   });
 
+  it("when the ttl is a setting asked on each request, turning it to 0 reads the table at once", async () => {
+    const { clientId } = await createClient(["svc_api_sys_users"]);
+    let ttl = 10;
+    const cache = cachedClientCredentials(services().clients, () => ttl, clock().now);
+    expect(await readsOf(() => cache.getWithSecrets(clientId))).toBe(1);
+    expect(await readsOf(() => cache.getWithSecrets(clientId))).toBe(0);
+    ttl = 0;
+    expect(await readsOf(() => cache.getWithSecrets(clientId))).toBe(1);
+  });
+
   it("when the ttl is 0, every request reads the table", async () => {
     const { clientId } = await createClient(["svc_api_sys_users"]);
     const cache = cachedClientCredentials(services().clients, 0, clock().now);

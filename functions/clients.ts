@@ -1,0 +1,5 @@
+import { validators } from "../lib/compiled/clients-validators";
+import { createApiFunction } from "../lib/http/pipeline";
+import { clientsRoutes } from "../lib/routes/clients";
+
+export const handler = createApiFunction("clients", clientsRoutes, validators);

@@ -1,0 +1,162 @@
+import { digestSecret, generateSecret } from "../credentials/secret-digest";
+import { ApiError, problems } from "../errors";
+import type { PendingWrite } from "../unit-of-work";
+import { ClientDefinitionError, registerClient } from "./admin";
+import {
+  CHANGEABLE_FIELDS,
+  type ClientChange,
+  type ClientDefinition,
+  type ClientRecord,
+  clientDefinitionProblems,
+  newClientId,
+} from "./client";
+import { ClientExistsError, type ClientGuard, type ClientRepository } from "./ports";
+
+/**
+ * The clients of the admin API (interface §4.17): what `svc-admin clients` does, for an
+ * application holding svc_api_sys_clients(_chg). Every change commits with the write the
+ * caller passes (its security event), all or none. Secrets are answered once, by create
+ * and rotate, and stored only as digests.
+ */
+
+/** Writes that commit with a change of `clientId`: its security event. */
+export type AlsoWrite = (clientId: string) => PendingWrite[];
+
+/** Body of POST /svc/admin/api/v3/clients, after schema validation. */
+export interface NewClientBody extends ClientChange {
+  clientId?: string;
+  scopes: string[];
+  public?: boolean;
+}
+
+export const LIST_LIMITS = { defaultLimit: 100, maxLimit: 100 } as const;
+
+/** Tries of a change whose client another change overtook before it is refused (409). */
+const CHANGE_ATTEMPTS = 3;
+
+const processError = (status: number, error: string, desc: string, clientId: string) =>
+  new ApiError(status, "process_error", error, desc, { params: { clientId } });
+
+export const clientProblems = {
+  unknownClient: (clientId: string) => processError(404, "unknown_client", "no client has this id", clientId),
+  clientExists: (clientId: string) => processError(409, "client_exists", "a client with this id exists", clientId),
+  bootstrapClient: (clientId: string) =>
+    processError(
+      400,
+      "bootstrap_client",
+      "the bootstrap client is written by npm start on every start (SVC_BOOTSTRAP_CLIENT_ID and _SECRET); the admin API leaves it alone",
+      clientId,
+    ),
+  publicClient: (clientId: string) =>
+    processError(400, "public_client", "a public client has no secret: it proves its codes with PKCE", clientId),
+  changedConcurrently: (clientId: string) =>
+    processError(409, "changed_concurrently", "the client changed while this call ran; try again", clientId),
+  definition: (error: ClientDefinitionError) =>
+    problems.wrongValues(error.problems.map((p) => ({ error: "wrong_value", pos: p.field, desc: p.desc }))),
+};
+
+/** A client as the admin API shows it: never a secret or a digest. */
+export function clientView(record: ClientRecord) {
+  return {
+    clientId: record.clientId,
+    scopes: record.scopes,
+    grantTypes: record.grantTypes,
+    redirectUris: record.redirectUris,
+    postLogoutRedirectUris: record.postLogoutRedirectUris,
+    resources: record.resources,
+    public: record.public,
+    firstParty: record.firstParty,
+    hasRestPassword: record.hasRestPassword,
+    bootstrap: record.bootstrap,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+function definitionOf(body: NewClientBody): ClientDefinition {
+  return { ...body, clientId: body.clientId ?? newClientId() };
+}
+
+/** Registers a client; a confidential one gets a generated secret, answered here once. */
+export async function createClient(store: ClientRepository, body: NewClientBody, alsoWrite: AlsoWrite) {
+  const def = definitionOf(body);
+  try {
+    const { record, secret } = await registerClient(store, def, false, alsoWrite(def.clientId));
+    return { ...clientView(record), ...(!record.public && { clientSecret: secret }) };
+  } catch (error) {
+    if (error instanceof ClientDefinitionError) throw clientProblems.definition(error);
+    if (error instanceof ClientExistsError) throw clientProblems.clientExists(def.clientId);
+    throw error;
+  }
+}
+
+export async function readClient(store: ClientRepository, clientId: string) {
+  const record = await store.get(clientId);
+  if (!record) throw clientProblems.unknownClient(clientId);
+  return clientView(record);
+}
+
+/** A page in id order; `next` (the last id) continues it while others may follow. */
+export async function listClients(store: ClientRepository, limit: number | undefined, after: string | undefined) {
+  const { clients, more } = await store.page(limit ?? LIST_LIMITS.defaultLimit, after);
+  const next = more ? clients.at(-1)?.clientId : undefined;
+  return { clients: clients.map(clientView), ...(next !== undefined && { next }) };
+}
+
+/** Why a guarded write was refused, read after the fact (the refusal path only). */
+async function refusal(store: ClientRepository, clientId: string, guard: ClientGuard): Promise<ApiError> {
+  const record = await store.get(clientId);
+  if (!record) return clientProblems.unknownClient(clientId);
+  if (guard.notBootstrap && record.bootstrap) return clientProblems.bootstrapClient(clientId);
+  if (guard.confidential && record.public) return clientProblems.publicClient(clientId);
+  return clientProblems.changedConcurrently(clientId);
+}
+
+/**
+ * Replaces the fields sent, the others stay. The whole client is checked as it would be
+ * stored, so the write is guarded by the revision read: a change that overtook this one
+ * makes it read and check again.
+ */
+export async function changeClient(
+  store: ClientRepository,
+  clientId: string,
+  change: ClientChange,
+  alsoWrite: AlsoWrite,
+) {
+  const sent: ClientChange = Object.fromEntries(
+    CHANGEABLE_FIELDS.filter((f) => f in change).map((f) => [f, change[f]]),
+  );
+  for (let attempt = 1; attempt <= CHANGE_ATTEMPTS; attempt++) {
+    const snapshot = await store.getForChange(clientId);
+    if (!snapshot) throw clientProblems.unknownClient(clientId);
+    if (snapshot.record.bootstrap) throw clientProblems.bootstrapClient(clientId);
+    const next: ClientRecord = { ...snapshot.record, ...sent, updatedAt: Math.floor(Date.now() / 1000) };
+    const found = clientDefinitionProblems(next);
+    if (found.length > 0) throw clientProblems.definition(new ClientDefinitionError(found));
+    const written = await store.update(
+      clientId,
+      { ...sent, updatedAt: next.updatedAt },
+      { revision: snapshot.revision },
+      alsoWrite(clientId),
+    );
+    if (written) return clientView(next);
+  }
+  throw clientProblems.changedConcurrently(clientId);
+}
+
+/**
+ * A new generated secret, answered once; the old one stops matching with this write
+ * (warm functions that keep client records see it within clients.cacheSeconds).
+ */
+export async function rotateClientSecret(store: ClientRepository, clientId: string, alsoWrite: AlsoWrite) {
+  const secret = generateSecret();
+  const guard: ClientGuard = { notBootstrap: true, confidential: true };
+  const update = { secretHash: digestSecret(secret), updatedAt: Math.floor(Date.now() / 1000) };
+  if (!(await store.update(clientId, update, guard, alsoWrite(clientId)))) throw await refusal(store, clientId, guard);
+  return { clientId, clientSecret: secret };
+}
+
+export async function deleteClient(store: ClientRepository, clientId: string, alsoWrite: AlsoWrite): Promise<void> {
+  const guard: ClientGuard = { notBootstrap: true };
+  if (!(await store.delete(clientId, guard, alsoWrite(clientId)))) throw await refusal(store, clientId, guard);
+}

@@ -1,0 +1,294 @@
+import { services } from "../container";
+import { CLIENT_ID_PATTERN, GRANT_TYPES } from "../domain/clients/client";
+import {
+  changeClient,
+  createClient,
+  deleteClient,
+  LIST_LIMITS,
+  listClients,
+  readClient,
+  rotateClientSecret,
+} from "../domain/clients/management";
+import type { PendingWrite } from "../domain/unit-of-work";
+import { jsonResult, NO_STORE } from "../http/error-body";
+import { type CommonCall, group, route } from "../http/route";
+import { badAccessToken, v3Error } from "./schemas";
+
+/** Schemas of the clients calls (interface §4.17). */
+
+const clientId = { type: "string", pattern: CLIENT_ID_PATTERN.source, description: "client id" } as const;
+
+export const clientIdParam = {
+  type: "object",
+  required: ["clientId"],
+  properties: { clientId },
+} as const;
+
+export const clientListQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: "string",
+      pattern: "^(100|[1-9][0-9]?)$",
+      description: `clients per page, 1-${LIST_LIMITS.maxLimit} (default ${LIST_LIMITS.defaultLimit})`,
+    },
+    after: { ...clientId, description: "the `next` of the previous page: clients after this id" },
+  },
+} as const;
+
+const uriList = (description: string) =>
+  ({
+    type: "array",
+    maxItems: 32,
+    items: { type: "string", minLength: 1, maxLength: 2048 },
+    description,
+  }) as const;
+
+/** The fields a change may send; each replaces the stored value. */
+const changeable = {
+  scopes: {
+    type: "array",
+    maxItems: 64,
+    items: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
+    description: "permissions the client may obtain (interface §5.3)",
+  },
+  grantTypes: {
+    type: "array",
+    maxItems: 8,
+    items: { enum: GRANT_TYPES },
+    description:
+      "grants the token endpoint allows it (default: all but password; public: authorization_code refresh_token)",
+  },
+  redirectUris: uriList("exact addresses the authorization endpoint and binds return to"),
+  postLogoutRedirectUris: uriList("where logout may return"),
+  resources: uriList("audiences (RFC 8707) its access tokens may ask for"),
+  firstParty: { type: "boolean", description: "ours: the hosted pages skip the consent screen" },
+} as const;
+
+export const newClientBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["scopes"],
+  properties: {
+    clientId: { ...clientId, description: "generated when absent" },
+    public: { type: "boolean", description: "no secret: signs users in with PKCE alone" },
+    ...changeable,
+  },
+} as const;
+
+export const clientChangeBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: changeable,
+} as const;
+
+const stringList = { type: "array", items: { type: "string" } } as const;
+
+const clientProperties = {
+  clientId: { type: "string" },
+  scopes: stringList,
+  grantTypes: stringList,
+  redirectUris: stringList,
+  postLogoutRedirectUris: stringList,
+  resources: stringList,
+  public: { type: "boolean" },
+  firstParty: { type: "boolean" },
+  hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
+  bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },
+  createdAt: { type: "integer" },
+  updatedAt: { type: "integer" },
+} as const;
+
+export const clientView = {
+  type: "object",
+  required: Object.keys(clientProperties),
+  properties: clientProperties,
+} as const;
+
+export const createdClient = {
+  type: "object",
+  required: Object.keys(clientProperties),
+  properties: {
+    ...clientProperties,
+    clientSecret: { type: "string", description: "confidential clients only; shown this once, stored as a digest" },
+  },
+} as const;
+
+export const clientPage = {
+  type: "object",
+  required: ["clients"],
+  properties: {
+    clients: { type: "array", items: clientView },
+    next: { type: "string", description: "present when more may follow: pass it as `after`" },
+  },
+} as const;
+
+export const newSecret = {
+  type: "object",
+  required: ["clientId", "clientSecret"],
+  properties: {
+    clientId: { type: "string" },
+    clientSecret: { type: "string", description: "shown this once, stored as a digest" },
+  },
+} as const;
+
+/**
+ * The security event of a change to a client (interface §4.17, 6): kept with the client it
+ * changed, naming the application that changed it. `prms` says what, never a value.
+ */
+function clientEvent(call: CommonCall, prms: Record<string, string[]> = {}) {
+  return (changed: string): PendingWrite[] => [
+    services().events.putItem({
+      sbj: changed,
+      sbjType: "its",
+      ts: Date.now(),
+      type: call.route.event?.type ?? call.route.id,
+      cId: call.principal?.clientId ?? "unknown",
+      ip: call.sourceIp,
+      ua: call.userAgent,
+      result: "ok",
+      prms: { route: call.route.id, ...prms },
+    }),
+  ];
+}
+
+const wrongValues = { description: "wrong_values", schema: v3Error } as const;
+const unknownClient = { description: "unknown_client", schema: v3Error } as const;
+
+/** Shared by every clients call: v3, system mode only. */
+const clientsCall = { version: "v3", auth: "bearer", tags: ["clients"] } as const;
+const reading = { system: ["svc_api_sys_clients"] } as const;
+const changing = { system: ["svc_api_sys_clients_chg"] } as const;
+
+const createRoute = route({
+  id: "clients.create",
+  method: "POST",
+  path: "/svc/admin/api/v3/clients",
+  ...clientsCall,
+  permissions: changing,
+  summary: "Register an application (interface §4.17)",
+  description:
+    "As `svc-admin clients create`. A confidential client's secret is generated and answered this once; only its SHA-256 digest is stored. A public client gets none.",
+  request: { body: { contentType: "json", schema: newClientBody, required: true } },
+  responses: {
+    201: { description: "Created, with clientSecret once", schema: createdClient },
+    400: wrongValues,
+    401: badAccessToken,
+    409: { description: "client_exists", schema: v3Error },
+  },
+  handler: async (call) =>
+    jsonResult(201, await createClient(services().clients, call.body, clientEvent(call)), NO_STORE),
+});
+
+const listRoute = route({
+  id: "clients.list",
+  method: "GET",
+  path: "/svc/admin/api/v3/clients",
+  ...clientsCall,
+  permissions: reading,
+  summary: "List applications in id order, a page at a time (interface §4.17)",
+  description: "One Query of the index (eventually consistent: a client created a moment ago may be missing).",
+  request: { query: clientListQuery },
+  responses: {
+    200: { description: "A page of clients; `next` while more may follow", schema: clientPage },
+    400: wrongValues,
+    401: badAccessToken,
+  },
+  handler: async (call) => {
+    const limit = call.query.limit === undefined ? undefined : Number(call.query.limit);
+    return jsonResult(200, await listClients(services().clients, limit, call.query.after));
+  },
+});
+
+const getRoute = route({
+  id: "clients.get",
+  method: "GET",
+  path: "/svc/admin/api/v3/clients/{clientId}",
+  ...clientsCall,
+  permissions: reading,
+  summary: "Read an application (interface §4.17)",
+  request: { params: clientIdParam },
+  responses: {
+    200: { description: "The client, without its secret", schema: clientView },
+    400: wrongValues,
+    401: badAccessToken,
+    404: unknownClient,
+  },
+  handler: async (call) => jsonResult(200, await readClient(services().clients, call.params.clientId)),
+});
+
+const changeRoute = route({
+  id: "clients.change",
+  method: "POST",
+  path: "/svc/admin/api/v3/clients/{clientId}",
+  ...clientsCall,
+  permissions: changing,
+  summary: "Change an application's permissions, grants and addresses (interface §4.17)",
+  description:
+    "Fields sent replace the stored ones, the rest stay; the client as it would be stored is checked as create checks it. Redirect URIs apply to the next authorization request.",
+  request: { params: clientIdParam, body: { contentType: "json", schema: clientChangeBody, required: true } },
+  responses: {
+    200: { description: "The changed client", schema: clientView },
+    400: { description: "wrong_values, bootstrap_client", schema: v3Error },
+    401: badAccessToken,
+    404: unknownClient,
+    409: { description: "changed_concurrently", schema: v3Error },
+  },
+  handler: async (call) => {
+    const event = clientEvent(call, { fields: Object.keys(call.body) });
+    return jsonResult(200, await changeClient(services().clients, call.params.clientId, call.body, event));
+  },
+});
+
+const rotateRoute = route({
+  id: "clients.rotate-secret",
+  method: "POST",
+  path: "/svc/admin/api/v3/clients/{clientId}/secret/rotate",
+  ...clientsCall,
+  permissions: changing,
+  summary: "Replace an application's secret (interface §4.17)",
+  description:
+    "The new secret is answered this once; the old one stops working with this write, in warm functions within clients.cacheSeconds.",
+  request: { params: clientIdParam },
+  responses: {
+    200: { description: "The new secret", schema: newSecret },
+    400: { description: "public_client, bootstrap_client", schema: v3Error },
+    401: badAccessToken,
+    404: unknownClient,
+  },
+  handler: async (call) =>
+    jsonResult(200, await rotateClientSecret(services().clients, call.params.clientId, clientEvent(call)), NO_STORE),
+});
+
+const deleteRoute = route({
+  id: "clients.delete",
+  method: "DELETE",
+  path: "/svc/admin/api/v3/clients/{clientId}",
+  ...clientsCall,
+  permissions: changing,
+  summary: "Delete an application (interface §4.17)",
+  description:
+    "Its client authentication fails from now on (in warm functions within clients.cacheSeconds), so it gets no new tokens and refreshes none; access tokens already issued live until they expire.",
+  request: { params: clientIdParam },
+  responses: {
+    204: { description: "Deleted" },
+    400: { description: "bootstrap_client", schema: v3Error },
+    401: badAccessToken,
+    404: unknownClient,
+  },
+  handler: async (call) => {
+    await deleteClient(services().clients, call.params.clientId, clientEvent(call));
+    return jsonResult(204, undefined);
+  },
+});
+
+export const clientsRoutes = group("clients", [
+  createRoute,
+  listRoute,
+  getRoute,
+  changeRoute,
+  rotateRoute,
+  deleteRoute,
+]);
