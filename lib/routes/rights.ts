@@ -90,8 +90,12 @@ const changeEntry = {
   additionalProperties: false,
   required: ["subject", "object", "rights", "tags"],
   properties: {
-    subject: { type: "string", pattern: SUB_PATTERN, description: "the lead account (with a user token: its owner)" },
-    object: { type: "string", pattern: SUB_PATTERN, description: "the subordinate account" },
+    subject: { type: "string", pattern: SUB_PATTERN, description: "the lead account, which holds the right" },
+    object: {
+      type: "string",
+      pattern: SUB_PATTERN,
+      description: "the subordinate account (to grant with a user token: the token's owner)",
+    },
     rights: rightList,
     tags: tagList,
   },
@@ -315,7 +319,7 @@ const changeRoute = route({
   event: { type: "rights.change", inTransaction: true },
   summary: "Assign and revoke rights of a lead account over others (interface §4.3)",
   description:
-    "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) names itself as every subject; a system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
+    "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) grants rights over its own account (it is the object) and revokes rights it holds or gave over itself; it never grants itself a right over another account. A system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
   tags: ["rights"],
   request: { body: { contentType: "json", schema: rightsChangeBody, required: true } },
   responses: {
