@@ -20,7 +20,7 @@ import {
 } from "../domain/groups/groups";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
-import { accessDenied, groupIdParam, STORABLE_NUMBER_BOUNDS, v2Error } from "./schemas";
+import { accessDenied, FREE_KEY_NAME, groupIdParam, STORABLE_NUMBER_BOUNDS, v2Error } from "./schemas";
 
 /** Schemas of the group calls (interface §2.3, 4.8). */
 
@@ -78,6 +78,7 @@ export const newGroupBody = {
     name: groupName,
     instanceId: { description: "read only: ignored" },
   },
+  propertyNames: FREE_KEY_NAME,
   additionalProperties: { ...attributeValue, description: "a profile attribute" },
 } as const;
 
@@ -91,6 +92,7 @@ export const groupChangeBody = {
     name: { anyOf: [groupName, { type: "null" }], description: "null removes it" },
     instanceId: { description: "read only: ignored" },
   },
+  propertyNames: FREE_KEY_NAME,
   additionalProperties: { anyOf: [attributeValue, { type: "null" }], description: "an attribute; null removes it" },
 } as const;
 

@@ -16,6 +16,15 @@ export const STORABLE_NUMBER_BOUNDS = {
   not: { type: "number", exclusiveMinimum: -1e-130, exclusiveMaximum: 1e-130, not: { const: 0 } },
 } as const;
 
+/**
+ * Names of the free-form maps (user properties, group attributes): keys the JavaScript
+ * object model gives a meaning reached the DynamoDB marshaller and gave a 500.
+ */
+export const FREE_KEY_NAME = {
+  not: { enum: ["constructor", "__proto__", "prototype"] },
+  description: "any name but constructor, __proto__ and prototype",
+} as const;
+
 export const subjectIdParam = {
   type: "object",
   required: ["subjectId"],
