@@ -15,14 +15,22 @@ import { changeRights, rightsOf, rightsOn } from "../domain/rights/rights";
 import { jsonResult } from "../http/error-body";
 import { userCallEvent } from "../http/middleware/security-event";
 import { group, route } from "../http/route";
-import { accessDenied, badAccessToken, groupIdParam, subjectIdParam, v2Error, v3Error } from "./schemas";
+import {
+  accessDenied,
+  badAccessToken,
+  groupIdParam,
+  PRINTABLE_PATTERN,
+  subjectIdParam,
+  v2Error,
+  v3Error,
+} from "./schemas";
 
 /** Schemas of the rights calls (interface §4.3) and the rights catalogue (interface §4.16). */
 
 const rightName = { type: "string", pattern: RIGHT_NAME_PATTERN, description: "a right of the catalogue" } as const;
 
 /** Tags say why a right was given: printable text. */
-const tag = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]*$" } as const;
+const tag = { type: "string", minLength: 1, maxLength: 256, pattern: PRINTABLE_PATTERN } as const;
 
 const rightList = { type: "array", minItems: 1, maxItems: 32, items: rightName } as const;
 const tagList = { type: "array", minItems: 1, maxItems: 32, items: tag } as const;

@@ -99,12 +99,15 @@ export const oauthError = {
   },
 } as const;
 
+/** Printable text: no C0 or C1 control characters (C1 holds CSI, which terminals obey as ESC [). */
+export const PRINTABLE_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+
 /** Names: printable text, no control characters. */
 export const personName = {
   type: "string",
   minLength: 1,
   maxLength: 256,
-  pattern: "^[^\\u0000-\\u001f\\u007f]*$",
+  pattern: PRINTABLE_PATTERN,
 } as const;
 
 export const qrCodeParam = {

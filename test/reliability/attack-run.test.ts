@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import { createOutboxSender } from "../../lib/notify/outbox-sender";
@@ -187,7 +189,7 @@ describe("issue 21 item 10: control characters in e-mail addresses", () => {
 
   it("when the local outbox echoes a message, control characters are escaped", async () => {
     const lines: string[] = [];
-    const sender = createOutboxSender(`.local/test-outbox-${uniqueId()}.jsonl`, (line) => lines.push(line));
+    const sender = createOutboxSender(join(tmpdir(), `outbox-${uniqueId()}.jsonl`), (line) => lines.push(line));
     await sender.send({ channel: "sms", to: "7999\u001b]0;x\u0007", text: "code\u0000 1234\u009b2J", lang: "en" });
     await tally.invariant(() => {
       expect(lines).toHaveLength(1);
