@@ -3,6 +3,17 @@ import { dirname } from "node:path";
 import type { MessageSender, OutgoingMessage } from "./message";
 
 /**
+ * Control and format characters but the line feed as \uXXXX: an address or a text must
+ * not drive the operator's terminal (ESC sequences, BEL, CR, bidirectional overrides).
+ */
+function printable(text: string): string {
+  return text.replace(/(?!\n)[\p{Cc}\p{Cf}]/gu, (c) => {
+    const code = c.codePointAt(0) ?? 0;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/**
  * The local stack's courier (docs/configuration.md, contract): one JSON line per message appended to
  * the outbox file, and echoed to the console so a developer sees codes arrive.
  */
@@ -21,7 +32,7 @@ export function createOutboxSender(file: string, echo: (line: string) => void = 
         at: Math.floor(Date.now() / 1000),
       });
       await appendFile(file, `${line}\n`, "utf8");
-      echo(`outbox ${message.channel} to ${message.to}: ${message.text}`);
+      echo(printable(`outbox ${message.channel} to ${message.to}: ${message.text}`));
     },
   };
 }

@@ -20,7 +20,14 @@ import {
 } from "../domain/groups/groups";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
-import { accessDenied, groupIdParam, STORABLE_NUMBER_BOUNDS, v2Error } from "./schemas";
+import {
+  accessDenied,
+  FREE_KEY_NAME,
+  groupIdParam,
+  PRINTABLE_PATTERN,
+  STORABLE_NUMBER_BOUNDS,
+  v2Error,
+} from "./schemas";
 
 /** Schemas of the group calls (interface §2.3, 4.8). */
 
@@ -64,7 +71,7 @@ const attributeValue = {
   maxLength: MAX_ATTRIBUTE_LENGTH,
   ...STORABLE_NUMBER_BOUNDS,
 } as const;
-const groupName = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]*$" } as const;
+const groupName = { type: "string", minLength: 1, maxLength: 256, pattern: PRINTABLE_PATTERN } as const;
 /** The reserved fields plus the attributes. */
 const maxFields = MAX_ATTRIBUTES + 4;
 
@@ -78,6 +85,7 @@ export const newGroupBody = {
     name: groupName,
     instanceId: { description: "read only: ignored" },
   },
+  propertyNames: FREE_KEY_NAME,
   additionalProperties: { ...attributeValue, description: "a profile attribute" },
 } as const;
 
@@ -91,6 +99,7 @@ export const groupChangeBody = {
     name: { anyOf: [groupName, { type: "null" }], description: "null removes it" },
     instanceId: { description: "read only: ignored" },
   },
+  propertyNames: FREE_KEY_NAME,
   additionalProperties: { anyOf: [attributeValue, { type: "null" }], description: "an attribute; null removes it" },
 } as const;
 

@@ -15,14 +15,22 @@ import { changeRights, rightsOf, rightsOn } from "../domain/rights/rights";
 import { jsonResult } from "../http/error-body";
 import { userCallEvent } from "../http/middleware/security-event";
 import { group, route } from "../http/route";
-import { accessDenied, badAccessToken, groupIdParam, subjectIdParam, v2Error, v3Error } from "./schemas";
+import {
+  accessDenied,
+  badAccessToken,
+  groupIdParam,
+  PRINTABLE_PATTERN,
+  subjectIdParam,
+  v2Error,
+  v3Error,
+} from "./schemas";
 
 /** Schemas of the rights calls (interface §4.3) and the rights catalogue (interface §4.16). */
 
 const rightName = { type: "string", pattern: RIGHT_NAME_PATTERN, description: "a right of the catalogue" } as const;
 
 /** Tags say why a right was given: printable text. */
-const tag = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]*$" } as const;
+const tag = { type: "string", minLength: 1, maxLength: 256, pattern: PRINTABLE_PATTERN } as const;
 
 const rightList = { type: "array", minItems: 1, maxItems: 32, items: rightName } as const;
 const tagList = { type: "array", minItems: 1, maxItems: 32, items: tag } as const;
@@ -90,8 +98,12 @@ const changeEntry = {
   additionalProperties: false,
   required: ["subject", "object", "rights", "tags"],
   properties: {
-    subject: { type: "string", pattern: SUB_PATTERN, description: "the lead account (with a user token: its owner)" },
-    object: { type: "string", pattern: SUB_PATTERN, description: "the subordinate account" },
+    subject: { type: "string", pattern: SUB_PATTERN, description: "the lead account, which holds the right" },
+    object: {
+      type: "string",
+      pattern: SUB_PATTERN,
+      description: "the subordinate account (to grant with a user token: the token's owner)",
+    },
     rights: rightList,
     tags: tagList,
   },
@@ -315,7 +327,7 @@ const changeRoute = route({
   event: { type: "rights.change", inTransaction: true },
   summary: "Assign and revoke rights of a lead account over others (interface §4.3)",
   description:
-    "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) names itself as every subject; a system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
+    "update and delete are applied together in one transaction, delete first. A user token (svc_user_rights) grants rights over its own account (it is the object) and revokes rights it holds or gave over itself; it never grants itself a right over another account. A system token (svc_rm_rights) or the REST password may only revoke, for any subject. The answer lists each right touched with its tags afterwards.",
   tags: ["rights"],
   request: { body: { contentType: "json", schema: rightsChangeBody, required: true } },
   responses: {

@@ -16,6 +16,15 @@ export const STORABLE_NUMBER_BOUNDS = {
   not: { type: "number", exclusiveMinimum: -1e-130, exclusiveMaximum: 1e-130, not: { const: 0 } },
 } as const;
 
+/**
+ * Names of the free-form maps (user properties, group attributes): keys the JavaScript
+ * object model gives a meaning reached the DynamoDB marshaller and gave a 500.
+ */
+export const FREE_KEY_NAME = {
+  not: { enum: ["constructor", "__proto__", "prototype"] },
+  description: "any name but constructor, __proto__ and prototype",
+} as const;
+
 export const subjectIdParam = {
   type: "object",
   required: ["subjectId"],
@@ -90,12 +99,15 @@ export const oauthError = {
   },
 } as const;
 
+/** Printable text: no C0 or C1 control characters (C1 holds CSI, which terminals obey as ESC [). */
+export const PRINTABLE_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+
 /** Names: printable text, no control characters. */
 export const personName = {
   type: "string",
   minLength: 1,
   maxLength: 256,
-  pattern: "^[^\\u0000-\\u001f\\u007f]*$",
+  pattern: PRINTABLE_PATTERN,
 } as const;
 
 export const qrCodeParam = {

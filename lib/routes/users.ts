@@ -10,6 +10,7 @@ import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
 import {
   badAccessToken,
+  FREE_KEY_NAME,
   instanceIdInPath,
   personName,
   STORABLE_NUMBER_BOUNDS,
@@ -104,7 +105,13 @@ export const accountChange = {
 } as const;
 
 const propertyValue = { type: ["string", "number", "boolean"], maxLength: 1024, ...STORABLE_NUMBER_BOUNDS } as const;
-const propertyName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$" } as const;
+const propertyName = {
+  type: "string",
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9_.:-]+$",
+  ...FREE_KEY_NAME,
+} as const;
 
 /** interface §4.11: the property map; values are strings, numbers or booleans only. */
 export const propertyMap = {

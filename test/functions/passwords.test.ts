@@ -196,13 +196,14 @@ describe("POST /svc/api/v2/users/{subjectId}/password", () => {
   });
 });
 
+/** The managed account consents: a user grants rights over its own account only. */
 async function grantChangePassword(lead: string, managed: string) {
   const response = await request("rights", "events/rights/change-rights-user.json", {
     body: {
       update: [{ subject: lead, object: managed, rights: ["change_password"], tags: [uniqueId("t")] }],
       delete: [],
     },
-    authorization: `Bearer ${(await mintUserToken(lead, "app", ["svc_user_rights"], 600)).token}`,
+    authorization: `Bearer ${(await mintUserToken(managed, "app", ["svc_user_rights"], 600)).token}`,
   });
   expect(response.statusCode).toBe(200);
 }

@@ -47,7 +47,8 @@ describe("user properties (interface §4.11)", () => {
     [{ add: { list: [1] } }, "add.list"],
     [{ add: { empty: null } }, "add.empty"],
     [{ add: { long: "x".repeat(1025) } }, "add.long"],
-    [{ add: { "bad name!": 1 } }, "add"],
+    [{ add: { "bad name!": 1 } }, "add.bad name!"],
+    [{ add: { constructor: "x" } }, "add.constructor"],
     [{ remove: "theme" }, "remove"],
     [{}, "body"],
   ])("when the body is %j, it answers 400 wrong_values naming %s and stores nothing", async (body, pos) => {

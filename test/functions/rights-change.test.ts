@@ -38,28 +38,28 @@ describe("POST /svc/api/v2/users/rights/change", () => {
 
   it("when a user changes rights, one security event is stored with the change; a refused change records one too", async () => {
     const lead = await seedAccount();
-    const object = await seedAccount();
-    const token = await asUser(lead.sub);
-    const body = { update: [{ subject: lead.sub, object: object.sub, rights: ["SYS_MON"], tags: ["t"] }], delete: [] };
+    const owner = await seedAccount();
+    const token = await asUser(owner.sub);
+    const body = { update: [{ subject: lead.sub, object: owner.sub, rights: ["SYS_MON"], tags: ["t"] }], delete: [] };
     expect((await change(body, token)).statusCode).toBe(200);
-    let events = (await storedItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    let events = (await storedItems(owner.sub, "EVENT#")).filter((e) => e.type === "rights.change");
     expect(events).toEqual([
       expect.objectContaining({ result: "ok", ip: "203.0.113.10", prms: { route: "rights.change" } }),
     ]);
     const refused = await change({ update: [{ ...body.update[0], rights: ["NO_SUCH_RIGHT"] }], delete: [] }, token);
     expect(refused.statusCode).toBe(400);
-    events = (await storedItems(lead.sub, "EVENT#")).filter((e) => e.type === "rights.change");
+    events = (await storedItems(owner.sub, "EVENT#")).filter((e) => e.type === "rights.change");
     expect(events.map((e) => e.result).sort()).toEqual(["ok", "unknown_right"]);
   });
 
   it("when update and delete come together, both apply in one transaction (the session check and two round trips)", async () => {
-    const lead = await seedAccount();
+    const owner = await seedAccount();
     const a = await seedAccount();
     const b = await seedAccount();
-    const token = await asUser(lead.sub);
+    const token = await asUser(owner.sub);
     await change(
       {
-        update: [{ subject: lead.sub, object: a.sub, rights: ["change_password", "SYS_MON"], tags: ["x", "y"] }],
+        update: [{ subject: a.sub, object: owner.sub, rights: ["change_password", "SYS_MON"], tags: ["x", "y"] }],
         delete: [],
       },
       token,
@@ -67,8 +67,8 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     const before = roundTripCount();
     const response = await change(
       {
-        update: [{ subject: lead.sub, object: b.sub, rights: ["change_password"], tags: ["new"] }],
-        delete: [{ subject: lead.sub, object: a.sub, rights: ["change_password", "SYS_MON"], tags: ["x"] }],
+        update: [{ subject: b.sub, object: owner.sub, rights: ["change_password"], tags: ["new"] }],
+        delete: [{ subject: a.sub, object: owner.sub, rights: ["change_password", "SYS_MON"], tags: ["x"] }],
       },
       token,
     );
@@ -76,28 +76,26 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(roundTripCount() - before).toBe(3);
     expect(response.statusCode).toBe(200);
     expect(response.json.rights).toEqual([
-      { subject: lead.sub, object: b.sub, right: "change_password", tags: ["new"] },
-      { subject: lead.sub, object: a.sub, right: "change_password", tags: ["y"] },
-      { subject: lead.sub, object: a.sub, right: "SYS_MON", tags: ["y"] },
+      { subject: b.sub, object: owner.sub, right: "change_password", tags: ["new"] },
+      { subject: a.sub, object: owner.sub, right: "change_password", tags: ["y"] },
+      { subject: a.sub, object: owner.sub, right: "SYS_MON", tags: ["y"] },
     ]);
-    expect(await rightsOf(lead.sub)).toEqual({
-      [a.sub]: { SYS_MON: ["y"], change_password: ["y"] },
-      [b.sub]: { change_password: ["new"] },
-    });
+    expect(await rightsOf(a.sub)).toEqual({ [owner.sub]: { SYS_MON: ["y"], change_password: ["y"] } });
+    expect(await rightsOf(b.sub)).toEqual({ [owner.sub]: { change_password: ["new"] } });
   });
 
   it("when one element is invalid, nothing of the call is applied", async () => {
-    const lead = await seedAccount();
+    const owner = await seedAccount();
     const a = await seedAccount();
-    const token = await asUser(lead.sub);
+    const token = await asUser(owner.sub);
     await change(
-      { update: [{ subject: lead.sub, object: a.sub, rights: ["SYS_MON"], tags: ["keep"] }], delete: [] },
+      { update: [{ subject: a.sub, object: owner.sub, rights: ["SYS_MON"], tags: ["keep"] }], delete: [] },
       token,
     );
     const response = await change(
       {
-        update: [{ subject: lead.sub, object: "nobody-here", rights: ["change_password"], tags: ["t"] }],
-        delete: [{ subject: lead.sub, object: a.sub, rights: ["SYS_MON"], tags: ["keep"] }],
+        update: [{ subject: "nobody-here", object: owner.sub, rights: ["change_password"], tags: ["t"] }],
+        delete: [{ subject: a.sub, object: owner.sub, rights: ["SYS_MON"], tags: ["keep"] }],
       },
       token,
     );
@@ -105,7 +103,7 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     expect(response.json).toEqual({
       errors: [{ code: "validation_error", desc: "no account has this identifier", params: { userId: "nobody-here" } }],
     });
-    expect(await rightsOf(lead.sub)).toEqual({ [a.sub]: { SYS_MON: ["keep"] } });
+    expect(await rightsOf(a.sub)).toEqual({ [owner.sub]: { SYS_MON: ["keep"] } });
   });
 
   it.each([
@@ -123,17 +121,24 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     ],
     ["no tags", { tags: [] }, { code: "validation_error", params: { field: "update.0.tags" } }],
     [
-      "a malformed object",
-      { object: "bad#object" },
-      { code: "validation_error", params: { field: "update.0.object" } },
+      "a malformed subject",
+      { subject: "bad#subject" },
+      { code: "validation_error", params: { field: "update.0.subject" } },
     ],
-    ["an unknown object", { object: "ghost-object" }, { code: "validation_error", params: { userId: "ghost-object" } }],
+    [
+      "an unknown subject",
+      { subject: "ghost-subject" },
+      { code: "validation_error", params: { userId: "ghost-subject" } },
+    ],
   ])("when an element has %s, it answers 400 validation_error", async (_, overrides, expected) => {
     const lead = await seedAccount();
-    const a = await seedAccount();
+    const owner = await seedAccount();
     const response = await change(
-      { update: [{ subject: lead.sub, object: a.sub, rights: ["SYS_MON"], tags: ["t"], ...overrides }], delete: [] },
-      await asUser(lead.sub),
+      {
+        update: [{ subject: lead.sub, object: owner.sub, rights: ["SYS_MON"], tags: ["t"], ...overrides }],
+        delete: [],
+      },
+      await asUser(owner.sub),
     );
     expect(response.statusCode).toBe(400);
     const errors = response.json.errors as Array<{ code: string; params: Record<string, unknown> }>;
@@ -162,16 +167,65 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     }
   });
 
-  it("when a user token names another user as subject, it answers 401 access_denied and applies nothing", async () => {
+  it("when a user grants another account a right over its own account, the holder and the owner may each revoke it", async () => {
+    const owner = await seedAccount();
     const lead = await seedAccount();
-    const other = await seedAccount();
+    const grant = { subject: lead.sub, object: owner.sub, rights: ["change_password"], tags: ["a", "b"] };
+    expect((await change({ update: [grant], delete: [] }, await asUser(owner.sub))).statusCode).toBe(200);
+    expect(await services().rights.hasRight(lead.sub, owner.sub, "change_password")).toBe(true);
+    // SPEC 4.3: the holder gives up what it holds; the owner withdraws what it gave.
+    const byHolder = await change({ update: [], delete: [{ ...grant, tags: ["a"] }] }, await asUser(lead.sub));
+    expect(byHolder.statusCode).toBe(200);
+    const byOwner = await change({ update: [], delete: [{ ...grant, tags: ["b"] }] }, await asUser(owner.sub));
+    expect(byOwner.json).toEqual({
+      rights: [{ subject: lead.sub, object: owner.sub, right: "change_password", tags: [] }],
+    });
+    expect(await rightsOf(lead.sub)).toEqual({});
+  });
+
+  it("when a user grants itself a right over another account, it answers 400 validation_error and applies nothing", async () => {
+    const lead = await seedAccount();
+    const victim = await seedAccount();
     const response = await change(
-      { update: [{ subject: other.sub, object: lead.sub, rights: ["change_password"], tags: ["t"] }], delete: [] },
+      { update: [{ subject: lead.sub, object: victim.sub, rights: ["change_password"], tags: ["t"] }], delete: [] },
       await asUser(lead.sub),
     );
-    expect(response.statusCode).toBe(401);
-    expect(response.json).toEqual({ errors: [{ code: "access_denied", desc: "wrong_subject", params: {} }] });
-    expect(await rightsOf(other.sub)).toEqual({});
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({
+      errors: [
+        {
+          code: "validation_error",
+          desc: "update.0.object: a user token grants rights over its own account only; rights over another account come from a system token",
+          params: { field: "update.0.object" },
+        },
+      ],
+    });
+    expect(await rightsOf(lead.sub)).toEqual({});
+  });
+
+  it("when a user token names another account as subject of a right over a third, it answers 400 validation_error", async () => {
+    const caller = await seedAccount();
+    const other = await seedAccount();
+    const third = await seedAccount();
+    await change(
+      { update: [{ subject: other.sub, object: third.sub, rights: ["SYS_MON"], tags: ["t"] }], delete: [] },
+      await asUser(third.sub),
+    );
+    for (const list of ["update", "delete"]) {
+      const entry = { subject: other.sub, object: third.sub, rights: ["SYS_MON"], tags: ["t"] };
+      const response = await change({ update: [], delete: [], [list]: [entry] }, await asUser(caller.sub));
+      expect(response.statusCode).toBe(400);
+      expect(response.json).toEqual({
+        errors: [
+          {
+            code: "validation_error",
+            desc: `${list}.0.subject: with a user token the subject must be the token's owner, or the object its own account`,
+            params: { field: `${list}.0.subject` },
+          },
+        ],
+      });
+    }
+    expect(await rightsOf(other.sub)).toEqual({ [third.sub]: { SYS_MON: ["t"] } });
   });
 
   it("when a system token or the REST password assigns, it is refused; revoking for anyone is allowed", async () => {
@@ -179,7 +233,7 @@ describe("POST /svc/api/v2/users/rights/change", () => {
     const a = await seedAccount();
     await change(
       { update: [{ subject: lead.sub, object: a.sub, rights: ["SYS_MON"], tags: ["x", "y"] }], delete: [] },
-      await asUser(lead.sub),
+      await asUser(a.sub),
     );
     const assignBySystem = await change(
       { update: [{ subject: lead.sub, object: a.sub, rights: ["change_password"], tags: ["t"] }], delete: [] },
@@ -213,19 +267,19 @@ describe("POST /svc/api/v2/users/rights/change", () => {
   });
 
   it("when a call would change more than one transaction holds, it says so and applies nothing", async () => {
-    const lead = await seedAccount();
-    const objects = await Promise.all(Array.from({ length: 20 }, () => seedAccount()));
+    const owner = await seedAccount();
+    const leads = await Promise.all(Array.from({ length: 20 }, () => seedAccount()));
     const response = await change(
       {
-        update: objects.map((o) => ({
+        update: leads.map((lead) => ({
           subject: lead.sub,
-          object: o.sub,
+          object: owner.sub,
           rights: ["change_password", "SYS_MON"],
           tags: ["t"],
         })),
         delete: [],
       },
-      await asUser(lead.sub),
+      await asUser(owner.sub),
     );
     expect(response.statusCode).toBe(400);
     expect(response.json).toEqual({
@@ -237,6 +291,6 @@ describe("POST /svc/api/v2/users/rights/change", () => {
         },
       ],
     });
-    expect(await rightsOf(lead.sub)).toEqual({});
+    expect(await rightsOf(leads[0].sub)).toEqual({});
   });
 });

@@ -11,8 +11,9 @@ export function normalizePhone(raw: string): string | undefined {
 }
 
 // Deliberately plain: one @, a dot in the domain, no spaces; the code that goes to the
-// address is what proves it (RFC 5321 allows far more than any user types).
-const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+// address is what proves it (RFC 5321 allows far more than any user types). No control
+// characters: ESC, BEL or NUL would be stored and echoed to consoles and logs (issue 21).
+const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 
 export function normalizeEmail(raw: string): string | undefined {
   const value = raw.trim().toLowerCase();

@@ -77,16 +77,36 @@ export function v3Changes(body: V3RightsBody, kind: "assign" | "revoke"): RightC
 }
 
 /**
- * The changes of a v2 rights/change call. A user token may only name itself as the
- * subject; a system token (svc_rm_rights, or the REST password) may only revoke.
+ * Who may change what through rights/change with a user token (docs/interface.md §4.3):
+ * only rights that involve the caller. It grants rights over its own account (it is the
+ * object: its consent) and revokes rights it holds or gave over itself. It never grants
+ * itself a right over another account: that would let anyone take any account over.
+ */
+function userEntryProblem(entry: V2RightsEntry, kind: "update" | "delete", sub: string | undefined, pos: string) {
+  if (entry.object === sub) return undefined;
+  if (entry.subject !== sub) {
+    return {
+      error: "wrong_value",
+      pos: `${pos}.subject`,
+      desc: "with a user token the subject must be the token's owner, or the object its own account",
+    };
+  }
+  if (kind === "delete") return undefined;
+  return {
+    error: "wrong_value",
+    pos: `${pos}.object`,
+    desc: "a user token grants rights over its own account only; rights over another account come from a system token",
+  };
+}
+
+/**
+ * The changes of a v2 rights/change call. A user token changes only rights that involve
+ * its own account (userEntryProblem); a system token (svc_rm_rights, or the REST
+ * password) may only revoke, for any subject.
  */
 export function v2Changes(body: V2RightsBody, caller: { mode: "user" | "system"; sub?: string }): RightChange[] {
   if (caller.mode === "system" && body.update.length > 0) {
     throw problems.badAccessToken("assigning rights through rights/change needs a user token with svc_user_rights");
-  }
-  if (caller.mode === "user") {
-    const foreign = [...body.update, ...body.delete].find((entry) => entry.subject !== caller.sub);
-    if (foreign) throw problems.badAccessToken("wrong_subject");
   }
   const found: FieldProblem[] = [];
   const changes: RightChange[] = [];
@@ -95,6 +115,8 @@ export function v2Changes(body: V2RightsBody, caller: { mode: "user" | "system";
     [body.delete, "delete"],
   ] as const) {
     list.forEach((entry, i) => {
+      const refused = caller.mode === "user" && userEntryProblem(entry, name, caller.sub, `${name}.${i}`);
+      if (refused) found.push(refused);
       const subject = checked({ kind: "user", id: entry.subject }, `${name}.${i}.subject`, found);
       const object = checked({ kind: "user", id: entry.object }, `${name}.${i}.object`, found);
       for (const right of entry.rights) {

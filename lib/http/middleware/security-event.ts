@@ -43,9 +43,12 @@ export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
     const { route, principal, subject } = request.context.svc ?? {};
     if (!route || principal?.mode !== "user" || (route.event?.inTransaction && result === "ok")) return;
     const headers = request.event.headers ?? {};
+    // A user acts only on its own account, so a path naming another one was refused: the
+    // attempt goes into the caller's trail, never the target's (issue 21 item 8).
+    const target = subject !== undefined && subject !== principal.sub ? subject : undefined;
     try {
       await services().events.record({
-        sbj: subject ?? principal.sub,
+        sbj: principal.sub,
         ts: Date.now(),
         type: route.event?.type ?? route.id,
         cId: principal.clientId ?? "user",
@@ -53,7 +56,7 @@ export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
         ua: headers["user-agent"],
         ...(principal.via === "bearer" && { sid: principal.sid }),
         result,
-        prms: { route: route.id },
+        prms: { route: route.id, ...(target !== undefined && { target }) },
       });
     } catch (error) {
       // The call's own outcome stands; a lost event is logged, not turned into a failure.

@@ -14,6 +14,11 @@ function fieldOf(error: ErrorObject, prefix: string): string {
 
 function problemOf(error: ErrorObject, prefix: string): FieldProblem {
   const pos = fieldOf(error, prefix);
+  // A key of a free-form map broke its propertyNames rule: name the key, not its map.
+  if (error.propertyName !== undefined) {
+    const key = pos === "body" ? error.propertyName : `${pos}.${error.propertyName}`;
+    return { error: "wrong_value", pos: key, desc: `${key} is not an accepted name` };
+  }
   switch (error.keyword) {
     case "required":
       return { error: "required", pos, desc: `${pos} is required` };
@@ -23,6 +28,8 @@ function problemOf(error: ErrorObject, prefix: string): FieldProblem {
       return { error: "wrong_type", pos, desc: `${pos} must be ${error.params.type}` };
     case "minProperties":
       return { error: "required", pos, desc: "at least one field is required" };
+    case "not":
+      return { error: "wrong_value", pos, desc: `${pos} is not an accepted value` };
     default:
       return { error: "wrong_value", pos, desc: `${pos} ${error.message ?? "is not valid"}` };
   }
@@ -32,7 +39,8 @@ function problemOf(error: ErrorObject, prefix: string): FieldProblem {
 function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): FieldProblem[] {
   const seen = new Map<string, FieldProblem>();
   for (const error of errors ?? []) {
-    if (error.keyword === "anyOf" || error.keyword === "if") continue;
+    // Wrappers: the error inside (a branch, the offending key) says more.
+    if (error.keyword === "anyOf" || error.keyword === "if" || error.keyword === "propertyNames") continue;
     const problem = problemOf(error, prefix);
     if (!seen.has(problem.pos)) seen.set(problem.pos, problem);
   }
