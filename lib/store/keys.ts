@@ -51,6 +51,10 @@ export const ENTITY = {
   passwordReset: "password-reset",
   /** Forgotten-password codes sent to one account within one hour. */
   passwordResetsSent: "password-resets-sent",
+  /** Contact-change codes one account was sent within one hour. */
+  contactCodesSent: "contact-codes-sent",
+  /** Contact-change codes sent to one e-mail or phone within one hour, by any account. */
+  contactAddressCodesSent: "contact-address-codes-sent",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -128,6 +132,12 @@ export const keys = {
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
   passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
   passwordResetsSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `PWRESET_SENT#${hour}` }),
+  contactCodesSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `CONTACT_CODES_SENT#${hour}` }),
+  /** Per address, not per account: many accounts must not flood one phone or mailbox. */
+  contactAddressCodesSent: (field: "email" | "phone_number", value: string, hour: number): TableKey => ({
+    PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
+    SK: `HOUR#${hour}`,
+  }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */
