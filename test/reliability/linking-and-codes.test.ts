@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { seedAccount, uniqueId, userBearer } from "../support/fixtures";
+import { createClient, invoke, seedAccount, uniqueId, userBearer } from "../support/fixtures";
+import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
 import { lastCode, outbox } from "../support/outbox";
-import { request } from "../support/requests";
+import { basicAuthorization, prepareRequest, request } from "../support/requests";
 import { startTally } from "../support/tally";
 
 /**
@@ -16,6 +17,17 @@ import { startTally } from "../support/tally";
 
 const tally = startTally(import.meta.filename);
 const PASSWORD = "Linking-And-Codes-Password-1";
+const CALLBACK = "https://app.example/linked";
+let provider: TestProvider;
+let web: { clientId: string };
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+  useSettings({ federation: { providers: [providerEntry(provider.url)] } });
+  web = await createClient(["svc_api_sys_ufa"], { redirectUris: [CALLBACK] });
+});
+afterAll(() => provider.stop());
+
 const newPhone = () => `7${String(Math.floor(Math.random() * 1e10)).padStart(10, "0")}`;
 type Field = "email" | "phone_number";
 
@@ -135,6 +147,118 @@ describe("contact change: codes are capped per account and per address (finding 
       if (again.statusCode === 200) expect(stateOf(again.json)?.attempts_left).toBe(0);
       else expect(again.statusCode).toBe(429);
       expect(outbox(target).length).toBe(1);
+    });
+  });
+});
+
+describe("bind: the link is made only for the browser of the account's owner (finding 5)", () => {
+  /** The attacker starts a bind for its own account, as its application would. */
+  async function attackerBind() {
+    const attacker = await seedAccount({}, PASSWORD);
+    const started = await request("federation", "events/federation/bind-user-basic.json", {
+      authorization: basicAuthorization(attacker.sub, PASSWORD),
+      body: { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
+    });
+    tally.answered(started.statusCode);
+    expect(started.statusCode).toBe(200);
+    return { attacker, redirectTo: started.json.redirectTo as string };
+  }
+
+  /** A browser: its cookies, and our routes answered by the handlers. */
+  function browser() {
+    const jar = new Map<string, string>();
+    return {
+      jar,
+      async ours(url: URL, form?: Record<string, string>) {
+        const sample = form ? "events/federation/confirm-link-forged.json" : "events/federation/callback.json";
+        const event = await prepareRequest(sample, {
+          ...(form ? { body: new URLSearchParams(form).toString() } : { query: Object.fromEntries(url.searchParams) }),
+          values: { state: "unused", providerCode: "unused" },
+        });
+        event.cookies = [...jar].map(([k, v]) => `${k}=${v}`);
+        const result = await invoke("federation", event);
+        tally.answered(result.statusCode);
+        for (const cookie of result.cookies ?? []) {
+          const [pair] = cookie.split(";");
+          const eq = pair.indexOf("=");
+          jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+        }
+        return result;
+      },
+    };
+  }
+
+  /**
+   * The victim's browser, signed in at the provider, follows a link: every redirect is
+   * followed, our own routes through the handlers; it stops at a page or at the application.
+   */
+  async function victimBrowserOpens(link: string, victim = browser()) {
+    let url = new URL(link);
+    for (let hop = 0; hop < 10; hop++) {
+      if (url.origin === provider.url) {
+        const answer = await fetch(url, { redirect: "manual" });
+        const location = answer.headers.get("location");
+        if (!location) return { status: answer.status, body: await answer.text() };
+        url = new URL(location);
+        continue;
+      }
+      if (url.origin !== "https://api.example.com") return { status: 302, location: url.toString(), body: "" };
+      const result = await victim.ours(url);
+      const location = result.headers?.location;
+      if (!location) return { status: result.statusCode, body: result.body };
+      url = new URL(location);
+    }
+    throw new Error("too many redirects");
+  }
+
+  /** The hidden fields of the confirmation page's form. */
+  function formOf(page: string): Record<string, string> {
+    const field = (name: string) => page.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? "";
+    return { confirmation: field("confirmation"), csrf: field("csrf") };
+  }
+
+  it("when the victim's browser opens the attacker's bind link, the victim's external account is not linked to the attacker", async () => {
+    const { attacker, redirectTo } = await attackerBind();
+    provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
+    const opened = await victimBrowserOpens(redirectTo);
+    tally.badInput();
+    await tally.invariant(async () => {
+      expect(await services().federation.listLinks(attacker.sub), JSON.stringify(opened)).toEqual([]);
+    });
+  });
+
+  it("when the victim, on the confirmation page the attacker's link led to, types its own password, nothing is linked", async () => {
+    const { attacker, redirectTo } = await attackerBind();
+    const victim = await seedAccount({}, "Victims-Own-Password-2");
+    provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
+    const tab = browser();
+    const page = await victimBrowserOpens(redirectTo, tab);
+    const confirmed = await tab.ours(new URL("https://api.example.com/svc/api/v2/users/current/fa/confirm"), {
+      ...formOf(page.body),
+      password: "Victims-Own-Password-2",
+    });
+    tally.badInput();
+    await tally.invariant(async () => {
+      expect(confirmed.statusCode).toBe(303);
+      expect(confirmed.headers.location).toMatch(/^https:\/\/app\.example\/linked\?error=access_denied/);
+      expect(await services().federation.listLinks(attacker.sub)).toEqual([]);
+      expect(await services().federation.listLinks(victim.sub)).toEqual([]);
+    });
+  });
+
+  it("when the attacker replays the confirmation form in another browser, it is refused", async () => {
+    const { attacker, redirectTo } = await attackerBind();
+    provider.actAs(uniqueId("victim-ext"));
+    const page = await victimBrowserOpens(redirectTo);
+    // Without the victim's CSRF cookie, even the attacker's own password does not confirm.
+    const replay = await browser().ours(new URL("https://api.example.com/svc/api/v2/users/current/fa/confirm"), {
+      ...formOf(page.body),
+      password: PASSWORD,
+    });
+    tally.badInput();
+    await tally.invariant(async () => {
+      expect(replay.statusCode).toBe(400);
+      expect(await services().federation.listLinks(attacker.sub)).toEqual([]);
     });
   });
 });
