@@ -5,9 +5,9 @@ import { transactUnlessRefused } from "./transact";
 
 // Conditions, named so each write says why it may fail.
 /** Under the hour's cap. */
-const underCap = "(attribute_not_exists(#count) OR #count < :max)";
-/** The address's last code is older than the cool-down. */
-const cooledDown = "(attribute_not_exists(lastSentAt) OR lastSentAt <= :cooled)";
+const underCap = "attribute_not_exists(#count) OR #count < :max";
+/** The address's last code is older than the cool-down (TTL deletion lags, so the time decides). */
+const cooledDown = "attribute_not_exists(lastSentAt) OR lastSentAt <= :cooled";
 
 const HOUR_SECONDS = 3600;
 
@@ -16,12 +16,13 @@ const HOUR_SECONDS = 3600;
  * transaction taken before the code leaves: racing requests cannot send more than the caps.
  */
 export function createContactCodeStore({ client, tableName }: StoreDeps): ContactCodeLimits {
-  function counted(key: { PK: string; SK: string }, entity: string, max: number, hour: number, extra = "") {
+  function counted(key: { PK: string; SK: string }, entity: string, max: number, hour: number) {
     return {
       Update: {
         TableName: tableName,
         Key: key,
-        UpdateExpression: `SET entity = :entity, schemaVersion = :v, expiresAt = :expires${extra} ADD #count :one`,
+        UpdateExpression: "SET entity = :entity, schemaVersion = :v, expiresAt = :expires ADD #count :one",
+        ConditionExpression: underCap,
         ExpressionAttributeNames: { "#count": "count" },
         ExpressionAttributeValues: {
           ":entity": entity,
@@ -29,8 +30,7 @@ export function createContactCodeStore({ client, tableName }: StoreDeps): Contac
           ":expires": (hour + 1) * HOUR_SECONDS,
           ":one": 1,
           ":max": max,
-        } as Record<string, unknown>,
-        ConditionExpression: underCap,
+        },
       },
     };
   }
@@ -38,24 +38,32 @@ export function createContactCodeStore({ client, tableName }: StoreDeps): Contac
   return {
     async takeSend(sub: string, field: ContactField, value: string, now: number, caps: ContactCodeCaps) {
       const hour = Math.floor(now / HOUR_SECONDS);
-      const byAccount = counted(
-        keys.contactCodesSent(sub, hour),
-        ENTITY.contactCodesSent,
-        caps.perAccountPerHour,
-        hour,
-      );
-      const byAddress = counted(
-        keys.contactAddressCodesSent(field, value, hour),
-        ENTITY.contactAddressCodesSent,
-        caps.perAddressPerHour,
-        hour,
-        ", lastSentAt = :now",
-      );
-      byAddress.Update.ConditionExpression = `${underCap} AND ${cooledDown}`;
-      byAddress.Update.ExpressionAttributeValues[":now"] = now;
-      byAddress.Update.ExpressionAttributeValues[":cooled"] = now - caps.coolDownSeconds;
+      const lastCode = {
+        Update: {
+          TableName: tableName,
+          Key: keys.contactAddressLastCode(field, value),
+          UpdateExpression: "SET entity = :entity, schemaVersion = :v, lastSentAt = :now, expiresAt = :expires",
+          ConditionExpression: cooledDown,
+          ExpressionAttributeValues: {
+            ":entity": ENTITY.contactAddressLastCode,
+            ":v": SCHEMA_VERSION,
+            ":now": now,
+            ":cooled": now - caps.coolDownSeconds,
+            ":expires": now + caps.coolDownSeconds,
+          },
+        },
+      };
       // A retry after a lost answer counts again: it errs towards fewer codes, never more.
-      return transactUnlessRefused(client, [byAccount, byAddress]);
+      return transactUnlessRefused(client, [
+        counted(keys.contactCodesSent(sub, hour), ENTITY.contactCodesSent, caps.perAccountPerHour, hour),
+        counted(
+          keys.contactAddressCodesSent(field, value, hour),
+          ENTITY.contactAddressCodesSent,
+          caps.perAddressPerHour,
+          hour,
+        ),
+        lastCode,
+      ]);
     },
   };
 }

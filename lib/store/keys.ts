@@ -55,6 +55,8 @@ export const ENTITY = {
   contactCodesSent: "contact-codes-sent",
   /** Contact-change codes sent to one e-mail or phone within one hour, by any account. */
   contactAddressCodesSent: "contact-address-codes-sent",
+  /** When the last contact-change code went to one e-mail or phone (the cool-down). */
+  contactAddressLastCode: "contact-address-last-code",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -137,6 +139,11 @@ export const keys = {
   contactAddressCodesSent: (field: "email" | "phone_number", value: string, hour: number): TableKey => ({
     PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
     SK: `HOUR#${hour}`,
+  }),
+  /** The address's last code, for the cool-down; apart from the hours, so it holds across their turn. */
+  contactAddressLastCode: (field: "email" | "phone_number", value: string): TableKey => ({
+    PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
+    SK: "LAST",
   }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",

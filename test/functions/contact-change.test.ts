@@ -184,7 +184,7 @@ describe("phone change with confirmation (interface §4.6, 3.2)", () => {
     await documentClient().send(
       new UpdateCommand({
         TableName: config().tableName,
-        Key: keys.contactAddressCodesSent("phone_number", phone, Math.floor(Date.now() / 3600000)),
+        Key: keys.contactAddressLastCode("phone_number", phone),
         UpdateExpression: "SET lastSentAt = :long_ago",
         ExpressionAttributeValues: { ":long_ago": 0 },
       }),

@@ -17,6 +17,7 @@ export const WRITTEN_BY_REFUSALS: ReadonlySet<string> = new Set([
   ENTITY.securityAnswerFailures,
   ENTITY.contactCodesSent,
   ENTITY.contactAddressCodesSent,
+  ENTITY.contactAddressLastCode,
 ]);
 
 /** The same value with object keys in order at every level, so equal items print alike. */
