@@ -17,6 +17,7 @@ import { createAuthorizationCodeStore } from "./store/authorization-codes";
 import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
+import { createContactCodeStore } from "./store/contact-codes";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
@@ -78,6 +79,7 @@ export const services = /* @__PURE__ */ once(() => {
     consents: createConsentStore(deps),
     codes: createAuthorizationCodeStore(deps),
     passwordResets: createPasswordResetStore(deps),
+    contactCodes: createContactCodeStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -117,6 +119,7 @@ export const registrationDeps = (): RegistrationDeps => {
 /** What the attribute calls need. */
 export const attributeDeps = (): AttributeDeps => ({
   accounts: services().accounts,
+  contactCodes: services().contactCodes,
   courier: courier(),
   settings: config().settings,
 });

@@ -4,16 +4,21 @@ import { bindDeps, services } from "../container";
 import { dataKeys } from "../crypto/data-key";
 import { CLIENT_ID_PATTERN } from "../domain/clients/client";
 import { problems } from "../domain/errors";
-import { completeBind, startBind } from "../domain/federation/bind";
+import { completeBind, confirmBind, startBind } from "../domain/federation/bind";
 import { SID_PATTERN } from "../domain/federation/external-account";
 import { currentTokens } from "../domain/federation/fed-tokens";
 import { linkAccount, listLinks, unlinkAccount } from "../domain/federation/links";
 import { findProvider, splitFp } from "../domain/federation/providers";
+import { verifyUserPassword } from "../domain/login/verify-user-password";
+import { liveBrowserSession } from "../domain/oidc/browser-session";
+import { COOKIES, csrfMatches, newCsrfToken, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { jsonResult, redirectResult } from "../http/error-body";
 import { acceptedPermissions } from "../http/middleware/authorization";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
 import { log } from "../log";
+import { TEXT } from "../pages/text";
+import { errorPage, linkConfirmPage } from "../pages/views";
 import { PROVIDER_PART_PATTERN } from "../settings-schema";
 import { personName, subjectIdParam, v2Error, v3Error } from "./schemas";
 
@@ -316,14 +321,73 @@ const callback = route({
   auth: "none",
   summary: "The provider returns the browser here to finish a bind",
   description:
-    "Register this URL as the redirect URI at each provider (or set federation.callbackUrl). With a valid state it always answers 302 to the application's callback; otherwise 400 JSON.",
+    "Register this URL as the redirect URI at each provider (or set federation.callbackUrl). With a valid state it answers 302 to the application's callback, once the link is known to be the account owner's: the browser carries the account's hosted sign-in session, else it gets a page where the owner confirms with the account's password (POST .../fa/confirm). A forged, used or expired state answers 400 JSON.",
   tags: ["federation"],
   request: { query: providerAnswerQuery },
   responses: {
+    200: { description: "The owner's confirmation page (a CSRF cookie is set)", contentType: "text/html" },
     302: { description: "To the application's callback; `error` and `error_description` when linking failed" },
     400: { description: "invalid_state: missing, forged, expired or already used", schema: v2Error },
   },
-  handler: async (call) => redirectResult(await completeBind(bindDeps(), call.query, now())),
+  handler: async (call) => {
+    const browser = await liveBrowserSession(services().sessions, readCookie(call.cookies, COOKIES.session), now());
+    const outcome = await completeBind(bindDeps(), call.query, browser?.account.sub, now());
+    if (outcome.kind === "back") return redirectResult(outcome.location);
+    const csrf = newCsrfToken();
+    const page = linkConfirmPage({ lang: call.language, csrf, ...outcome });
+    return pageResult(200, page, [setCookie(COOKIES.csrf, csrf)]);
+  },
+});
+
+const confirmForm = {
+  type: "object",
+  properties: {
+    confirmation: { type: "string", maxLength: 512 },
+    csrf: { type: "string", maxLength: 128 },
+    password: { type: "string", maxLength: 1024 },
+  },
+} as const;
+
+const confirmLink = route({
+  id: "federation.confirm",
+  method: "POST",
+  path: "/svc/api/v2/users/current/fa/confirm",
+  version: "page",
+  auth: "none",
+  summary: "The account owner confirms a bind with the account's password (the callback's page)",
+  description:
+    "Single use: a wrong password ends the confirmation, and the browser returns to the application's callback with error=access_denied; failed passwords count as failed logins of the account.",
+  tags: ["federation"],
+  request: { body: { contentType: "form", schema: confirmForm, required: true } },
+  responses: {
+    303: { description: "To the application's callback; `error` and `error_description` when nothing was linked" },
+    400: { description: "A forged, used or expired confirmation, or another browser's", contentType: "text/html" },
+  },
+  handler: async (call) => {
+    const expired = () => pageResult(400, errorPage(call.language, TEXT[call.language].sessionEnded));
+    const { confirmation, csrf, password } = call.body;
+    if (!confirmation || !csrfMatches(readCookie(call.cookies, COOKIES.csrf), csrf)) return expired();
+    const location = await confirmBind(
+      bindDeps(),
+      confirmation,
+      async (sub) => {
+        const ip = call.sourceIp || "unknown";
+        const verdict = await verifyUserPassword(services().logins, sub, password ?? "", ip, now());
+        if (!verdict.ok || verdict.account.sub !== sub) return false;
+        const account = verdict.account;
+        // As for any password login; a password alone does not vouch for an account that needs two factors.
+        return !(
+          account.locked ||
+          account.state?.name === "inactivityLock" ||
+          account.methodsLocked?.includes("password") ||
+          account.requiredFactor === 2
+        );
+      },
+      now(),
+    );
+    if (!location) return expired();
+    return seeOther(location, [setCookie(COOKIES.csrf, "", 0)]);
+  },
 });
 
 const token = route({
@@ -387,5 +451,6 @@ export const federationRoutes = group("federation", [
   unlinkV2,
   bindRoute,
   callback,
+  confirmLink,
   token,
 ]);

@@ -289,6 +289,7 @@ const changeRoute = route({
       await changeAccount(attributeDeps(), call.subject, call.body, {
         mode: call.principal?.mode ?? "system",
         language: call.language,
+        account: call.account,
       }),
     ),
 });

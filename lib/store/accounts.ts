@@ -66,6 +66,24 @@ export function toAccount(item: Record<string, unknown>): Account {
   return account as unknown as Account;
 }
 
+/** Guards a new waiting contact change on the one it replaces (its state, or none). */
+function replacedPendingGuard(replaces: Partial<Record<"email" | "phone_number", string | null>>) {
+  const guards: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const [field, state] of Object.entries(replaces) as Array<["email" | "phone_number", string | null]>) {
+    names[`#gp_${field}`] = PENDING_FIELD[field];
+    if (state === null) {
+      guards.push(`attribute_not_exists(#gp_${field})`);
+    } else {
+      names["#gp_state"] = "state";
+      values[`:gp_${field}`] = state;
+      guards.push(`#gp_${field}.#gp_state = :gp_${field}`);
+    }
+  }
+  return { guards, names, values };
+}
+
 export interface StoreDeps {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -368,6 +386,7 @@ export function createAccountStore({
         (f) => contacts[f] !== undefined,
       );
       const indexedChanges = namesIndexed.filter((name) => name in change.set || change.remove.includes(name));
+      const pendingGuard = replacedPendingGuard(change.replacesPending ?? {});
       if (contactFields.length === 0 && indexedChanges.length === 0) {
         const update = buildUpdate({ ...change.set, updatedAt: now }, change.remove);
         try {
@@ -376,14 +395,19 @@ export function createAccountStore({
               TableName: tableName,
               Key: keys.userProfile(sub),
               ...update,
-              ConditionExpression: exists,
+              ConditionExpression: [exists, ...pendingGuard.guards].join(" AND "),
+              ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...pendingGuard.names },
+              ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...pendingGuard.values },
               ReturnValues: "ALL_NEW",
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
             }),
           );
           return toAccount(Attributes ?? {});
         } catch (error) {
-          if (isConditionalCheckFailed(error)) throw new AccountNotFoundError(sub);
-          throw error;
+          if (!isConditionalCheckFailed(error)) throw error;
+          // The account is there: the waiting change it replaces moved on meanwhile.
+          if ((error as { Item?: unknown }).Item) throw new AccountChangedError();
+          throw new AccountNotFoundError(sub);
         }
       }
       if (!current) {
@@ -402,9 +426,9 @@ export function createAccountStore({
       const remove: string[] = [...change.remove];
       const claims: TransactItem[] = [];
       const claimFields: UniqueField[] = [];
-      const guards: string[] = [exists];
-      const guardValues: Record<string, unknown> = {};
-      const guardNames: Record<string, string> = {};
+      const guards: string[] = [exists, ...pendingGuard.guards];
+      const guardValues: Record<string, unknown> = { ...pendingGuard.values };
+      const guardNames: Record<string, string> = { ...pendingGuard.names };
       for (const field of contactFields) {
         const next = contacts[field];
         const before = current[field];

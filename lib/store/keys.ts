@@ -51,6 +51,12 @@ export const ENTITY = {
   passwordReset: "password-reset",
   /** Forgotten-password codes sent to one account within one hour. */
   passwordResetsSent: "password-resets-sent",
+  /** Contact-change codes one account was sent within one hour. */
+  contactCodesSent: "contact-codes-sent",
+  /** Contact-change codes sent to one e-mail or phone within one hour, by any account. */
+  contactAddressCodesSent: "contact-address-codes-sent",
+  /** When the last contact-change code went to one e-mail or phone (the cool-down). */
+  contactAddressLastCode: "contact-address-last-code",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -128,6 +134,17 @@ export const keys = {
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
   passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
   passwordResetsSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `PWRESET_SENT#${hour}` }),
+  contactCodesSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `CONTACT_CODES_SENT#${hour}` }),
+  /** Per address, not per account: many accounts must not flood one phone or mailbox. */
+  contactAddressCodesSent: (field: "email" | "phone_number", value: string, hour: number): TableKey => ({
+    PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
+    SK: `HOUR#${hour}`,
+  }),
+  /** The address's last code, for the cool-down; apart from the hours, so it holds across their turn. */
+  contactAddressLastCode: (field: "email" | "phone_number", value: string): TableKey => ({
+    PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
+    SK: "LAST",
+  }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
   /** One per (user, application), named by a digest of the client id (path-safe). */

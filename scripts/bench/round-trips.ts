@@ -4,9 +4,11 @@ import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { generate } from "otplib";
 import { services } from "../../lib/container";
+import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { hashPassword, type ScryptParams } from "../../lib/domain/credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
+import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { ROUND_TRIP_KINDS_HEADER, ROUND_TRIPS_HEADER } from "../../lib/local/gateway";
@@ -599,6 +601,12 @@ export async function seedSampleAccounts(
     updatedAt: now,
   });
   await seedSampleDevices();
+  // A bind's callback now waits for the owner's password (issue 21), which the sweep does not
+  // type: the link and remembered tokens the fedToken sample reads are seeded instead.
+  const link = { sub: "sample-user", fpType: "oidc", fpName: "mock", sid: "sample-external-account" };
+  const tokenKey = await dataKeys().key("federated-tokens");
+  const tokens = sealProviderTokens(tokenKey, link, { accessToken: "sample-provider-token", expiresIn: 3600 }, now);
+  await services().federation.link({ ...link, tokens }, now);
   const clientBasic = Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString(
     "base64",
   );

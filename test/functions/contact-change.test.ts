@@ -1,7 +1,11 @@
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
+import { documentClient } from "../../lib/store/client";
+import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId, userBearer } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";
 
@@ -137,18 +141,57 @@ describe("phone change with confirmation (interface §4.6, 3.2)", () => {
     expect(answer).toEqual({ status: 410, body: { cause: "code_expired" } });
   });
 
-  it("when the new phone belongs to another account, it answers contact_use_violation and sends nothing", async () => {
+  it("when the new phone belongs to another account, it answers as for a free one and refuses the right code (issue 21)", async () => {
     const owner = await seedAccount();
     const account = await seedAccount();
-    const { response } = await requestPhoneChange(account, owner.phone_number?.value);
-    expect(response.statusCode).toBe(400);
-    expect(response.json).toEqual({
+    const taken = owner.phone_number?.value as string;
+    const { response, state } = await requestPhoneChange(account, taken);
+    // The answer cannot tell whether the number is taken; only its holder gets the code.
+    expect(response.statusCode).toBe(200);
+    expect(response.json.notes).toMatchObject({ actions: [{ value: taken, attempts_left: 3 }] });
+    const confirmed = await validateMobile(account, state, lastCode(taken));
+    expect(confirmed.statusCode).toBe(400);
+    expect(confirmed.json).toEqual({
       type: "input_error",
       error: "contact_use_violation",
-      desc: "the value is already used by another account",
+      desc: "the value was taken by another account meanwhile",
       pos: "mobile",
     });
-    expect(outbox(owner.phone_number?.value)).toEqual([]);
+    expect(await services().accounts.claimOwner("phone_number", taken)).toBe(owner.sub);
+    expect((await services().accounts.get(account.sub))?.phone_number?.value).toBe(account.phone_number?.value);
+  });
+
+  it("when codes to one phone are asked for again at once, the cool-down refuses with 429 too_many_codes", async () => {
+    const account = await seedAccount();
+    const { phone } = await requestPhoneChange(account);
+    const again = await requestPhoneChange(account, phone);
+    expect(again.response.statusCode).toBe(429);
+    expect(again.response.json).toEqual({
+      type: "input_error",
+      error: "too_many_codes",
+      desc: "no more codes can be sent to this contact now; try later",
+      pos: "mobile",
+    });
+    expect(outbox(phone)).toHaveLength(1);
+  });
+
+  it("when a code to the same phone is sent again after wrong answers, it keeps the attempts left", async () => {
+    const account = await seedAccount();
+    const { phone, state } = await requestPhoneChange(account);
+    const wrong = lastCode(phone) === "000000" ? "111111" : "000000";
+    await validateMobile(account, state, wrong);
+    // Past the cool-down: the address's counter as if its last code were older.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.contactAddressLastCode("phone_number", phone),
+        UpdateExpression: "SET lastSentAt = :long_ago",
+        ExpressionAttributeValues: { ":long_ago": 0 },
+      }),
+    );
+    const again = await requestPhoneChange(account, phone);
+    expect(again.response.statusCode).toBe(200);
+    expect(again.response.json.notes).toMatchObject({ actions: [{ attempts_left: 2 }] });
   });
 
   it("when another account takes the phone before the code comes back, the confirmation is refused", async () => {

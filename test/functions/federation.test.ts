@@ -2,10 +2,12 @@ import { createHash } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
-import { services } from "../../lib/container";
+import { loginDeps, services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
+import { recordLogin } from "../../lib/domain/login/password-grant";
+import { browserCookieValue, HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import {
@@ -740,12 +742,34 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
 
   const callback = (query: Record<string, string>) => federationCall("callback-forged-state", { query });
 
+  /** The owner's confirmation of the waiting link: the page's form, posted with its cookie. */
+  async function confirm(page: Awaited<ReturnType<typeof callback>>, password = PASSWORD, cookies = page.cookies) {
+    const field = (name: string) => page.body.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? "";
+    const event = await sampleEvent("events/federation/confirm-link-forged.json");
+    event.body = new URLSearchParams({ confirmation: field("confirmation"), csrf: field("csrf"), password }).toString();
+    event.cookies = (cookies ?? []).map((c) => c.split(";")[0]);
+    return invoke("federation", event);
+  }
+
+  /** The callback in a browser without the owner's hosted session, then the owner's confirmation. */
+  async function callbackConfirmed(query: Record<string, string>) {
+    const page = await callback(query);
+    expect(page.statusCode, page.body).toBe(200);
+    return confirm(page);
+  }
+
   it("when the provider answers with a code, it links the account, remembers the tokens and returns the browser", async () => {
     const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-callback-1", "Ivan Provider");
     const answer = await providerAnswer(account.sub);
-    const response = await callback(answer);
-    expect(response.statusCode).toBe(302);
+    const page = await callback(answer);
+    // Nothing is linked until the owner confirms (issue 21 finding 5).
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+    expect(page.body).toContain("Ivan Provider");
+    expect(await services().federation.listLinks(account.sub)).toEqual([]);
+    const response = await confirm(page);
+    expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(CALLBACK);
     expect(response.headers["cache-control"]).toBe("no-store");
     expect(await services().federation.listLinks(account.sub)).toEqual([
@@ -766,12 +790,74 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
     const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-callback-2");
     const answer = await providerAnswer(account.sub);
-    expect((await callback(answer)).statusCode).toBe(302);
+    const page = await callback(answer);
+    expect(page.statusCode).toBe(200);
     const replay = await callback(answer);
     expect(replay.statusCode).toBe(400);
     expect(replay.json).toEqual(
       v2Error("invalid_state", "the state has expired or was already used; start the bind again"),
     );
+  });
+
+  it("when the browser carries the account's hosted sign-in session, it links at once; another account's session must confirm", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const signedIn = async (who: typeof account) => {
+      const opened = await recordLogin(
+        who,
+        { sessionClientId: HOSTED_CLIENT, clientId: web.clientId, amr: ["pwd"], refresh: false, ttlSeconds: 600 },
+        { ip: "203.0.113.10", userAgent: "test" },
+        loginDeps(),
+        Math.floor(Date.now() / 1000),
+        undefined,
+        { method: "password", items: [] },
+      );
+      return { cookie: `svc_sso=${browserCookieValue(who.sub, opened.cookieSecret as string)}` };
+    };
+    const inBrowser = async (query: Record<string, string>, cookie: string) => {
+      const event = await sampleEvent("events/federation/callback-forged-state.json");
+      event.queryStringParameters = query;
+      event.cookies = [cookie];
+      return invoke("federation", event);
+    };
+    provider.actAs("ext-callback-sso");
+    const own = await inBrowser(await providerAnswer(account.sub), (await signedIn(account)).cookie);
+    expect(own.statusCode).toBe(302);
+    expect(own.headers.location).toBe(CALLBACK);
+    expect((await services().federation.listLinks(account.sub)).map((l) => l.sid)).toEqual(["ext-callback-sso"]);
+
+    const target = await seedAccount({}, PASSWORD);
+    provider.actAs("ext-callback-sso-2");
+    const foreign = await inBrowser(await providerAnswer(target.sub), (await signedIn(account)).cookie);
+    expect(foreign.statusCode).toBe(200);
+    expect(await services().federation.listLinks(target.sub)).toEqual([]);
+  });
+
+  it("when the confirmation has a wrong password, a second try or another browser's cookie, nothing is linked", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    provider.actAs("ext-callback-wrong");
+    const page = await callback(await providerAnswer(account.sub));
+    const elsewhere = await confirm(page, PASSWORD, ["svc_csrf=another-browsers-token-000000000"]);
+    expect(elsewhere.statusCode).toBe(400);
+    const wrong = await confirm(page, "not the password");
+    expect(wrong.statusCode).toBe(303);
+    expect(Object.fromEntries(new URL(wrong.headers.location).searchParams)).toEqual({
+      error: "access_denied",
+      error_description: "the link was not confirmed with the account's password",
+    });
+    // Single use: the right password after a wrong one finds nothing to confirm.
+    expect((await confirm(page)).statusCode).toBe(400);
+    expect(await services().federation.listLinks(account.sub)).toEqual([]);
+  });
+
+  it("when another account's password confirms, nothing is linked to either account", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const other = await seedAccount({}, "the other account's password");
+    provider.actAs("ext-callback-other");
+    const page = await callback(await providerAnswer(account.sub));
+    const response = await confirm(page, "the other account's password");
+    expect(new URL(response.headers.location).searchParams.get("error")).toBe("access_denied");
+    expect(await services().federation.listLinks(account.sub)).toEqual([]);
+    expect(await services().federation.listLinks(other.sub)).toEqual([]);
   });
 
   it("when the state is missing or forged, it answers 400 JSON and calls no provider", async () => {
@@ -832,8 +918,8 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
     await services().federation.link({ sub: owner.sub, fpType: "oidc", fpName: "mock", sid: "ext-owned" }, 1);
     const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-owned");
-    const response = await callback(await providerAnswer(account.sub));
-    expect(response.statusCode).toBe(302);
+    const response = await callbackConfirmed(await providerAnswer(account.sub));
+    expect(response.statusCode).toBe(303);
     expect(new URL(response.headers.location).searchParams.get("error")).toBe("already_linked");
     expect(await services().federation.listLinks(account.sub)).toEqual([]);
   });
@@ -841,8 +927,8 @@ describe("GET /svc/api/v2/users/current/fa/callback", () => {
   it("when the provider has no userinfo, the account id comes from the id_token and no tokens are kept", async () => {
     const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-plain-1");
-    const response = await callback(await providerAnswer(account.sub, "oauth:plain"));
-    expect(response.statusCode).toBe(302);
+    const response = await callbackConfirmed(await providerAnswer(account.sub, "oauth:plain"));
+    expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(CALLBACK);
     expect(await services().federation.listLinks(account.sub)).toEqual([
       { sid: "ext-plain-1", fpType: "oauth", fpName: "plain" },

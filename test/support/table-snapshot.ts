@@ -5,15 +5,19 @@ import { documentClient } from "../../lib/store/client";
 import { ENTITY } from "../../lib/store/keys";
 
 /**
- * Items a refused request may write by design: the security event it records (interface §6)
- * and the brute-force counters that make refusals count (failed logins by account and by
- * address, wrong security answers). Everything else must be as it was.
+ * Items a refused request may write by design: the security event it records (interface §6),
+ * the brute-force counters that make refusals count (failed logins by account and by
+ * address, wrong security answers) and the counts of contact-change codes, taken before a
+ * send that may fail after the message went out. Everything else must be as it was.
  */
 export const WRITTEN_BY_REFUSALS: ReadonlySet<string> = new Set([
   ENTITY.securityEvent,
   ENTITY.loginFailures,
   ENTITY.ipFailures,
   ENTITY.securityAnswerFailures,
+  ENTITY.contactCodesSent,
+  ENTITY.contactAddressCodesSent,
+  ENTITY.contactAddressLastCode,
 ]);
 
 /** The same value with object keys in order at every level, so equal items print alike. */

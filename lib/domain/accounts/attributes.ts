@@ -7,12 +7,40 @@ import { type Courier, MessageNotSentError } from "../messages/ports";
 import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
 import { contactStateOf } from "./instance-id";
-import { AccountChangedError, AccountConflictError, AccountNotFoundError, type AccountRepository } from "./ports";
+import {
+  AccountChangedError,
+  AccountConflictError,
+  AccountNotFoundError,
+  type AccountRepository,
+  type ContactCodeCaps,
+  type ContactCodeLimits,
+} from "./ports";
 
 export interface AttributeDeps {
   accounts: AccountRepository;
+  contactCodes: ContactCodeLimits;
   courier: Courier;
   settings: ServiceSettings;
+}
+
+/**
+ * Contact-change codes (issue 21 finding 6): as many an hour per address as a registration
+ * sends per contact, a minute apart; an account may try two addresses' worth.
+ */
+export const CONTACT_CODE_CAPS: ContactCodeCaps = { perAccountPerHour: 10, perAddressPerHour: 5, coolDownSeconds: 60 };
+/** Within this window a new code to the same address keeps the attempts the last one left. */
+const ATTEMPTS_WINDOW_SECONDS = 3600;
+
+function tooManyCodes(field: "phone_number" | "email"): ApiError {
+  return new ApiError(
+    429,
+    "input_error",
+    "too_many_codes",
+    "no more codes can be sent to this contact now; try later",
+    {
+      pos: CONTACT_POS[field],
+    },
+  );
 }
 
 /**
@@ -30,21 +58,25 @@ export async function readAccount(
 }
 
 /**
- * A code for a contact change (vrf false): sent to the new value before anything is
- * stored, so a failed send changes nothing.
+ * A code for a contact change (vrf false). Whether another account holds the value is
+ * checked only when the code comes back (the claim's conditional write), so this answer
+ * tells nothing about other accounts. The send is counted first (caps per account and
+ * per address); the account's waiting change is stored only after the send succeeded.
  */
 async function startConfirmation(
   deps: AttributeDeps,
-  sub: string,
+  account: Account,
   field: "phone_number" | "email",
   value: string,
   language: "ru" | "en",
   now: number,
 ): Promise<PendingContactChange> {
-  const owner = await deps.accounts.claimOwner(field, value);
-  if (owner !== undefined && owner !== sub) {
-    throw problems.contactUseViolation(CONTACT_POS[field], "the value is already used by another account");
-  }
+  // Attempts are counted across codes to one address: a resend gives no fresh guesses.
+  const previous = account[PENDING_FIELD[field]];
+  const carried =
+    previous?.value === value && previous.created > now - ATTEMPTS_WINDOW_SECONDS ? previous.attemptsLeft : undefined;
+  if (carried !== undefined && carried <= 0) throw tooManyCodes(field);
+  if (!(await deps.contactCodes.takeSend(account.sub, field, value, now, CONTACT_CODE_CAPS))) throw tooManyCodes(field);
   let stored: StoredCode;
   try {
     stored = await sendConfirmationCode(
@@ -63,7 +95,9 @@ async function startConfirmation(
     }
     throw error;
   }
-  return { state: contactStateOf(sub, randomBytes(18).toString("base64url")), value, created: now, ...stored };
+  if (carried !== undefined) stored.attemptsLeft = Math.min(stored.attemptsLeft, carried);
+  const state = contactStateOf(account.sub, randomBytes(18).toString("base64url"));
+  return { state, value, created: now, ...stored };
 }
 
 /**
@@ -75,21 +109,30 @@ export async function changeAccount(
   deps: AttributeDeps,
   sub: string,
   body: AccountChangeBody,
-  caller: { mode: "user" | "system"; language: "ru" | "en" },
+  caller: { mode: "user" | "system"; language: "ru" | "en"; account?: Account },
 ): Promise<AccountView> {
   const plan = planAccountChange(sub, body, caller.mode);
   if (isEmptyPlan(plan)) return readAccount(deps.accounts, sub);
   const now = Math.floor(Date.now() / 1000);
+  const confirming = (["phone_number", "email"] as const).filter((field) => plan.confirmations[field]);
   const touchesContacts = Object.keys(plan.contacts).length > 0;
   try {
+    // A user token's account was read with its session; a code needs the waiting change it replaces.
+    const read = caller.account?.sub === sub ? caller.account : undefined;
+    const current = touchesContacts || confirming.length > 0 ? (read ?? (await deps.accounts.get(sub))) : undefined;
+    if ((touchesContacts || confirming.length > 0) && !current) throw problems.unknownUser(sub);
     const set: Partial<Account> = { ...plan.set };
-    for (const field of ["phone_number", "email"] as const) {
-      const value = plan.confirmations[field];
-      if (value) set[PENDING_FIELD[field]] = await startConfirmation(deps, sub, field, value, caller.language, now);
+    const replacesPending: Partial<Record<"phone_number" | "email", string | null>> = {};
+    for (const field of confirming) {
+      const value = plan.confirmations[field] as string;
+      set[PENDING_FIELD[field]] = await startConfirmation(deps, current as Account, field, value, caller.language, now);
+      replacesPending[field] = current?.[PENDING_FIELD[field]]?.state ?? null;
     }
-    const current = touchesContacts ? await deps.accounts.get(sub) : undefined;
-    if (touchesContacts && !current) throw problems.unknownUser(sub);
-    const changed = await deps.accounts.update(sub, { set, remove: plan.remove, contacts: plan.contacts }, current);
+    const changed = await deps.accounts.update(
+      sub,
+      { set, remove: plan.remove, contacts: plan.contacts, replacesPending },
+      touchesContacts ? current : undefined,
+    );
     return accountView(changed, now);
   } catch (error) {
     if (error instanceof AccountNotFoundError) throw problems.unknownUser(sub);

@@ -31,6 +31,11 @@ export class AccountChangedError extends Error {
 }
 
 export interface AccountChange {
+  /**
+   * For a new waiting contact change: the state of the change it replaces (null: none), so
+   * attempts carried over from it cannot be carried twice by concurrent requests.
+   */
+  replacesPending?: Partial<Record<ContactField, string | null>>;
   set: Partial<
     Pick<Account, "family_name" | "given_name" | "middle_name" | "locked" | "pending_phone_number" | "pending_email">
   >;
@@ -73,6 +78,22 @@ export interface AccountRepository {
    * AccountChangedError or AccountConflictError.
    */
   update(sub: string, change: AccountChange, current?: Account): Promise<Account>;
+}
+
+/** Caps on contact-change codes (issue 21 finding 6): no flooding a phone or mailbox, no SMS pumping. */
+export interface ContactCodeCaps {
+  perAccountPerHour: number;
+  perAddressPerHour: number;
+  /** Seconds between two codes to one address. */
+  coolDownSeconds: number;
+}
+
+export interface ContactCodeLimits {
+  /**
+   * Counts one code to `value` for the account, by account and by address at once;
+   * false, counting nothing, when a cap or the address's cool-down refuses it.
+   */
+  takeSend(sub: string, field: ContactField, value: string, now: number, caps: ContactCodeCaps): Promise<boolean>;
 }
 
 /** The lookups user search is made of; none scans. */

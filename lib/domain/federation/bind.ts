@@ -17,6 +17,10 @@ import { sealProviderTokens } from "./token-sealing";
  * (RFC 7636, S256); the provider sends the browser back to our callback, which
  * exchanges the code, reads the external account, links it and returns the browser to
  * the application's `callback`.
+ *
+ * The link is stored only for the account's owner (issue 21 finding 5): the browser at the
+ * callback must carry a hosted sign-in session of that account, or the owner confirms with
+ * the account's password. Whoever else opens a bind link (login CSRF) links nothing.
  */
 
 export interface BindDeps {
@@ -139,45 +143,86 @@ function backTo(callback: string, error?: string, description?: string): string 
   return url.toString();
 }
 
+/** Where the callback leaves the browser: back at the application, or at the owner's confirmation. */
+export type BindOutcome =
+  | { kind: "back"; location: string }
+  | { kind: "confirm"; confirmation: string; fpName: string; userName?: string };
+
+/** How long the owner has to confirm a link the provider answered. */
+const CONFIRMATION_TTL_SECONDS = 600;
+
 /**
  * Second stage, at our callback. A state we cannot trust is a JSON error (there is no
  * trusted place to send the browser); once the state is ours, every outcome sends the
- * browser back to the application's callback, with `error` when linking failed.
+ * browser back to the application's callback, with `error` when linking failed, except a
+ * link the browser cannot be shown to own: that waits for the owner's confirmation.
+ * `browserSub`: the account of the browser's live hosted sign-in session, if any.
  */
-export async function completeBind(deps: BindDeps, answer: ProviderAnswer, now: number): Promise<string> {
+export async function completeBind(
+  deps: BindDeps,
+  answer: ProviderAnswer,
+  browserSub: string | undefined,
+  now: number,
+): Promise<BindOutcome> {
   const id = answer.state ? verifySignedValue(await deps.stateKey(), answer.state) : undefined;
   if (!id) throw invalidState("the state is missing or was not issued by this service");
   const state = await deps.federation.takeState(id, now);
-  // A hosted sign-in's state has no account to link: only its own callback takes it.
-  if (!state || state.interaction !== undefined)
+  // A hosted sign-in's state has no account to link, and a waiting link only its owner's
+  // confirmation takes: only a bind state the provider was sent comes back here.
+  if (!state || state.interaction !== undefined || state.answered !== undefined)
     throw invalidState("the state has expired or was already used; start the bind again");
+  const back = (error?: string, description?: string): BindOutcome => ({
+    kind: "back",
+    location: backTo(state.callback, error, description),
+  });
 
   if (answer.error) {
     const code = /^[a-z_]{1,64}$/.test(answer.error) ? answer.error : "provider_error";
-    return backTo(state.callback, code, "the provider did not authorize the link");
+    return back(code, "the provider did not authorize the link");
   }
-  if (!answer.code) return backTo(state.callback, "invalid_request", "the provider sent no authorization code");
+  if (!answer.code) return back("invalid_request", "the provider sent no authorization code");
   const provider = findProvider(deps.providers, state.fpType, state.fpName);
-  if (!provider) return backTo(state.callback, "unknown_provider", "the provider is no longer configured");
+  if (!provider) return back("unknown_provider", "the provider is no longer configured");
 
+  let answered: NonNullable<BindState["answered"]>;
   try {
     const { tokens, account } = await redeemAnswer(provider, state, answer.code, now);
     const owner = { sub: state.sub, fpType: provider.type, fpName: provider.name, sid: account.sid };
-    await deps.federation.link(
-      {
-        ...owner,
-        userName: account.userName,
-        tokens: provider.rememberTokens ? sealProviderTokens(await deps.tokenKey(), owner, tokens, now) : undefined,
-      },
-      now,
-    );
-    deps.log("external account linked", { fpType: provider.type, fpName: provider.name, clientId: state.clientId });
+    answered = {
+      sid: account.sid,
+      userName: account.userName,
+      tokens: provider.rememberTokens ? sealProviderTokens(await deps.tokenKey(), owner, tokens, now) : undefined,
+    };
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    deps.log("bind failed at the provider", { fpType: provider.type, fpName: provider.name, problem: error.message });
+    return back("provider_error", "the provider's answer could not be used");
+  }
+  if (browserSub === state.sub) return { kind: "back", location: await storeLink(deps, state, answered, now) };
+
+  // Not shown to be the owner's browser: the link waits, under a new single-use id, for the password.
+  const waiting: BindState = { ...state, id: random(16), answered, expiresAt: now + CONFIRMATION_TTL_SECONDS };
+  await deps.federation.saveState(waiting);
+  return {
+    kind: "confirm",
+    confirmation: signValue(await deps.stateKey(), waiting.id),
+    fpName: provider.name,
+    userName: answered.userName,
+  };
+}
+
+/** Links what the provider answered to the state's account; where the browser goes next. */
+async function storeLink(
+  deps: BindDeps,
+  state: BindState,
+  answered: NonNullable<BindState["answered"]>,
+  now: number,
+): Promise<string> {
+  try {
+    await deps.federation.link({ sub: state.sub, fpType: state.fpType, fpName: state.fpName, ...answered }, now);
+    deps.log("external account linked", { fpType: state.fpType, fpName: state.fpName, clientId: state.clientId });
     return backTo(state.callback);
   } catch (error) {
-    if (error instanceof ProviderError) {
-      deps.log("bind failed at the provider", { fpType: provider.type, fpName: provider.name, problem: error.message });
-      return backTo(state.callback, "provider_error", "the provider's answer could not be used");
-    }
     if (error instanceof FederatedAccountTakenError) {
       return backTo(state.callback, "already_linked", "this external account is linked to another account");
     }
@@ -186,4 +231,24 @@ export async function completeBind(deps: BindDeps, answer: ProviderAnswer, now: 
     }
     throw error;
   }
+}
+
+/**
+ * The owner's confirmation of a waiting link: taken once, whatever the password; linked
+ * when `ownerConfirms` says the password is the account's. Undefined when the
+ * confirmation is forged, used or expired (there is no trusted place to send the browser).
+ */
+export async function confirmBind(
+  deps: BindDeps,
+  confirmation: string,
+  ownerConfirms: (sub: string) => Promise<boolean>,
+  now: number,
+): Promise<string | undefined> {
+  const id = verifySignedValue(await deps.stateKey(), confirmation);
+  const state = id ? await deps.federation.takeState(id, now) : undefined;
+  if (!state?.answered) return undefined;
+  if (!(await ownerConfirms(state.sub))) {
+    return backTo(state.callback, "access_denied", "the link was not confirmed with the account's password");
+  }
+  return storeLink(deps, state, state.answered, now);
 }

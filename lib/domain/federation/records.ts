@@ -48,4 +48,9 @@ export interface BindState {
    * authorization request, which must open with the CSRF cookie of the browser that started.
    */
   interaction?: string;
+  /**
+   * Set only on a link waiting for its owner's confirmation (issue 21 finding 5): the
+   * provider has answered, and the external account is linked once the owner confirms.
+   */
+  answered?: { sid: string; userName?: string; tokens?: SealedTokens };
 }

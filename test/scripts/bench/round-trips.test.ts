@@ -33,6 +33,8 @@ import { useSettings } from "../../support/oauth-provider";
 const NO_2XX: Record<string, string> = {
   "hosted.federated-callback":
     "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
+  "federation.confirm":
+    "the confirmation form needs the page the bind callback answered in the same browser (its CSRF cookie) and the account's password; test/functions/federation.test.ts and test/reliability/linking-and-codes.test.ts drive it",
   "hosted.consent":
     "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
 };
@@ -52,6 +54,11 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     reads: 2,
     writes: 1,
     why: "the login's one read (account and credential, as in a sign-in), then the account's reset code, whose key needs the sub the login names; the wrong code of the sample spends an attempt",
+  },
+  "users.change user": {
+    reads: 1,
+    writes: 3,
+    why: "a phone or e-mail change with a code takes the send caps (per account and per address, issue 21) in a transaction of their own before the code leaves, so racing requests cannot send more; the waiting change is written only after the send succeeded, with the user-mode security event",
   },
   "federation.token system": {
     reads: 2,
