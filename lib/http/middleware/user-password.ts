@@ -10,9 +10,9 @@ import { log } from "../../log";
 import type { SvcContext } from "../request-state";
 import { connectionIpOf } from "../source-ip";
 
-// Nobody vouches for these callers: at most two of their hashes at a time per process, so
+// Nobody vouches for these callers: one of their hashes at a time per process, so
 // a flood of them leaves the other hashing threads to logins an application relays.
-const strangers = hashGate(2);
+const strangers = hashGate(1);
 
 /**
  * Calls on the `current` user also accept the user's own login and password by HTTP
