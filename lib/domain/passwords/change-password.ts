@@ -115,8 +115,29 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
       await deps.logins.settleFailure(attempt, waitOf(attempt, now));
       throw problems.invalidCredential("the current password is wrong");
     }
-    await deps.logins.giveBack(attempt, true);
+    // The password was right: its attempt goes back in the change's own commit, or at once if the change stops before it.
+    const back = { items: deps.logins.giveBackItems(attempt), given: false };
+    try {
+      await changeWithCredential(input, deps, account, snapshot, now, back);
+    } catch (error) {
+      if (!back.given) await deps.logins.giveBack(attempt, true);
+      throw error;
+    }
+    return;
   }
+  await changeWithCredential(input, deps, account, snapshot, now, { items: [], given: false });
+}
+
+/** The change once the caller may make it: the new password, the commit, the sessions, the notice. */
+async function changeWithCredential(
+  input: PasswordChangeInput,
+  deps: PasswordChangeDeps,
+  account: NonNullable<AccountSnapshot["account"]>,
+  snapshot: AccountSnapshot,
+  now: number,
+  /** A guess's attempt to give back in the commit; `given` once it was. */
+  attemptBack: { items: PendingWrite[]; given: boolean },
+): Promise<void> {
   let phone: string | undefined;
   if (input.sendPswdToAttr !== undefined) {
     const attr = PHONE_ATTRIBUTES.find((a) => a === input.sendPswdToAttr);
@@ -199,8 +220,10 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
       },
     }),
     ...(input.flowItems ?? []),
+    ...attemptBack.items,
   ]);
   if (!committed) throw input.refused ? input.refused() : problems.unknownUser(input.sub);
+  attemptBack.given = true;
 
   // The session reset and the notice are independent: both at once.
   const reset = input.resetSessions
