@@ -34,10 +34,11 @@ function countedKeys(counted: AttemptClaim["counted"], hour: number) {
   return { consecutive: keys.loginNameFailures(digest), hourly: keys.loginNameFailuresHour(digest, hour) };
 }
 
-/** One item of a cancelled transaction as it stood (ReturnValuesOnConditionCheckFailure), raw. */
-function cancelledItem(error: unknown, index: number): Record<string, { N?: string }> | undefined {
-  return (error as { CancellationReasons?: { Item?: Record<string, { N?: string }> }[] }).CancellationReasons?.[index]
-    ?.Item;
+/** A number of one item of a cancelled transaction as it stood (ReturnValuesOnConditionCheckFailure), raw or unmarshalled. */
+function cancelledNumber(error: unknown, index: number, attribute: string): number {
+  const reasons = (error as { CancellationReasons?: { Item?: Record<string, unknown> }[] }).CancellationReasons;
+  const value = reasons?.[index]?.Item?.[attribute];
+  return Number((value as { N?: string } | undefined)?.N ?? value ?? 0);
 }
 
 export function createLoginStore({ client, tableName }: StoreDeps): LoginRepository {
@@ -199,9 +200,8 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
           if (!failed?.length) throw error;
           // Only the consecutive counter refused: its count may have moved into the other form.
           if (failed.length > 1 || failed[0] !== 0) return undefined;
-          const stood = cancelledItem(error, 0);
-          const count = Number(stood?.count?.N ?? 0);
-          const waiting = Number(stood?.waitUntil?.N ?? 0) > claim.now;
+          const count = cancelledNumber(error, 0, "count");
+          const waiting = cancelledNumber(error, 0, "waitUntil") > claim.now;
           if (waiting || count >= limits.freeBelow === guarded) return undefined;
           seen = count;
         }

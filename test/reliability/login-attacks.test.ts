@@ -2,7 +2,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { services } from "../../lib/container";
-import { BRUTE_FORCE } from "../../lib/domain/login/brute-force";
+import { BRUTE_FORCE, LIMITS } from "../../lib/domain/login/brute-force";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
@@ -123,6 +123,25 @@ describe("parallel guesses at the brute-force limits (issue 21 item 2)", () => {
     await tally.invariant(async () => {
       expect((await storedItem(keys.loginFailuresHour(account.sub, hour())))?.count ?? 0).toBe(0);
       expect(await storedItem(keys.loginFailures(account.sub))).toBeUndefined();
+    });
+  });
+});
+
+describe("a count that moved between the login's read and its take", () => {
+  it.each([
+    ["read as free, now at the wait", BRUTE_FORCE.FREE_FAILURES - 1, 0, true],
+    ["read at the wait, now free again", 5, BRUTE_FORCE.FREE_FAILURES - 1, false],
+  ])("when it was %s, the take follows the count as it stands", async (_, stored, seen, guarded) => {
+    const account = await seedAccount({}, PASSWORD);
+    await presetCounter(keys.loginFailures(account.sub), ENTITY.loginFailures, stored);
+    const now = Math.floor(Date.now() / 1000);
+    const attempt = await services().logins.takeAttempt(
+      { counted: { sub: account.sub }, addresses: [freshAddress()], now, hour: hour(), seenConsecutive: seen },
+      LIMITS,
+    );
+    await tally.invariant(async () => {
+      expect(attempt).toMatchObject({ guarded });
+      expect((await storedItem(keys.loginFailures(account.sub)))?.count).toBe(stored + 1);
     });
   });
 });
