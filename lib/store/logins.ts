@@ -2,7 +2,14 @@ import { createHash, randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import type { AttemptClaim, LIMITS } from "../domain/login/brute-force";
-import type { AccountSnapshot, LeadRight, LoginRepository, LoginSnapshot, TakenAttempt } from "../domain/login/ports";
+import type {
+  AccountSnapshot,
+  LeadRight,
+  LoginCandidate,
+  LoginRepository,
+  LoginSnapshot,
+  TakenAttempt,
+} from "../domain/login/ports";
 import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
@@ -34,6 +41,8 @@ function countedKeys(counted: AttemptClaim["counted"], hour: number) {
   return { consecutive: keys.loginNameFailures(digest), hourly: keys.loginNameFailuresHour(digest, hour) };
 }
 
+type CandidateKeys = { consecutive: { PK: string; SK: string }; hourly: { PK: string; SK: string } };
+
 /** A number of one item of a cancelled transaction as it stood (ReturnValuesOnConditionCheckFailure), raw or unmarshalled. */
 function cancelledNumber(error: unknown, index: number, attribute: string): number {
   const reasons = (error as { CancellationReasons?: { Item?: Record<string, unknown> }[] }).CancellationReasons;
@@ -47,23 +56,19 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
      * One round trip: the account the username names directly (as sub), its credential
      * and counters, the claims for an e-mail or phone username, the address's counter.
      */
-    async snapshot(
-      candidate: { sub?: string; email?: string; phone?: string },
-      addresses: string[],
-      hour: number,
-    ): Promise<LoginSnapshot> {
+    async snapshot(candidate: LoginCandidate, addresses: string[], hour: number): Promise<LoginSnapshot> {
       const plan = batchReadPlan(this.snapshotPlan(candidate, addresses, hour));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
     /** The snapshot's keys and reading, for a BatchGetItem of another step (see ReadPlan). */
-    snapshotPlan(
-      candidate: { sub?: string; email?: string; phone?: string },
-      addresses: string[],
-      hour: number,
-    ): ReadPlan<LoginSnapshot> {
+    snapshotPlan(candidate: LoginCandidate, addresses: string[], hour: number): ReadPlan<LoginSnapshot> {
       const ips = [...new Set(addresses)];
+      // A name that turns out to name no account is judged by its own counters, read in the same call.
+      const byName: CandidateKeys | undefined =
+        candidate.name === undefined ? undefined : countedKeys({ login: candidate.name }, hour);
       const wanted = [
+        ...(byName ? [byName.consecutive, byName.hourly] : []),
         ...(candidate.sub
           ? [
               keys.userProfile(candidate.sub),
@@ -82,13 +87,17 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
           const sub = candidate.sub;
           const profile = sub ? find(keys.userProfile(sub)) : undefined;
+          const counted: CandidateKeys | undefined =
+            sub && profile
+              ? { consecutive: keys.loginFailures(sub), hourly: keys.loginFailuresHour(sub, hour) }
+              : byName;
           return {
             account: profile ? toAccount(profile) : undefined,
             credential: sub ? (find(keys.passwordCredential(sub)) as LoginSnapshot["credential"]) : undefined,
             counters: {
-              consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
-              waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
-              hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
+              consecutive: ((counted && find(counted.consecutive)?.count) as number) ?? 0,
+              waitUntil: (counted && find(counted.consecutive)?.waitUntil) as number | undefined,
+              hourly: ((counted && find(counted.hourly)?.count) as number) ?? 0,
               ipHourly: Math.max(0, ...ips.map((ip) => (find(keys.ipFailures(ip, hour))?.count as number) ?? 0)),
             },
             ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,

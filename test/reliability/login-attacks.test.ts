@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import { BRUTE_FORCE, LIMITS } from "../../lib/domain/login/brute-force";
-import { documentClient, roundTripCount } from "../../lib/store/client";
+import { documentClient, roundTripCount, roundTripKinds } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
@@ -215,16 +215,22 @@ describe("enumeration through login answers (issue 21 item 7)", () => {
     const account = await seedAccount({}, PASSWORD);
     const unknown = uniqueId("nobody-");
     const last: Record<string, string> = {};
+    const spent: Record<string, unknown> = {};
     for (const name of [account.sub, unknown]) {
       for (let done = 0; done < BRUTE_FORCE.FREE_FAILURES; done += 10) {
         await Promise.all(Array.from({ length: 10 }, () => login(client, name, "wrong-guess")));
       }
+      const before = roundTripKinds();
       last[name] = descriptionOf(await login(client, name, "wrong-guess"));
+      const after = roundTripKinds();
+      spent[name] = { reads: after.reads - before.reads, writes: after.writes - before.writes };
     }
     tally.badInput(2 * (BRUTE_FORCE.FREE_FAILURES + 1));
     await tally.invariant(() => {
       expect(last[account.sub]).toMatch(/too many failed logins/);
       expect(last[unknown]).toBe(last[account.sub]);
+      // The same work too: both refused from the one read, neither spends a write.
+      expect(spent[unknown]).toEqual(spent[account.sub]);
     });
   }, 120_000);
 

@@ -41,6 +41,11 @@ export interface LoginCandidate {
   sub?: string;
   email?: string;
   phone?: string;
+  /**
+   * The login name in one form for all its spellings: when it names no account, the
+   * counters read are this name's, as the attempt counts them.
+   */
+  name?: string;
 }
 
 /** Credentials, failure counters and the writes of a sign-in; `commit` runs them together. */

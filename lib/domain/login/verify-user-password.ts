@@ -39,6 +39,7 @@ export async function loginSnapshot(
       sub: SUB.test(login) ? login : undefined,
       email: login.includes("@") ? normalizeEmail(login) : undefined,
       phone: normalizePhone(login),
+      name: loginName(login),
     },
     addresses,
     hour,
@@ -49,6 +50,14 @@ export async function loginSnapshot(
   const followed = await logins.snapshot({ sub: owner }, addresses, hour);
   followed.counters.ipHourly = Math.max(followed.counters.ipHourly, ipHourly);
   return { ...followed, ownerByEmail: snapshot.ownerByEmail, ownerByPhone: snapshot.ownerByPhone };
+}
+
+/**
+ * A login name as its counters know it when it names no account: every spelling of one
+ * phone or e-mail is one name, so varying them gains no guesses an account would not get.
+ */
+function loginName(login: string): string {
+  return normalizePhone(login) ?? normalizeEmail(login) ?? login.toLowerCase();
 }
 
 /** Runs a hash, or refuses at once (HashGateBusy) when too many run for strangers already. */
@@ -78,7 +87,7 @@ export async function verifyUserPassword(
     judged = await gate(async () => {
       const attempt = await logins.takeAttempt(
         {
-          counted: account ? { sub: account.sub } : { login: username.trim().toLowerCase() },
+          counted: account ? { sub: account.sub } : { login: loginName(username.trim()) },
           addresses,
           now,
           hour: hourOf(now),
