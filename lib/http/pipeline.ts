@@ -18,7 +18,7 @@ import { validation } from "./middleware/validation";
 import { requestIdOf } from "./request-id";
 import type { RouteValidators, ServedRoute, SvcContext } from "./request-state";
 import type { ApiCall, FunctionName, HttpResult, RouteDefinition, RouteShape } from "./route";
-import { sourceIpOf } from "./source-ip";
+import { connectionIpOf, sourceIpOf } from "./source-ip";
 
 function languageOf(route: ServedRoute, acceptLanguage: string | undefined): "ru" | "en" {
   if (
@@ -82,6 +82,7 @@ export function createApiFunction(
       language: languageOf(route, headers["accept-language"]),
       cookies: cookiesOf(event.cookies),
       sourceIp: sourceIpOf(event),
+      connectionIp: connectionIpOf(event),
       userAgent: headers["user-agent"],
     };
     const result = await route.handler(call);

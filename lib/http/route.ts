@@ -139,7 +139,10 @@ export interface ApiCall<R extends RouteSpec["request"] = undefined, Subject = u
   language: "ru" | "en";
   /** Cookies the browser sent, by name (hosted pages only read them). */
   cookies: Record<string, string>;
+  /** The user's address as an application may relay it (X-Forwarded-For), else the connection's. */
   sourceIp?: string;
+  /** The connection's own address: what the brute-force limits key on for callers nobody vouches for. */
+  connectionIp?: string;
   userAgent?: string;
 }
 

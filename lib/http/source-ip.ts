@@ -11,3 +11,8 @@ export function sourceIpOf(event: Pick<APIGatewayProxyEventV2, "headers" | "requ
   if (forwarded && isIP(forwarded)) return forwarded;
   return event.requestContext?.http?.sourceIp;
 }
+
+/** The address of the connection itself, which no caller can choose (API Gateway's sourceIp). */
+export function connectionIpOf(event: Pick<APIGatewayProxyEventV2, "requestContext">): string | undefined {
+  return event.requestContext?.http?.sourceIp;
+}

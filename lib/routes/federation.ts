@@ -9,7 +9,7 @@ import { SID_PATTERN } from "../domain/federation/external-account";
 import { currentTokens } from "../domain/federation/fed-tokens";
 import { linkAccount, listLinks, unlinkAccount } from "../domain/federation/links";
 import { findProvider, splitFp } from "../domain/federation/providers";
-import { verifyUserPassword } from "../domain/login/verify-user-password";
+import { verifyUserPassword, waitOf } from "../domain/login/verify-user-password";
 import { liveBrowserSession } from "../domain/oidc/browser-session";
 import { COOKIES, csrfMatches, newCsrfToken, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { jsonResult, redirectResult } from "../http/error-body";
@@ -371,17 +371,21 @@ const confirmLink = route({
       bindDeps(),
       confirmation,
       async (sub) => {
-        const ip = call.sourceIp || "unknown";
-        const verdict = await verifyUserPassword(services().logins, sub, password ?? "", ip, now());
+        // The connection's address counts, never one the caller claims to forward.
+        const ip = call.connectionIp || "unknown";
+        const logins = services().logins;
+        const verdict = await verifyUserPassword(logins, sub, password ?? "", [ip], now());
         if (!verdict.ok || verdict.account.sub !== sub) return false;
-        const account = verdict.account;
+        const { account, attempt } = verdict;
         // As for any password login; a password alone does not vouch for an account that needs two factors.
-        return !(
+        const refused =
           account.locked ||
           account.state?.name === "inactivityLock" ||
           account.methodsLocked?.includes("password") ||
-          account.requiredFactor === 2
-        );
+          account.requiredFactor === 2;
+        await logins.giveBack(attempt, !refused);
+        if (refused) await logins.settleFailure(attempt, waitOf(attempt, now()));
+        return !refused;
       },
       now(),
     );

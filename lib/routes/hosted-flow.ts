@@ -5,6 +5,7 @@ import type { ClientRecord } from "../domain/clients/client";
 import type { PasswordHash } from "../domain/credentials/password-hash";
 import { OAuthError } from "../domain/errors";
 import { type LoginDeps, recordLogin } from "../domain/login/password-grant";
+import type { TakenAttempt } from "../domain/login/ports";
 import {
   AuthorizationError,
   type AuthorizationRequest,
@@ -221,6 +222,8 @@ export async function signInBrowser(
     deps: LoginDeps;
     newCredential?: { hash: PasswordHash; history: PasswordHash[] };
     failuresOnRecord?: boolean;
+    /** The password guess's attempt, given back in the commit. */
+    attempt?: TakenAttempt;
     /** The flow's own writes, in the login's commit (a QR code redeemed). */
     items?: PendingWrite[];
   },
@@ -240,7 +243,12 @@ export async function signInBrowser(
     login.deps,
     now(),
     login.newCredential,
-    { method: login.method, items: login.items ?? [], failuresOnRecord: login.failuresOnRecord },
+    {
+      method: login.method,
+      items: login.items ?? [],
+      failuresOnRecord: login.failuresOnRecord,
+      attempt: login.attempt,
+    },
   );
   const cookies = [
     setCookie(COOKIES.session, browserCookieValue(account.sub, opened.cookieSecret as string)),

@@ -195,6 +195,8 @@ const signIn = route({
             otp: form.otp,
             newPassword: form.new_password,
             ip,
+            // The browser is the caller here: only its connection's address counts.
+            addresses: [call.connectionIp ?? ip],
             userAgent,
           },
           deps,
@@ -205,7 +207,7 @@ const signIn = route({
           method: "password",
           deps,
           newCredential: user.newCredential,
-          failuresOnRecord: user.failuresOnRecord,
+          attempt: user.attempt,
         });
       } catch (error) {
         if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;

@@ -59,7 +59,8 @@ const changeRoute = route({
     404: { description: "unknown_user", schema: v3Error },
     502: { description: "The SMS with the password could not be sent", schema: v3Error },
   },
-  sessionRead: (caller) => services().logins.snapshotPlan({ sub: caller.sub }, caller.sourceIp, hourOf(caller.now)),
+  sessionRead: (caller) =>
+    services().logins.snapshotPlan({ sub: caller.sub }, caller.sourceIp ? [caller.sourceIp] : [], hourOf(caller.now)),
   handler: async (call) => {
     const body = call.body ?? {};
     await changePassword(

@@ -82,6 +82,15 @@ export const qrStartResponse = {
   },
 } as const;
 
+/**
+ * The addresses a password guess counts against: always the connection's; the relayed one
+ * too when an application that proved itself (not a public client) vouches for it.
+ */
+function guessAddresses(call: CommonCall, client: { public?: boolean }): string[] {
+  const connection = call.connectionIp ?? "unknown";
+  return !client.public && call.sourceIp && call.sourceIp !== connection ? [connection, call.sourceIp] : [connection];
+}
+
 /** The token endpoint: client authentication, then the grant the form names. */
 async function issueToken(call: CommonCall & { body: Readonly<Record<string, unknown>> }) {
   const form = call.body;
@@ -119,6 +128,7 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
             uaId: call.headers["svc-ci-ua-id"],
             // The user's own address and browser, as the application relays them (interface §5.1).
             ip: call.sourceIp ?? "unknown",
+            addresses: guessAddresses(call, client),
             userAgent: call.userAgent ?? "unknown",
           },
           { ...loginDeps(), secondFactor: (sub, otp) => verifyTotp(totpDeps(), sub, otp) },

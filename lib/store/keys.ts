@@ -113,6 +113,12 @@ export const keys = {
   loginFailures: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "LOGIN_FAILURES" }),
   /** Failed logins of one account within one hour (the ASVS cap). */
   loginFailuresHour: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `LOGIN_FAILURES#${hour}` }),
+  /** Consecutive failed logins of a login name that names no account (by its digest), counted like an account's. */
+  loginNameFailures: (digest: string): TableKey => ({ PK: `LOGINNAME#${digest}`, SK: "LOGIN_FAILURES" }),
+  loginNameFailuresHour: (digest: string, hour: number): TableKey => ({
+    PK: `LOGINNAME#${digest}`,
+    SK: `LOGIN_FAILURES#${hour}`,
+  }),
   /** Failed logins from one address within one hour. */
   ipFailures: (ip: string, hour: number): TableKey => ({ PK: `IPFAIL#${ip}`, SK: `HOUR#${hour}` }),
   /** A security event (interface §6): sorted by time so a period is one range query. */

@@ -1,15 +1,23 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasswordHash } from "../domain/credentials/password-hash";
-import type { AccountSnapshot, LeadRight, LoginRepository, LoginSnapshot } from "../domain/login/ports";
+import type { AttemptClaim, LIMITS } from "../domain/login/brute-force";
+import type {
+  AccountSnapshot,
+  LeadRight,
+  LoginCandidate,
+  LoginRepository,
+  LoginSnapshot,
+  TakenAttempt,
+} from "../domain/login/ports";
 import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
-import { isConditionalCheckFailed } from "./errors";
+import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { batchReadPlan, pendingWrite, readPlan, transactItems } from "./pending-writes";
 import { grantKey } from "./rights";
-import { transactUnlessRefused } from "./transact";
+import { transactUnlessRefused, transactWrite } from "./transact";
 
 function leadGrantKey(sub: string, leadRight: LeadRight | undefined) {
   return leadRight
@@ -22,9 +30,25 @@ function leadGrantKey(sub: string, leadRight: LeadRight | undefined) {
 }
 
 const HOUR_SECONDS = 3600;
+const DAY_SECONDS = 86_400;
 
-/** A failure is counted once, even when its request is sent again (see recordFailure). */
-const failureNotCounted = "attribute_not_exists(lastFailure) OR lastFailure <> :failure";
+/** The consecutive and hourly counters of whom an attempt is counted against. */
+function countedKeys(counted: AttemptClaim["counted"], hour: number) {
+  if ("sub" in counted)
+    return { consecutive: keys.loginFailures(counted.sub), hourly: keys.loginFailuresHour(counted.sub, hour) };
+  // A digest: a login name of any size or alphabet makes a bounded key without separators.
+  const digest = createHash("sha256").update(counted.login).digest("base64url");
+  return { consecutive: keys.loginNameFailures(digest), hourly: keys.loginNameFailuresHour(digest, hour) };
+}
+
+type CandidateKeys = { consecutive: { PK: string; SK: string }; hourly: { PK: string; SK: string } };
+
+/** A number of one item of a cancelled transaction as it stood (ReturnValuesOnConditionCheckFailure), raw or unmarshalled. */
+function cancelledNumber(error: unknown, index: number, attribute: string): number {
+  const reasons = (error as { CancellationReasons?: { Item?: Record<string, unknown> }[] }).CancellationReasons;
+  const value = reasons?.[index]?.Item?.[attribute];
+  return Number((value as { N?: string } | undefined)?.N ?? value ?? 0);
+}
 
 export function createLoginStore({ client, tableName }: StoreDeps): LoginRepository {
   return {
@@ -32,22 +56,19 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
      * One round trip: the account the username names directly (as sub), its credential
      * and counters, the claims for an e-mail or phone username, the address's counter.
      */
-    async snapshot(
-      candidate: { sub?: string; email?: string; phone?: string },
-      ip: string | undefined,
-      hour: number,
-    ): Promise<LoginSnapshot> {
-      const plan = batchReadPlan(this.snapshotPlan(candidate, ip, hour));
+    async snapshot(candidate: LoginCandidate, addresses: string[], hour: number): Promise<LoginSnapshot> {
+      const plan = batchReadPlan(this.snapshotPlan(candidate, addresses, hour));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
     /** The snapshot's keys and reading, for a BatchGetItem of another step (see ReadPlan). */
-    snapshotPlan(
-      candidate: { sub?: string; email?: string; phone?: string },
-      ip: string | undefined,
-      hour: number,
-    ): ReadPlan<LoginSnapshot> {
+    snapshotPlan(candidate: LoginCandidate, addresses: string[], hour: number): ReadPlan<LoginSnapshot> {
+      const ips = [...new Set(addresses)];
+      // A name that turns out to name no account is judged by its own counters, read in the same call.
+      const byName: CandidateKeys | undefined =
+        candidate.name === undefined ? undefined : countedKeys({ login: candidate.name }, hour);
       const wanted = [
+        ...(byName ? [byName.consecutive, byName.hourly] : []),
         ...(candidate.sub
           ? [
               keys.userProfile(candidate.sub),
@@ -58,7 +79,7 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
           : []),
         ...(candidate.email ? [keys.uniqueEmail(candidate.email)] : []),
         ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
-        ...(ip ? [keys.ipFailures(ip, hour)] : []),
+        ...ips.map((ip) => keys.ipFailures(ip, hour)),
       ];
       return readPlan({
         keys: wanted,
@@ -66,14 +87,18 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
           const sub = candidate.sub;
           const profile = sub ? find(keys.userProfile(sub)) : undefined;
+          const counted: CandidateKeys | undefined =
+            sub && profile
+              ? { consecutive: keys.loginFailures(sub), hourly: keys.loginFailuresHour(sub, hour) }
+              : byName;
           return {
             account: profile ? toAccount(profile) : undefined,
             credential: sub ? (find(keys.passwordCredential(sub)) as LoginSnapshot["credential"]) : undefined,
             counters: {
-              consecutive: ((sub && find(keys.loginFailures(sub))?.count) as number) ?? 0,
-              waitUntil: (sub && find(keys.loginFailures(sub))?.waitUntil) as number | undefined,
-              hourly: ((sub && find(keys.loginFailuresHour(sub, hour))?.count) as number) ?? 0,
-              ipHourly: ip ? ((find(keys.ipFailures(ip, hour))?.count as number) ?? 0) : 0,
+              consecutive: ((counted && find(counted.consecutive)?.count) as number) ?? 0,
+              waitUntil: (counted && find(counted.consecutive)?.waitUntil) as number | undefined,
+              hourly: ((counted && find(counted.hourly)?.count) as number) ?? 0,
+              ipHourly: Math.max(0, ...ips.map((ip) => (find(keys.ipFailures(ip, hour))?.count as number) ?? 0)),
             },
             ownerByEmail: candidate.email ? (find(keys.uniqueEmail(candidate.email))?.owner as string) : undefined,
             ownerByPhone: candidate.phone ? (find(keys.uniquePhone(candidate.phone))?.owner as string) : undefined,
@@ -109,70 +134,135 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
     },
 
     /**
-     * Counts one failure for the address and, when known, the account, with atomic
-     * counters; sets the account's wait from the new consecutive count.
+     * One TransactWriteItems: every counter the guess counts against takes it under its
+     * limit, or none does. The consecutive counter has two forms: below the free failures
+     * it only counts; from there on it needs no wait running and puts up the longest one
+     * until the guess is judged. The form follows the count read; when the count moved
+     * meanwhile, the other form is tried once more. An SDK retry after a lost answer
+     * carries the same ClientRequestToken and takes nothing twice.
      */
-    async recordFailure(
-      sub: string | undefined,
-      ip: string | undefined,
-      now: number,
-      waitFor: (consecutive: number) => number,
-    ): Promise<void> {
-      const hour = Math.floor(now / HOUR_SECONDS);
-      // This failure's id: the SDK resends the very same request after a lost answer, so
-      // the condition sees the id it already counted and the failure counts once.
-      const failure = randomUUID();
-      const bump = async (key: { PK: string; SK: string }, entity: string, expiresAt: number) => {
-        try {
-          const { Attributes } = await client.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: key,
-              UpdateExpression:
-                "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp, lastFailure = :failure",
-              ConditionExpression: failureNotCounted,
-              ExpressionAttributeNames: { "#count": "count" },
-              ExpressionAttributeValues: {
-                ":one": 1,
-                ":entity": entity,
-                ":v": 1,
-                ":exp": expiresAt,
-                ":failure": failure,
+    async takeAttempt(claim: AttemptClaim, limits: typeof LIMITS): Promise<TakenAttempt | undefined> {
+      const { consecutive, hourly } = countedKeys(claim.counted, claim.hour);
+      const addresses = [...new Set(claim.addresses)];
+      const nextHour = (claim.hour + 1) * HOUR_SECONDS;
+      const under = (key: { PK: string; SK: string }, entity: string, cap: number, expiresAt: number, id: string) => ({
+        Update: {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression:
+            "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp, lastFailure = :id",
+          ConditionExpression: "attribute_not_exists(#count) OR #count < :cap",
+          ExpressionAttributeNames: { "#count": "count" },
+          ExpressionAttributeValues: {
+            ":one": 1,
+            ":entity": entity,
+            ":v": 1,
+            ":exp": expiresAt,
+            ":id": id,
+            ":cap": cap,
+          },
+        },
+      });
+      let seen = claim.seenConsecutive;
+      for (let round = 0; round < 3; round++) {
+        const id = randomUUID();
+        const guarded = seen >= limits.freeBelow;
+        const counter = guarded
+          ? {
+              Update: {
+                TableName: tableName,
+                Key: consecutive,
+                UpdateExpression:
+                  "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp, lastFailure = :id, waitUntil = :pending",
+                ConditionExpression: "#count >= :free AND (attribute_not_exists(waitUntil) OR waitUntil <= :now)",
+                ExpressionAttributeNames: { "#count": "count" },
+                ExpressionAttributeValues: {
+                  ":one": 1,
+                  ":entity": ENTITY.loginFailures,
+                  ":v": 1,
+                  ":exp": claim.now + DAY_SECONDS,
+                  ":id": id,
+                  ":pending": claim.now + limits.pendingWait,
+                  ":free": limits.freeBelow,
+                  ":now": claim.now,
+                },
+                ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
               },
-              ReturnValues: "UPDATED_NEW",
-              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-            }),
-          );
-          return Number(Attributes?.count);
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-          // Counted by the attempt whose answer was lost: the count it left.
-          return Number((error as { Item?: Record<string, { N?: string }> }).Item?.count?.N);
-        }
-      };
-      const nextHour = (hour + 1) * HOUR_SECONDS;
-      const updates: Promise<unknown>[] = ip ? [bump(keys.ipFailures(ip, hour), ENTITY.ipFailures, nextHour)] : [];
-      if (sub) {
-        updates.push(bump(keys.loginFailuresHour(sub, hour), ENTITY.loginFailures, nextHour));
-        updates.push(
-          (async () => {
-            // Consecutive failures are forgotten a day after the last one.
-            const consecutive = await bump(keys.loginFailures(sub), ENTITY.loginFailures, now + 86_400);
-            const wait = waitFor(consecutive);
-            if (wait > 0) {
-              await client.send(
-                new UpdateCommand({
-                  TableName: tableName,
-                  Key: keys.loginFailures(sub),
-                  UpdateExpression: "SET waitUntil = :until",
-                  ExpressionAttributeValues: { ":until": now + wait },
-                }),
-              );
             }
-          })(),
-        );
+          : {
+              Update: {
+                ...under(consecutive, ENTITY.loginFailures, limits.freeBelow, claim.now + DAY_SECONDS, id).Update,
+                ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+              },
+            };
+        try {
+          await transactWrite(client, [
+            counter,
+            under(hourly, ENTITY.loginFailures, limits.hourlyCap, nextHour, id),
+            ...addresses.map((ip) =>
+              under(keys.ipFailures(ip, claim.hour), ENTITY.ipFailures, limits.addressCap, nextHour, id),
+            ),
+          ]);
+          return { id, counted: claim.counted, addresses, hour: claim.hour, consecutive: seen + 1, guarded };
+        } catch (error) {
+          const failed = failedConditions(error);
+          if (!failed?.length) throw error;
+          // Only the consecutive counter refused: its count may have moved into the other form.
+          if (failed.length > 1 || failed[0] !== 0) return undefined;
+          const count = cancelledNumber(error, 0, "count");
+          const waiting = cancelledNumber(error, 0, "waitUntil") > claim.now;
+          if (waiting || count >= limits.freeBelow === guarded) return undefined;
+          seen = count;
+        }
       }
-      await Promise.all(updates);
+      return undefined;
+    },
+
+    async settleFailure(attempt: TakenAttempt, waitUntil: number): Promise<void> {
+      if (!attempt.guarded && waitUntil === 0) return;
+      const { consecutive } = countedKeys(attempt.counted, attempt.hour);
+      await client
+        .send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: consecutive,
+            UpdateExpression: waitUntil > 0 ? "SET waitUntil = :until" : "REMOVE waitUntil",
+            // Only the wait this attempt put up: a later attempt or a login may have moved on.
+            ConditionExpression: "lastFailure = :id",
+            ExpressionAttributeValues: { ":id": attempt.id, ...(waitUntil > 0 && { ":until": waitUntil }) },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionalCheckFailed(error)) throw error;
+        });
+    },
+
+    async giveBack(attempt: TakenAttempt, forget: boolean): Promise<void> {
+      const items = this.giveBackItems(attempt);
+      await transactWrite(client, transactItems(forget ? items : items.slice(1)));
+    },
+
+    /** The consecutive counter's delete first, then the hour's and the addresses' counts back. */
+    giveBackItems(attempt: TakenAttempt): PendingWrite[] {
+      const { consecutive, hourly } = countedKeys(attempt.counted, attempt.hour);
+      const nextHour = (attempt.hour + 1) * HOUR_SECONDS;
+      // No condition, so a give-back never cancels the login it rides in; an item the TTL
+      // took meanwhile comes back as a stub that expires again.
+      const back = (key: { PK: string; SK: string }) =>
+        pendingWrite({
+          Update: {
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: "ADD #count :minusOne SET expiresAt = if_not_exists(expiresAt, :exp)",
+            ExpressionAttributeNames: { "#count": "count" },
+            ExpressionAttributeValues: { ":minusOne": -1, ":exp": nextHour },
+          },
+        });
+      return [
+        pendingWrite({ Delete: { TableName: tableName, Key: consecutive } }),
+        back(hourly),
+        ...attempt.addresses.map((ip) => back(keys.ipFailures(ip, attempt.hour))),
+      ];
     },
 
     /** A successful login forgets the consecutive failures (in the login transaction). */

@@ -6,7 +6,7 @@ import { generate } from "otplib";
 import { services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
-import { hashPassword, type ScryptParams } from "../../lib/domain/credentials/password-hash";
+import { hashPassword, type PasswordHash, type ScryptParams } from "../../lib/domain/credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { type FunctionName, routeKey } from "../../lib/http/route";
@@ -400,6 +400,11 @@ class Sweep {
     if (needed.length === 0) {
       if (await this.attempt(route, sample, {})) return true;
       if (await this.recreate(route, sample)) return true;
+      // Refused for who it is (earlier samples changed sample-user's password or modes): once more after the seed is back.
+      if (this.options.reseed && this.rows.get(`${route.id} ${modeOf(sample.event, route)}`)?.status === 401) {
+        await this.options.reseed();
+        if (await this.attempt(route, sample, {})) return true;
+      }
       return this.noExample(route, sample);
     }
     let tries = 0;
@@ -537,9 +542,20 @@ export function roundTripTable(rows: RoundTripRow[]): string[][] {
   ];
 }
 
-/** Two remembered devices of sample-user, as two sign-ins leave them (the device samples forget them). */
+/** sample-user's password as seeded, to put back when samples changed it. */
+let sampleUserHash: PasswordHash | undefined;
+
+/**
+ * Two remembered devices of sample-user, as two sign-ins leave them (the device samples
+ * forget them); its seeded password back, and no forced change or second factor, which
+ * HTTP Basic of a user refuses (samples set both).
+ */
 export async function seedSampleDevices(): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
+  if (sampleUserHash) {
+    await services().accountSecurity.setModes("sample-user", {}, ["needPasswordChange", "requiredFactor"]);
+    await services().logins.commit([services().logins.credentialItem("sample-user", sampleUserHash, now, [])]);
+  }
   const devices = ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", "svc-bench/1.0"].map(
     (userAgent): DeviceRecord => ({
       ...describeUserAgent(userAgent),
@@ -577,6 +593,7 @@ export async function seedSampleAccounts(
   const now = Math.floor(Date.now() / 1000);
   const password = samplePassword("sample-user");
   const hash = await hashPassword(password, scrypt);
+  sampleUserHash = hash;
   for (const sample of SAMPLE_CLIENTS) await registerClient(services().clients, sample, true);
   await services().accounts.create(
     {

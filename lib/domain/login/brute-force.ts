@@ -31,14 +31,42 @@ export interface FailureCounters {
   ipHourly: number;
 }
 
-/** Why a login may not even be tried now, or undefined. */
-export function refusalBeforeCheck(counters: FailureCounters, now: number): string | undefined {
-  if (counters.ipHourly >= BRUTE_FORCE.IP_HOURLY_CAP)
-    return "too many failed logins from this address; try again later";
-  if (counters.hourly >= BRUTE_FORCE.HOURLY_CAP)
-    return "too many failed logins for this account; try again in the next hour";
-  if (counters.waitUntil !== undefined && counters.waitUntil > now) {
-    return `too many failed logins for this account; try again in ${counters.waitUntil - now} s`;
-  }
-  return undefined;
+/**
+ * The one answer to a guess the limits refuse, whichever limit it was: an account that
+ * exists and a name that does not are counted alike, and must read alike too.
+ */
+export const THROTTLED = "too many failed logins; try again later";
+
+/** Whether the counters already read refuse a guess, so it need not even take an attempt. */
+export function refusedBeforeCheck(counters: FailureCounters, now: number): boolean {
+  return (
+    counters.ipHourly >= BRUTE_FORCE.IP_HOURLY_CAP ||
+    counters.hourly >= BRUTE_FORCE.HOURLY_CAP ||
+    (counters.waitUntil !== undefined && counters.waitUntil > now)
+  );
 }
+
+/**
+ * What a guess asks of the store before its password is judged: one attempt under every
+ * limit at once. Consecutive failures past the free ones take the attempt only when no
+ * wait runs, and put up the longest wait until the guess is judged, so guesses sent
+ * together cannot all pass.
+ */
+export interface AttemptClaim {
+  /** An account's counters, or those of a login name that names no account. */
+  counted: { sub: string } | { login: string };
+  /** The addresses the guess counts against (the connection's, and one an application vouches for). */
+  addresses: string[];
+  now: number;
+  hour: number;
+  /** The consecutive count the snapshot read: which form of the take to try first. */
+  seenConsecutive: number;
+}
+
+export const LIMITS = {
+  hourlyCap: BRUTE_FORCE.HOURLY_CAP,
+  addressCap: BRUTE_FORCE.IP_HOURLY_CAP,
+  /** Consecutive counts below this take an attempt freely: the failure it may become still costs no wait. */
+  freeBelow: BRUTE_FORCE.FREE_FAILURES - 1,
+  pendingWait: BRUTE_FORCE.MAX_WAIT,
+} as const;

@@ -13,9 +13,8 @@ import { openSession } from "../sessions/open-session";
 import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { PendingWrite } from "../unit-of-work";
-import { waitAfter } from "./brute-force";
-import type { LoginRepository } from "./ports";
-import { verifyUserPassword } from "./verify-user-password";
+import type { LoginRepository, TakenAttempt } from "./ports";
+import { verifyUserPassword, waitOf } from "./verify-user-password";
 
 export interface LoginDeps {
   logins: LoginRepository;
@@ -40,6 +39,11 @@ export interface PasswordGrantInput {
   /** SVC-CI-UA-ID: the device the application already knows. */
   uaId?: string;
   ip: string;
+  /**
+   * The addresses the guess counts against: the connection's, and the forwarded one when an
+   * application that authenticated vouches for it (default: `ip`).
+   */
+  addresses?: string[];
   userAgent: string;
 }
 
@@ -72,8 +76,8 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
 export interface AuthenticatedUser {
   account: Account;
   newCredential?: { hash: PasswordHash; history: PasswordHash[] };
-  /** False when the login's own read found no failure record: nothing to forget, one item less. */
-  failuresOnRecord: boolean;
+  /** The attempt the guess took: the login's commit gives it back. */
+  attempt: TakenAttempt;
 }
 
 /**
@@ -99,7 +103,7 @@ export async function passwordGrant(
   return signIn(user.account, client, scopes, input, deps, now, user.newCredential, {
     method: "password",
     items: [],
-    failuresOnRecord: user.failuresOnRecord,
+    attempt: user.attempt,
   });
 }
 
@@ -114,17 +118,27 @@ export async function authenticateUser(
   deps: LoginDeps,
   now: number,
 ): Promise<AuthenticatedUser> {
-  const verdict = await verifyUserPassword(deps.logins, input.username, input.password, input.ip, now);
+  const verdict = await verifyUserPassword(
+    deps.logins,
+    input.username,
+    input.password,
+    input.addresses ?? [input.ip],
+    now,
+  );
   if (!verdict.ok) {
     if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message, "throttled");
     if (verdict.account)
       await recordEvent(deps, verdict.account.sub, client, input, now, "login", "invalid_credential");
     throw new OAuthError("invalid_grant", WRONG, "invalid_credential");
   }
-  const { account, snapshot } = verdict;
+  const { account, snapshot, attempt } = verdict;
 
-  // Past the password, refusals may say why: the caller proved to know it.
+  // Past the password, refusals may say why: the caller proved to know it. The hour's and
+  // the address's counts go back; the consecutive one stays, so a caller who knows the
+  // password cannot clear the wait its wrong codes earned.
   const refuse = async (why: string, code: string): Promise<OAuthError> => {
+    await deps.logins.giveBack(attempt, false);
+    await deps.logins.settleFailure(attempt, waitOf(attempt, now));
     await recordEvent(deps, account.sub, client, input, now, "login", code);
     return new OAuthError("invalid_grant", why, code);
   };
@@ -138,9 +152,10 @@ export async function authenticateUser(
       throw await refuse("a second factor is required: send otp", "otp_required");
     const valid = deps.secondFactor ? await deps.secondFactor(account.sub, input.otp) : false;
     if (!valid) {
-      // A wrong code counts like a wrong password, so the brute-force waits and caps cover codes too.
-      await deps.logins.recordFailure(account.sub, input.ip, now, waitAfter);
-      throw await refuse("the otp is not valid", "otp_invalid");
+      // A wrong code is a failure like a wrong password: its attempt stays taken, so the waits and caps cover codes too.
+      await deps.logins.settleFailure(attempt, waitOf(attempt, now));
+      await recordEvent(deps, account.sub, client, input, now, "login", "otp_invalid");
+      throw new OAuthError("invalid_grant", "the otp is not valid", "otp_invalid");
     }
   }
   let newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined;
@@ -148,13 +163,15 @@ export async function authenticateUser(
     if (typeof input.newPassword !== "string" || input.newPassword === "") {
       throw await refuse("a password change is required: send new_password", "password_change_required");
     }
-    newCredential = await changedCredential(account, input.password, input.newPassword as string, snapshot, deps);
+    try {
+      newCredential = await changedCredential(account, input.password, input.newPassword as string, snapshot, deps);
+    } catch (error) {
+      await deps.logins.giveBack(attempt, false);
+      await deps.logins.settleFailure(attempt, waitOf(attempt, now));
+      throw error;
+    }
   }
-  return {
-    account,
-    newCredential,
-    failuresOnRecord: snapshot.counters.consecutive > 0 || snapshot.counters.waitUntil !== undefined,
-  };
+  return { account, newCredential, attempt };
 }
 
 async function changedCredential(
@@ -239,7 +256,13 @@ export async function recordLogin(
   deps: LoginDeps,
   now: number,
   newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
-  flow: { method: string; items: PendingWrite[]; failuresOnRecord?: boolean },
+  flow: {
+    method: string;
+    items: PendingWrite[];
+    failuresOnRecord?: boolean;
+    /** A password guess's attempt, given back in the commit. */
+    attempt?: TakenAttempt;
+  },
 ): Promise<{ session: SessionRecord; uaId: string; refreshToken?: string; cookieSecret?: string }> {
   const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
   const uaId = known?.id ?? randomBytes(12).toString("base64url");
@@ -278,7 +301,11 @@ export async function recordLogin(
       : deps.logins.loginRecordedItem(account.sub, now, Boolean(newCredential)),
     deps.sessions.putItem(session),
     deps.sessions.deviceItem(device),
-    ...(flow.failuresOnRecord === false ? [] : [deps.logins.clearFailuresItem(account.sub)]),
+    ...(flow.attempt
+      ? deps.logins.giveBackItems(flow.attempt)
+      : flow.failuresOnRecord === false
+        ? []
+        : [deps.logins.clearFailuresItem(account.sub)]),
     ...(login.scopes ? [deps.consents.grantItem(account.sub, login.clientId, login.scopes, now * 1000)] : []),
     deps.events.putItem({
       sbj: account.sub,
@@ -324,6 +351,8 @@ export async function signIn(
     items: PendingWrite[];
     /** False when the login's own read found no failure record: nothing to forget, one item less. */
     failuresOnRecord?: boolean;
+    /** A password guess's attempt, given back in the commit. */
+    attempt?: TakenAttempt;
   } = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
   const { session, uaId, refreshToken } = await recordLogin(

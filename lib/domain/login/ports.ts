@@ -1,7 +1,7 @@
 import type { Account } from "../accounts/account";
 import type { PasswordHash } from "../credentials/password-hash";
 import type { PendingWrite, ReadPlan, UnitOfWork } from "../unit-of-work";
-import type { FailureCounters } from "./brute-force";
+import type { AttemptClaim, FailureCounters, LIMITS } from "./brute-force";
 
 /** What a password change without a guess acts on: the account and its credential. */
 export interface AccountSnapshot {
@@ -25,10 +25,27 @@ export interface LeadRight {
   right: string;
 }
 
+/** An attempt taken before a password was judged: what settling or giving it back needs. */
+export interface TakenAttempt {
+  id: string;
+  counted: AttemptClaim["counted"];
+  addresses: string[];
+  hour: number;
+  /** The consecutive count it makes as a failure. */
+  consecutive: number;
+  /** Whether it put up the pending wait, which its judgement must set right. */
+  guarded: boolean;
+}
+
 export interface LoginCandidate {
   sub?: string;
   email?: string;
   phone?: string;
+  /**
+   * The login name in one form for all its spellings: when it names no account, the
+   * counters read are this name's, as the attempt counts them.
+   */
+  name?: string;
 }
 
 /** Credentials, failure counters and the writes of a sign-in; `commit` runs them together. */
@@ -37,19 +54,23 @@ export interface LoginRepository extends UnitOfWork {
    * One round trip: the account the username names directly (as sub), its credential
    * and counters, the owners of an e-mail or phone username, the address's counter.
    */
-  snapshot(candidate: LoginCandidate, ip: string | undefined, hour: number): Promise<LoginSnapshot>;
+  snapshot(candidate: LoginCandidate, addresses: string[], hour: number): Promise<LoginSnapshot>;
   /** The snapshot as a read that rides in another step's read. */
-  snapshotPlan(candidate: LoginCandidate, ip: string | undefined, hour: number): ReadPlan<LoginSnapshot>;
+  snapshotPlan(candidate: LoginCandidate, addresses: string[], hour: number): ReadPlan<LoginSnapshot>;
   /** A change that judges no password guess reads no failure counters: the account, its credential, the lead's right. */
   accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot>;
   accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot>;
-  /** Counts one failure for the address and, when known, the account; sets the account's wait. */
-  recordFailure(
-    sub: string | undefined,
-    ip: string | undefined,
-    now: number,
-    waitFor: (consecutive: number) => number,
-  ): Promise<void>;
+  /**
+   * Takes one attempt under every limit at once (atomic, conditional), before the password
+   * is judged; undefined when a limit refuses it.
+   */
+  takeAttempt(claim: AttemptClaim, limits: typeof LIMITS): Promise<TakenAttempt | undefined>;
+  /** The attempt was a failure: it stays counted, and its wait (0: none) replaces the pending one. */
+  settleFailure(attempt: TakenAttempt, waitUntil: number): Promise<void>;
+  /** The password was right: the hour's and the addresses' counts go back; `forget` also clears the consecutive ones. */
+  giveBack(attempt: TakenAttempt, forget: boolean): Promise<void>;
+  /** The same give-back (with the consecutive ones forgotten), for a login's commit. */
+  giveBackItems(attempt: TakenAttempt): PendingWrite[];
   /** A successful login forgets the consecutive failures. */
   clearFailuresItem(sub: string): PendingWrite;
   /** Records a successful login on the profile: state active, last login time. */

@@ -3,8 +3,9 @@ import type { Account } from "../accounts/account";
 import { normalizeEmail, normalizePhone } from "../accounts/contacts";
 import { SUB_PATTERN } from "../accounts/new-account";
 import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, verifyPassword } from "../credentials/password-hash";
-import { hourOf, refusalBeforeCheck, waitAfter } from "./brute-force";
-import type { LoginRepository, LoginSnapshot } from "./ports";
+import { hourOf, LIMITS, refusedBeforeCheck, THROTTLED, waitAfter } from "./brute-force";
+import { HashGateBusy } from "./hash-gate";
+import type { LoginRepository, LoginSnapshot, TakenAttempt } from "./ports";
 
 const SUB = new RegExp(SUB_PATTERN);
 
@@ -16,9 +17,9 @@ function dummy(): Promise<PasswordHash> {
 }
 
 export type PasswordVerdict =
-  | { ok: true; account: Account; snapshot: LoginSnapshot }
-  /** `refused`: not even tried (brute-force wait or cap); `wrong`: unknown user or wrong password. */
-  | { ok: false; why: "refused"; message: string }
+  | { ok: true; account: Account; snapshot: LoginSnapshot; attempt: TakenAttempt }
+  /** `refused`: not even tried (a limit, or the hashing of strangers is busy); `wrong`: unknown user or wrong password. */
+  | { ok: false; why: "refused"; message: string; busy?: boolean }
   | { ok: false; why: "wrong"; account?: Account };
 
 /**
@@ -28,7 +29,7 @@ export type PasswordVerdict =
 export async function loginSnapshot(
   logins: LoginRepository,
   username: string,
-  ip: string | undefined,
+  addresses: string[],
   now: number,
 ): Promise<LoginSnapshot> {
   const login = username.trim();
@@ -38,39 +39,80 @@ export async function loginSnapshot(
       sub: SUB.test(login) ? login : undefined,
       email: login.includes("@") ? normalizeEmail(login) : undefined,
       phone: normalizePhone(login),
+      name: loginName(login),
     },
-    ip,
+    addresses,
     hour,
   );
   const owner = snapshot.ownerByEmail ?? snapshot.ownerByPhone;
   if (snapshot.account || !owner) return snapshot;
   const ipHourly = snapshot.counters.ipHourly;
-  const followed = await logins.snapshot({ sub: owner }, ip, hour);
+  const followed = await logins.snapshot({ sub: owner }, addresses, hour);
   followed.counters.ipHourly = Math.max(followed.counters.ipHourly, ipHourly);
   return { ...followed, ownerByEmail: snapshot.ownerByEmail, ownerByPhone: snapshot.ownerByPhone };
 }
 
 /**
+ * A login name as its counters know it when it names no account: every spelling of one
+ * phone or e-mail is one name, so varying them gains no guesses an account would not get.
+ */
+function loginName(login: string): string {
+  return normalizePhone(login) ?? normalizeEmail(login) ?? login.toLowerCase();
+}
+
+/** Runs a hash, or refuses at once (HashGateBusy) when too many run for strangers already. */
+export type HashGate = <T>(hash: () => Promise<T>) => Promise<T>;
+
+/**
  * Every password guess goes through here (password grant, HTTP Basic user login, ...):
- * the login is the sub, an e-mail or a phone; failures are counted per account and per
- * address in DynamoDB, waits and caps apply before the password is even checked, and
- * an unknown user costs one scrypt like a known one.
+ * the login is the sub, an e-mail or a phone. One attempt is taken under every limit
+ * (the account's or the unknown name's, the addresses') before the password is judged,
+ * so guesses sent together cannot pass a limit; a right password gives it back. An
+ * unknown user costs one scrypt like a known one, and every refusal reads the same.
  */
 export async function verifyUserPassword(
   logins: LoginRepository,
   username: string,
   password: string,
-  ip: string,
+  addresses: string[],
   now: number,
+  gate: HashGate = (hash) => hash(),
 ): Promise<PasswordVerdict> {
-  const snapshot = await loginSnapshot(logins, username, ip, now);
-  const refusal = refusalBeforeCheck(snapshot.counters, now);
-  if (refusal) return { ok: false, why: "refused", message: refusal };
-  const matches = await verifyPassword(password, snapshot.credential ?? (await dummy()));
+  const snapshot = await loginSnapshot(logins, username, addresses, now);
+  const refused = { ok: false, why: "refused", message: THROTTLED } as const;
+  if (refusedBeforeCheck(snapshot.counters, now)) return refused;
   const account = snapshot.account;
+  let judged: { attempt: TakenAttempt; matches: boolean } | undefined;
+  try {
+    judged = await gate(async () => {
+      const attempt = await logins.takeAttempt(
+        {
+          counted: account ? { sub: account.sub } : { login: loginName(username.trim()) },
+          addresses,
+          now,
+          hour: hourOf(now),
+          seenConsecutive: snapshot.counters.consecutive,
+        },
+        LIMITS,
+      );
+      if (!attempt) return undefined;
+      return { attempt, matches: await verifyPassword(password, snapshot.credential ?? (await dummy())) };
+    });
+  } catch (error) {
+    if (error instanceof HashGateBusy) return { ...refused, message: error.message, busy: true };
+    throw error;
+  }
+  if (!judged) return refused;
+  const { attempt, matches } = judged;
   if (!account || !snapshot.credential || !matches) {
-    await logins.recordFailure(account?.sub, ip, now, waitAfter);
+    await logins.settleFailure(attempt, waitOf(attempt, now));
     return { ok: false, why: "wrong", account };
   }
-  return { ok: true, account, snapshot };
+  return { ok: true, account, snapshot, attempt };
+}
+
+/** When a failed attempt's wait ends: 0 while failures are still free. */
+export function waitOf(attempt: TakenAttempt, now: number): number {
+  const wait = waitAfter(attempt.consecutive);
+  return wait > 0 ? now + wait : 0;
 }

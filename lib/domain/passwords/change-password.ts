@@ -4,8 +4,9 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { hashPassword, verifyPassword } from "../credentials/password-hash";
 import { ApiError, problems } from "../errors";
-import { hourOf, refusalBeforeCheck, waitAfter } from "../login/brute-force";
+import { hourOf, LIMITS, refusedBeforeCheck, THROTTLED } from "../login/brute-force";
 import type { AccountSnapshot, LoginRepository, LoginSnapshot } from "../login/ports";
+import { waitOf } from "../login/verify-user-password";
 import { type Courier, MessageNotSentError } from "../messages/ports";
 import type { SessionRepository } from "../sessions/ports";
 import type { PendingWrite } from "../unit-of-work";
@@ -68,6 +69,8 @@ export function leadLacksRight(): ApiError {
   );
 }
 
+const addressesOf = (ip: string | undefined): string[] => (ip ? [ip] : []);
+
 /** Attributes that can hold a phone number to send a password to. */
 const PHONE_ATTRIBUTES = ["phone_number"] as const;
 
@@ -85,7 +88,7 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   const snapshot =
     input.snapshot ??
     (input.mode === "user"
-      ? await deps.logins.snapshot({ sub: input.sub }, input.event.ip, hourOf(now))
+      ? await deps.logins.snapshot({ sub: input.sub }, addressesOf(input.event.ip), hourOf(now))
       : await deps.logins.accountSnapshot(input.sub, leadRight));
   // The right first: a lead without it learns nothing about the account, not even whether it exists.
   if (leadRight && !snapshot.leadHoldsRight) throw leadLacksRight();
@@ -94,14 +97,47 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
   if (input.mode === "user") {
     // The current password is a password guess like a login: same counters, same waits.
     if (!judgesGuesses(snapshot)) throw new Error("a current password is judged with its failure counters");
-    const refusal = refusalBeforeCheck(snapshot.counters, now);
-    if (refusal) throw problems.invalidCredential(refusal);
+    if (refusedBeforeCheck(snapshot.counters, now)) throw problems.invalidCredential(THROTTLED);
+    // Taken before the hash, so current passwords guessed together cannot pass a limit.
+    const attempt = await deps.logins.takeAttempt(
+      {
+        counted: { sub: account.sub },
+        addresses: addressesOf(input.event.ip),
+        now,
+        hour: hourOf(now),
+        seenConsecutive: snapshot.counters.consecutive,
+      },
+      LIMITS,
+    );
+    if (!attempt) throw problems.invalidCredential(THROTTLED);
     const ok = snapshot.credential && (await verifyPassword(input.current as string, snapshot.credential));
     if (!ok) {
-      await deps.logins.recordFailure(account.sub, input.event.ip, now, waitAfter);
+      await deps.logins.settleFailure(attempt, waitOf(attempt, now));
       throw problems.invalidCredential("the current password is wrong");
     }
+    // The password was right: its attempt goes back in the change's own commit, or at once if the change stops before it.
+    const back = { items: deps.logins.giveBackItems(attempt), given: false };
+    try {
+      await changeWithCredential(input, deps, account, snapshot, now, back);
+    } catch (error) {
+      if (!back.given) await deps.logins.giveBack(attempt, true);
+      throw error;
+    }
+    return;
   }
+  await changeWithCredential(input, deps, account, snapshot, now, { items: [], given: false });
+}
+
+/** The change once the caller may make it: the new password, the commit, the sessions, the notice. */
+async function changeWithCredential(
+  input: PasswordChangeInput,
+  deps: PasswordChangeDeps,
+  account: NonNullable<AccountSnapshot["account"]>,
+  snapshot: AccountSnapshot,
+  now: number,
+  /** A guess's attempt to give back in the commit; `given` once it was. */
+  attemptBack: { items: PendingWrite[]; given: boolean },
+): Promise<void> {
   let phone: string | undefined;
   if (input.sendPswdToAttr !== undefined) {
     const attr = PHONE_ATTRIBUTES.find((a) => a === input.sendPswdToAttr);
@@ -184,8 +220,10 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
       },
     }),
     ...(input.flowItems ?? []),
+    ...attemptBack.items,
   ]);
   if (!committed) throw input.refused ? input.refused() : problems.unknownUser(input.sub);
+  attemptBack.given = true;
 
   // The session reset and the notice are independent: both at once.
   const reset = input.resetSessions

@@ -62,7 +62,7 @@ export async function requestPasswordReset(
   deps: PasswordResetDeps,
   now: number,
 ): Promise<void> {
-  const snapshot = await loginSnapshot(deps.logins, login, undefined, now);
+  const snapshot = await loginSnapshot(deps.logins, login, [], now);
   const account = snapshot.account;
   const field = account && mayReset(account) ? contactFor(snapshot, account) : undefined;
   if (!account || !field) return;
@@ -115,7 +115,7 @@ export async function finishPasswordReset(
   deps: PasswordResetDeps,
   now: number,
 ): Promise<{ sub: string }> {
-  const snapshot = await loginSnapshot(deps.logins, input.login, undefined, now);
+  const snapshot = await loginSnapshot(deps.logins, input.login, [], now);
   const account = snapshot.account;
   const stored = account && mayReset(account) ? await deps.resets.get(account.sub) : undefined;
   if (!account || !stored || codeState(stored, now) !== "valid") throw new ResetCodeError();

@@ -47,11 +47,14 @@ describe("client credentials kept per container", () => {
     expect(await cache.getWithSecrets(clientId)).toBeUndefined();
   });
 
-  it("when an id was unknown, a client created with it right after is found at once", async () => {
+  it("when an id was unknown, it stays unknown without a read until the ttl has passed (issue 21 item 7)", async () => {
     const clientId = uniqueId("client-");
-    const cache = cachedClientCredentials(services().clients, 10, clock().now);
+    const time = clock();
+    const cache = cachedClientCredentials(services().clients, 10, time.now);
     expect(await cache.getWithSecrets(clientId)).toBeUndefined();
     await registerClient(services().clients, { clientId, scopes: ["svc_api_sys_users"] });
+    expect(await readsOf(() => cache.getWithSecrets(clientId))).toBe(0);
+    time.advance(11);
     expect(await cache.getWithSecrets(clientId)).toMatchObject({ clientId });
   });
 
