@@ -315,7 +315,7 @@ const LINK_CONFIRM_TEXT = {
   },
 } as const;
 
-/** The owner's confirmation of a link to an external account (interface §4.9, issue 21 finding 5). */
+/** The owner's confirmation of a link to an external account (interface §4.9). */
 export function linkConfirmPage(view: {
   lang: Language;
   confirmation: string;

@@ -618,7 +618,7 @@ export async function seedSampleAccounts(
     updatedAt: now,
   });
   await seedSampleDevices();
-  // A bind's callback now waits for the owner's password (issue 21), which the sweep does not
+  // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.
   const link = { sub: "sample-user", fpType: "oidc", fpName: "mock", sid: "sample-external-account" };
   const tokenKey = await dataKeys().key("federated-tokens");

@@ -24,7 +24,7 @@ export interface AttributeDeps {
 }
 
 /**
- * Contact-change codes (issue 21 finding 6): as many an hour per address as a registration
+ * Contact-change codes: as many an hour per address as a registration
  * sends per contact, a minute apart; an account may try two addresses' worth.
  */
 export const CONTACT_CODE_CAPS: ContactCodeCaps = { perAccountPerHour: 10, perAddressPerHour: 5, coolDownSeconds: 60 };

@@ -12,7 +12,7 @@ export function normalizePhone(raw: string): string | undefined {
 
 // Deliberately plain: one @, a dot in the domain, no spaces; the code that goes to the
 // address is what proves it (RFC 5321 allows far more than any user types). No control
-// characters: ESC, BEL or NUL would be stored and echoed to consoles and logs (issue 21).
+// characters: ESC, BEL or NUL would be stored and echoed to consoles and logs.
 const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@.\p{Cc}]+(\.[^\s@.\p{Cc}]+)+$/u;
 
 export function normalizeEmail(raw: string): string | undefined {

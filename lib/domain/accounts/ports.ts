@@ -80,7 +80,7 @@ export interface AccountRepository {
   update(sub: string, change: AccountChange, current?: Account): Promise<Account>;
 }
 
-/** Caps on contact-change codes (issue 21 finding 6): no flooding a phone or mailbox, no SMS pumping. */
+/** Caps on contact-change codes: no flooding a phone or mailbox, no SMS pumping. */
 export interface ContactCodeCaps {
   perAccountPerHour: number;
   perAddressPerHour: number;

@@ -18,7 +18,7 @@ import { sealProviderTokens } from "./token-sealing";
  * exchanges the code, reads the external account, links it and returns the browser to
  * the application's `callback`.
  *
- * The link is stored only for the account's owner (issue 21 finding 5): the browser at the
+ * The link is stored only for the account's owner: the browser at the
  * callback must carry a hosted sign-in session of that account, or the owner confirms with
  * the account's password. Whoever else opens a bind link (login CSRF) links nothing.
  */

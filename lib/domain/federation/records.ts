@@ -49,7 +49,7 @@ export interface BindState {
    */
   interaction?: string;
   /**
-   * Set only on a link waiting for its owner's confirmation (issue 21 finding 5): the
+   * Set only on a link waiting for its owner's confirmation: the
    * provider has answered, and the external account is linked once the owner confirms.
    */
   answered?: { sid: string; userName?: string; tokens?: SealedTokens };

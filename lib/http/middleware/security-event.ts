@@ -44,7 +44,7 @@ export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
     if (!route || principal?.mode !== "user" || (route.event?.inTransaction && result === "ok")) return;
     const headers = request.event.headers ?? {};
     // A user acts only on its own account, so a path naming another one was refused: the
-    // attempt goes into the caller's trail, never the target's (issue 21 item 8).
+    // attempt goes into the caller's trail, never the target's.
     const target = subject !== undefined && subject !== principal.sub ? subject : undefined;
     try {
       await services().events.record({
