@@ -39,14 +39,30 @@ async function startBind(authorization: string, body: Record<string, unknown>) {
   return ((await response.json()) as { redirectTo: string }).redirectTo;
 }
 
-/** What the browser does: to the provider, back to our callback, and where that sends it. */
+/**
+ * What the browser does: to the provider, back to our callback, which asks the owner for
+ * the account's password before anything is linked (docs/interface.md §4.9), and where
+ * the confirmation (or a provider's refusal) sends it.
+ */
 async function browserTrip(redirectTo: string): Promise<{ atCallback: URL; final: string }> {
   const authorize = await fetch(redirectTo, { redirect: "manual" });
   expect(authorize.status).toBe(302);
   const atCallback = new URL(authorize.headers.get("location") as string);
-  const back = await fetch(atCallback, { redirect: "manual" });
-  expect(back.status).toBe(302);
-  return { atCallback, final: back.headers.get("location") as string };
+  const page = await fetch(atCallback, { redirect: "manual" });
+  // A provider's refusal goes straight back to the application: there is nothing to confirm.
+  if (page.status === 302) return { atCallback, final: page.headers.get("location") as string };
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const field = (name: string) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? "";
+  const cookies = page.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const confirmed = await fetch(`${base}/svc/api/v2/users/current/fa/confirm`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; ") },
+    body: new URLSearchParams({ confirmation: field("confirmation"), csrf: field("csrf"), password: PASSWORD }),
+  });
+  expect(confirmed.status).toBe(303);
+  return { atCallback, final: confirmed.headers.get("location") as string };
 }
 
 async function appToken(scope: string) {
@@ -101,7 +117,7 @@ describe("binding an external account through the local gateway", () => {
   });
 
   it("when the user binds with a user access token, the token's application receives the browser", async () => {
-    const account = await seedAccount();
+    const account = await seedAccount({}, PASSWORD);
     provider.actAs("ext-by-token");
     const token = await userToken(account.sub, ["svc_api_ufa_chg"], web.clientId);
     const { final } = await browserTrip(await startBind(`Bearer ${token}`, {}));
