@@ -21,6 +21,11 @@ export interface ApiErrorDetails {
   params?: Record<string, unknown>;
   errors?: FieldProblem[];
   headers?: Record<string, string>;
+  /**
+   * The RFC 6750 3.1 Bearer challenge of a 401 when it is not invalid_token: none at all
+   * (no error attribute) for a request without a token, or the scope a route needs.
+   */
+  challenge?: { error?: "insufficient_scope"; scope?: string };
   /** The v2 code (interface §7.3) when it differs from `error`. */
   v2Code?: string;
 }
@@ -126,8 +131,11 @@ export const problems = {
   wrongValue: (pos: string, desc: string) =>
     new ApiError(400, "input_error", "wrong_value", desc, { pos, v2Code: "validation_error" }),
 
-  badAccessToken: (desc: string) =>
-    new ApiError(401, "security_error", "bad_access_token", desc, { v2Code: "access_denied" }),
+  badAccessToken: (desc: string, challenge?: ApiErrorDetails["challenge"]) =>
+    new ApiError(401, "security_error", "bad_access_token", desc, {
+      v2Code: "access_denied",
+      ...(challenge && { challenge }),
+    }),
 
   invalidCredential: (desc: string) =>
     new ApiError(401, "security_error", "invalid_credential", desc, { v2Code: "access_denied" }),

@@ -71,8 +71,13 @@ function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
 function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion): Record<string, string> {
   if (error.status !== 401) return {};
   if (version === "oauth") return { "www-authenticate": 'Basic realm="svc", charset="UTF-8"' };
-  // RFC 6750 3.1: a Bearer challenge beside the interface §7 body.
-  const bearer = 'Bearer realm="svc", error="invalid_token"';
+  // RFC 6750 3.1: a Bearer challenge beside the interface §7 body. No token at all gets no
+  // error attribute; a scope too narrow names the scope, so a client does not refresh in a loop.
+  const challenge = error instanceof ApiError ? error.details.challenge : undefined;
+  let bearer = 'Bearer realm="svc", error="invalid_token"';
+  if (challenge && !challenge.error) bearer = 'Bearer realm="svc"';
+  else if (challenge?.error)
+    bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}`;
   return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
 }
 

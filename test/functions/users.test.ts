@@ -102,12 +102,18 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
     const response = await getUser(account.sub, await systemBearer(["svc_groups"]));
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "insufficient_scope" });
+    // RFC 6750 3.1: the challenge names the scope, so a client does not refresh in a loop.
+    expect(response.headers["www-authenticate"]).toBe(
+      'Bearer realm="svc", error="insufficient_scope", scope="svc_api_sys_users"',
+    );
   });
 
   it("when no token is sent, it answers 401 bad_access_token", async () => {
     const response = await getUser("anyone");
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "missing_access_token" });
+    // RFC 6750 3.1: a request without a token gets a challenge without an error attribute.
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="svc"');
   });
 
   it("when the token has expired, it answers 401 with desc expired_access_token", async () => {
@@ -115,6 +121,7 @@ describe("GET /svc/api/v3/users/{subjectId}", () => {
     const response = await getUser(account.sub, `Bearer ${await expiredToken("svc_api_sys_users")}`);
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual({ type: "security_error", error: "bad_access_token", desc: "expired_access_token" });
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="svc", error="invalid_token"');
   });
 
   it("when the token is forged or malformed in any of the usual ways, it answers 401 and reveals no account", async () => {

@@ -15,6 +15,9 @@ export function subjectOfPath(subject: NonNullable<ServedRoute["subject"]>, para
   return SUBJECT_OF[subject.kind](params[subject.param]);
 }
 
+/** RFC 6749 3.3 scope-token: what may stand in a challenge's quoted scope value. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
 /** The route's permission names with `{param}` filled from the path (fed_tkn_<type>_<name>). */
 export function acceptedPermissions(names: readonly string[], params: Readonly<Record<string, unknown>>): string[] {
   return names.map((name) => name.replace(/\{([A-Za-z0-9_]+)\}/g, (_, param: string) => String(params[param] ?? "")));
@@ -43,7 +46,9 @@ export function authorization(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
       const named = (principal.mode === "user" ? route.permissions.user : route.permissions.system) ?? [];
       const accepted = acceptedPermissions(named, state.params);
       if (!accepted.some((permission) => principal.scopes.has(permission))) {
-        throw problems.badAccessToken("insufficient_scope");
+        // RFC 6750 3.1: naming the scope tells a standard client that refreshing will not help.
+        const scope = accepted.filter((permission) => SCOPE_TOKEN.test(permission)).join(" ");
+        throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope });
       }
       if (principal.mode === "user" && route.subject && state.subject !== principal.sub) {
         throw problems.badAccessToken("wrong_subject");

@@ -13,7 +13,7 @@ export function callerRequired(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
       const state = request.context.svc;
       const auth = state.route?.auth;
       if (state.principal || auth === undefined || auth === "client" || auth === "none") return;
-      if (!request.event.headers?.authorization) throw problems.badAccessToken("missing_access_token");
+      if (!request.event.headers?.authorization) throw problems.badAccessToken("missing_access_token", {});
       throw problems.badAccessToken("unsupported_authorization_scheme");
     },
   };
