@@ -73,6 +73,14 @@ export type OAuthErrorCode =
   | "invalid_target"
   | "request_not_supported";
 
+/**
+ * RFC 6749 5.2: error_description holds only %x20-21 / %x23-5B / %x5D-7E. Anything else
+ * (a quote, a backslash, non-ASCII) becomes "?", so a strict client still parses the answer.
+ */
+export function oauthDescription(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
+}
+
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,

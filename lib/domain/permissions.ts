@@ -56,3 +56,14 @@ export const ALL_PERMISSIONS: readonly string[] = [...USER_PERMISSIONS, ...SYSTE
 export function parseScope(scope: string): string[] {
   return [...new Set(scope.split(" ").filter((s) => s.length > 0))];
 }
+
+/**
+ * Permissions asked for, worded for an error_description: names of our catalogue only,
+ * so a description never repeats what a caller typed (RFC 6749 5.2); others are counted.
+ */
+export function describeRequested(names: readonly string[]): string {
+  const known = names.filter((name) => permissionKind(name) !== undefined && name.length <= 128);
+  const unknown = names.length - known.length;
+  const parts = [...known, ...(unknown > 0 ? [`${unknown} unknown permission${unknown === 1 ? "" : "s"}`] : [])];
+  return parts.join(" ");
+}

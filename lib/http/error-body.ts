@@ -1,4 +1,11 @@
-import { ApiError, type FieldProblem, OAuthError, problems, StorageUnavailableError } from "../domain/errors";
+import {
+  ApiError,
+  type FieldProblem,
+  OAuthError,
+  oauthDescription,
+  problems,
+  StorageUnavailableError,
+} from "../domain/errors";
 import { log } from "../log";
 import { PAGE_HEADERS, plainErrorPage } from "../pages/html";
 import type { ApiVersion, HttpResult } from "./route";
@@ -51,13 +58,18 @@ function registrationBody(error: ApiError) {
 }
 
 function oauthBody(error: ApiError | OAuthError) {
-  if (error instanceof OAuthError) return { error: error.code, error_description: error.description };
-  if (error.status === 401) return { error: "invalid_client", error_description: error.desc };
+  const [code, description] = oauthCodeAndDescription(error);
+  return { error: code, error_description: oauthDescription(description) };
+}
+
+function oauthCodeAndDescription(error: ApiError | OAuthError): [string, string] {
+  if (error instanceof OAuthError) return [error.code, error.description];
+  if (error.status === 401) return ["invalid_client", error.desc];
   if (error.status < 500) {
     const detail = error.details.errors?.map((p) => `${p.pos}: ${p.desc}`).join("; ");
-    return { error: "invalid_request", error_description: detail || error.desc };
+    return ["invalid_request", detail || error.desc];
   }
-  return { error: error.error, error_description: error.desc };
+  return [error.error, error.desc];
 }
 
 function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {

@@ -3,7 +3,7 @@ import { loginDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";
 import type { PasswordHash } from "../domain/credentials/password-hash";
-import { OAuthError } from "../domain/errors";
+import { OAuthError, oauthDescription } from "../domain/errors";
 import { type LoginDeps, recordLogin } from "../domain/login/password-grant";
 import type { TakenAttempt } from "../domain/login/ports";
 import {
@@ -57,7 +57,7 @@ export function backToClient(redirectUri: string, params: Record<string, string 
 export function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
   return backToClient(
     error.redirectUri,
-    { error: error.error.code, error_description: error.error.description, state: error.state },
+    { error: error.error.code, error_description: oauthDescription(error.error.description), state: error.state },
     cookies,
   );
 }

@@ -1,7 +1,7 @@
 import { config } from "../config";
 import { services } from "../container";
 import { GRANT_TYPES } from "../domain/clients/client";
-import { OAuthError } from "../domain/errors";
+import { OAuthError, oauthDescription } from "../domain/errors";
 import { authenticateClient, presentedClient } from "../domain/oauth/client-authentication";
 import { claimsFor, OIDC_SCOPES } from "../domain/oidc/scopes";
 import { introspect, revoke, type TokenStatusDeps } from "../domain/oidc/token-status";
@@ -110,7 +110,7 @@ const authorizationServerMetadata = route({
 function bearerRefusal(error: "invalid_token" | "invalid_request", description: string): HttpResult {
   return jsonResult(
     error === "invalid_token" ? 401 : 400,
-    { error, error_description: description },
+    { error, error_description: oauthDescription(description) },
     { ...NO_STORE, "www-authenticate": `Bearer realm="svc", error="${error}"` },
   );
 }

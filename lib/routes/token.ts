@@ -154,7 +154,7 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
         NO_STORE,
       );
     default:
-      throw new OAuthError("unsupported_grant_type", `grant_type ${String(form.grant_type)} is not supported`);
+      throw new OAuthError("unsupported_grant_type", "this grant_type is not supported");
   }
 }
 

@@ -136,6 +136,35 @@ describe("POST /svc/oauth/te, client_credentials", () => {
     expect(response.json.error).toBe("unsupported_grant_type");
   });
 
+  // RFC 6749 5.2: %x20-21 / %x23-5B / %x5D-7E only.
+  const DESCRIPTION_CHARS = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+  it("when the grant type is odd text, the description neither echoes it nor leaves the RFC 6749 5.2 characters", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const response = await tokenRequest(`grant_type=${encodeURIComponent('x"\\é<script>')}&scope=svc_api_sys_users`, {
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({
+      error: "unsupported_grant_type",
+      error_description: "this grant_type is not supported",
+    });
+  });
+
+  it("when the scope holds unknown names, invalid_scope counts them instead of repeating them", async () => {
+    const client = await createClient(["svc_api_sys_users"]);
+    const scope = encodeURIComponent('svc_groups "quoted\\ é <b>x</b>');
+    const response = await tokenRequest(`grant_type=client_credentials&scope=${scope}`, {
+      authorization: `Basic ${basicCredentials(client.clientId, client.secret)}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toEqual({
+      error: "invalid_scope",
+      error_description: "not granted to this client: svc_groups 3 unknown permissions",
+    });
+    expect(response.json.error_description).toMatch(DESCRIPTION_CHARS);
+  });
+
   it("when a parameter is repeated, it answers invalid_request (RFC 6749 3.2)", async () => {
     const client = await createClient(["svc_api_sys_users"]);
     const response = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users&scope=svc_groups", {

@@ -3,7 +3,7 @@ import type { FederationProviderConfig } from "../../config";
 import { signValue, verifySignedValue } from "../../crypto/signed-value";
 import { AccountNotFoundError } from "../accounts/ports";
 import type { ClientRepository } from "../clients/ports";
-import { ApiError, problems } from "../errors";
+import { ApiError, oauthDescription, problems } from "../errors";
 import { externalAccountOf } from "./external-account";
 import { FederatedAccountTakenError, type FederationRepository } from "./ports";
 import { exchangeCode, ProviderError } from "./provider-client";
@@ -138,7 +138,7 @@ function backTo(callback: string, error?: string, description?: string): string 
   const url = new URL(callback);
   if (error) {
     url.searchParams.set("error", error);
-    if (description) url.searchParams.set("error_description", description);
+    if (description) url.searchParams.set("error_description", oauthDescription(description));
   }
   return url.toString();
 }

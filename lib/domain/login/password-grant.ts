@@ -8,7 +8,7 @@ import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
-import { parseScope, permissionKind } from "../permissions";
+import { describeRequested, parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
 import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
@@ -65,10 +65,10 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
   }
   const requested = parseScope(scope);
   const notUser = requested.filter((s) => permissionKind(s) !== "user");
-  if (notUser.length > 0) throw new OAuthError("invalid_scope", `not user permissions: ${notUser.join(" ")}`);
+  if (notUser.length > 0) throw new OAuthError("invalid_scope", `not user permissions: ${describeRequested(notUser)}`);
   const notGranted = requested.filter((s) => !client.scopes.includes(s));
   if (notGranted.length > 0)
-    throw new OAuthError("invalid_scope", `not granted to this client: ${notGranted.join(" ")}`);
+    throw new OAuthError("invalid_scope", `not granted to this client: ${describeRequested(notGranted)}`);
   return requested;
 }
 

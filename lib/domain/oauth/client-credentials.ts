@@ -1,6 +1,6 @@
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
-import { parseScope, permissionKind } from "../permissions";
+import { describeRequested, parseScope, permissionKind } from "../permissions";
 import type { AccessTokenIssuer } from "./ports";
 
 export interface TokenResponse {
@@ -26,11 +26,11 @@ export async function clientCredentialsGrant(
   const requested = parseScope(scope);
   const userOnly = requested.filter((s) => permissionKind(s) === "user");
   if (userOnly.length > 0) {
-    throw new OAuthError("invalid_scope", `user permissions need the password grant: ${userOnly.join(" ")}`);
+    throw new OAuthError("invalid_scope", `user permissions need the password grant: ${describeRequested(userOnly)}`);
   }
   const notGranted = requested.filter((s) => !client.scopes.includes(s));
   if (notGranted.length > 0) {
-    throw new OAuthError("invalid_scope", `not granted to this client: ${notGranted.join(" ")}`);
+    throw new OAuthError("invalid_scope", `not granted to this client: ${describeRequested(notGranted)}`);
   }
   const { token } = await tokens.issue({
     sub: client.clientId,

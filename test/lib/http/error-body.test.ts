@@ -5,6 +5,11 @@ import { errorResult } from "../../../lib/http/error-body";
 const field = [{ error: "required", pos: "email", desc: "email is required" }];
 
 describe("errorResult", () => {
+  it("when an OAuth description holds a quote, a backslash or non-ASCII, each becomes ? (RFC 6749 5.2)", () => {
+    const result = errorResult(new OAuthError("invalid_request", 'say "hi" \\ café'), "oauth", "req-1");
+    expect(JSON.parse(result.body)).toEqual({ error: "invalid_request", error_description: "say ?hi? ? caf?" });
+  });
+
   it("when a field error is shaped for v3, it wraps it in wrong_values with type on each item", () => {
     const result = errorResult(problems.wrongValues(field), "v3", "req-1");
     expect(result.statusCode).toBe(400);
