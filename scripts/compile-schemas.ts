@@ -8,7 +8,7 @@ import addFormats from "ajv-formats";
 import { buildOpenApiDocument } from "../lib/http/openapi";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
-import { oauthError, v2Error, v3Error } from "../lib/routes/schemas";
+import { oauthError, tokenError, v2Error, v3Error } from "../lib/routes/schemas";
 import { settingsSchema } from "../lib/settings-schema";
 
 /**
@@ -119,7 +119,7 @@ function openApiModule(): string {
     HEADER,
     "/** The OpenAPI 3.1 document of every route (lib/http/openapi.ts). */",
     "export const openApiDocument: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown> =",
-    `  ${JSON.stringify(buildOpenApiDocument(routes, { v3Error, v2Error, oauthError }))};`,
+    `  ${JSON.stringify(buildOpenApiDocument(routes, { v3Error, v2Error, oauthError, tokenError }))};`,
     "",
   ].join("\n");
 }

@@ -1,3 +1,4 @@
+import { SYSTEM_PERMISSIONS, USER_PERMISSIONS } from "../domain/permissions";
 import type { RouteDefinition, Schema } from "./route";
 
 /** The OpenAPI 3.1 document, built from the routes by npm run compile-schemas (lib/compiled/openapi.ts). */
@@ -32,13 +33,15 @@ function parametersOf(route: RouteDefinition) {
 
 function securityOf(route: RouteDefinition) {
   const scopes = [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])];
+  // oauth2 first: client generators and consoles learn the flows and scopes from it.
+  const bearer = [{ oauth2: scopes }, { bearerToken: scopes }];
   switch (route.auth) {
     case "bearer":
-      return [{ bearerToken: scopes }];
+      return bearer;
     case "bearer-or-basic":
-      return [{ bearerToken: scopes }, { restPassword: [] }];
+      return [...bearer, { restPassword: [] }];
     case "user-bearer-or-user-basic":
-      return [{ bearerToken: scopes }, { userPassword: [] }];
+      return [...bearer, { userPassword: [] }];
     case "client":
       return [{ clientBasic: [] }, {}];
     default:
@@ -84,6 +87,45 @@ function operationOf(route: RouteDefinition, names: SchemaNames) {
   };
 }
 
+/** Every scope a route names that the permission tables do not, such as fed_tkn_{type}_{name}. */
+function patternScopes(routes: readonly RouteDefinition[]): Record<string, string> {
+  const known = new Set<string>([...USER_PERMISSIONS, ...SYSTEM_PERMISSIONS]);
+  const extra: Record<string, string> = {};
+  for (const route of routes) {
+    for (const name of [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])]) {
+      if (!known.has(name)) extra[name] = "one permission per external provider (interface §4.9)";
+    }
+  }
+  return extra;
+}
+
+/**
+ * RFC 6749 flows of the one token endpoint: user permissions by the code flow (PKCE S256,
+ * required of public clients), system permissions by client credentials (interface §5.3).
+ */
+function oauth2Scheme(routes: readonly RouteDefinition[]) {
+  const scopesOf = (names: readonly string[]) =>
+    Object.fromEntries(names.map((name) => [name, `interface §5.3 permission ${name}`]));
+  return {
+    type: "oauth2",
+    description:
+      "OAuth 2.0 at POST /svc/oauth/te. authorizationCode needs PKCE (code_challenge_method=S256) of public clients; the password and QR grants (interface §5.2) issue the same user permissions.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: "/svc/oauth/authorize",
+        tokenUrl: "/svc/oauth/te",
+        refreshUrl: "/svc/oauth/te",
+        scopes: scopesOf(USER_PERMISSIONS),
+      },
+      clientCredentials: {
+        tokenUrl: "/svc/oauth/te",
+        scopes: { ...scopesOf(SYSTEM_PERMISSIONS), ...patternScopes(routes) },
+      },
+    },
+    "x-usePkce": "SHA-256",
+  };
+}
+
 export function buildOpenApiDocument(
   routes: readonly RouteDefinition[],
   shared: Readonly<Record<string, Schema>> = {},
@@ -106,6 +148,7 @@ export function buildOpenApiDocument(
     components: {
       schemas: shared,
       securitySchemes: {
+        oauth2: oauth2Scheme(routes),
         bearerToken: {
           type: "http",
           scheme: "bearer",

@@ -99,6 +99,27 @@ export const oauthError = {
   },
 } as const;
 
+/**
+ * The token endpoint's error body: oauthError's codes plus the RFC 8628 3.5 polling codes
+ * a QR login answers, so a generated client handles every one.
+ */
+export const tokenError = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      enum: [
+        ...oauthError.properties.error.enum,
+        "authorization_pending",
+        "access_denied",
+        "expired_token",
+        "slow_down",
+      ],
+    },
+    error_description: { type: "string" },
+  },
+} as const;
+
 /** Printable text: no C0 or C1 control characters (C1 holds CSI, which terminals obey as ESC [). */
 export const PRINTABLE_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
 

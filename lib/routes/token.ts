@@ -11,7 +11,7 @@ import { authorizationCodeGrant } from "../domain/oidc/code-grant";
 import { verifyTotp } from "../domain/security/totp-generators";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
-import { oauthError } from "./schemas";
+import { oauthError, tokenError } from "./schemas";
 
 /** Form fields of the token endpoint; grant-specific rules are checked by the grant. */
 export const tokenRequest = {
@@ -190,8 +190,9 @@ const issueRoute = route({
   responses: {
     200: { description: "Token issued", schema: tokenResponse },
     400: {
-      description: "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope",
-      schema: oauthError,
+      description:
+        "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope; QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
+      schema: tokenError,
     },
     401: { description: "invalid_client", schema: oauthError },
   },

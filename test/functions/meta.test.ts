@@ -2,6 +2,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { SYSTEM_PERMISSIONS, USER_PERMISSIONS } from "../../lib/domain/permissions";
 import { loadFunction } from "../../lib/local/functions";
 import { lambdaContext } from "../../lib/local/gateway";
 import { routes } from "../../lib/routes";
@@ -29,6 +30,45 @@ describe("GET /svc/api/openapi.json", () => {
     for (const route of routes) {
       expect(document.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
     }
+  });
+
+  it("when fetched, its oauth2 scheme has both flows, every permission, and each bearer route requires it", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/openapi.json"));
+    type Flow = { authorizationUrl?: string; tokenUrl: string; scopes: Record<string, string> };
+    const document = response.json as unknown as {
+      paths: Record<string, Record<string, { security: Array<Record<string, string[]>> }>>;
+      components: { securitySchemes: { oauth2: { type: string; flows: Record<string, Flow> } } };
+    };
+    const { oauth2 } = document.components.securitySchemes;
+    expect(oauth2.type).toBe("oauth2");
+    expect(oauth2.flows.authorizationCode).toMatchObject({
+      authorizationUrl: "/svc/oauth/authorize",
+      tokenUrl: "/svc/oauth/te",
+    });
+    expect(oauth2.flows.clientCredentials.tokenUrl).toBe("/svc/oauth/te");
+    const declared = { ...oauth2.flows.authorizationCode.scopes, ...oauth2.flows.clientCredentials.scopes };
+    for (const permission of [...USER_PERMISSIONS, ...SYSTEM_PERMISSIONS])
+      expect(declared).toHaveProperty([permission]);
+    for (const route of routes.filter((r) => r.auth?.includes("bearer"))) {
+      const named = [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])];
+      const { security } = document.paths[route.path][route.method.toLowerCase()];
+      expect(security, route.id).toContainEqual({ oauth2: named });
+      for (const scope of named) expect(declared, route.id).toHaveProperty([scope]);
+    }
+  });
+
+  it("when fetched, the token endpoint documents the QR polling errors (RFC 8628 3.5)", async () => {
+    const response = await invoke("meta", await sampleEvent("events/meta/openapi.json"));
+    const document = response.json as unknown as {
+      components: { schemas: Record<string, { properties: { error: { enum: string[] } } }> };
+      paths: Record<string, Record<string, { responses: Record<string, { content: unknown }> }>>;
+    };
+    expect(document.paths["/svc/oauth/te"].post.responses["400"].content).toEqual({
+      "application/json": { schema: { $ref: "#/components/schemas/tokenError" } },
+    });
+    expect(document.components.schemas.tokenError.properties.error.enum).toEqual(
+      expect.arrayContaining(["invalid_grant", "authorization_pending", "access_denied", "expired_token", "slow_down"]),
+    );
   });
 
   it("when error bodies are shared by routes, they are written once under components and referenced", async () => {
