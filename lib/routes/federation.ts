@@ -417,7 +417,8 @@ const token = route({
   handler: async (call) => {
     const { fedPointType, fedPointName } = call.params;
     const principal = call.principal;
-    if (principal?.mode !== "system") throw problems.badAccessToken("insufficient_scope");
+    if (principal?.mode !== "system")
+      throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: "fed_tkn_any" });
     const provider = findProvider(providers(), fedPointType, fedPointName);
     if (!provider) throw problems.badAccessToken("unknown_provider");
     if (!provider.rememberTokens) throw problems.badAccessToken("provider_does_not_remember_tokens");

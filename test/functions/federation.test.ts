@@ -665,6 +665,10 @@ describe("POST /svc/api/v2/users/current/fa/bind", () => {
     const response = await bind({ fp: "oidc:mock", callback: CALLBACK }, token);
     expect(response.statusCode).toBe(401);
     expect(response.json).toEqual(v2Error("access_denied", "insufficient_scope"));
+    // v2 keeps its Basic challenge beside the RFC 6750 one that names the scope.
+    expect(response.headers["www-authenticate"]).toMatch(
+      /^Bearer realm="svc", error="insufficient_scope", scope="[^"]*svc_api_ufa_chg[^"]*", Basic realm="svc"$/,
+    );
   });
 
   it("when the callback is not registered for the application, it refuses the open redirect", async () => {
