@@ -127,12 +127,13 @@ export interface GatewayOptions {
 }
 
 /**
- * As the HTTP API with corsPreflight: once any origin is configured, every OPTIONS request is
- * answered here with 204 and never reaches a function; an origin not allowed gets no CORS
- * headers (the browser then blocks), never an error.
+ * As the HTTP API with corsPreflight: once any origin is configured, a preflight (OPTIONS with
+ * Origin and Access-Control-Request-Method) is answered here with 204 and never reaches a
+ * function; an origin not allowed gets no CORS headers (the browser then blocks), never an error.
  */
 function answerPreflight(req: IncomingMessage, res: ServerResponse, cors: CorsSettings): boolean {
-  if (req.method !== "OPTIONS" || cors.allowedOrigins.length === 0) return false;
+  const isPreflight = req.method === "OPTIONS" && req.headers.origin && req.headers["access-control-request-method"];
+  if (!isPreflight || cors.allowedOrigins.length === 0) return false;
   const allowOrigin = allowedOriginFor(cors, req.headers.origin);
   res.writeHead(204, allowOrigin ? corsPreflightHeaders(allowOrigin) : {});
   res.end();

@@ -84,10 +84,16 @@ describe("CORS in the local gateway", () => {
     expect(corsHeaders(actual)).toEqual({});
   });
 
+  it("when an OPTIONS request is no preflight (no Access-Control-Request-Method), it reaches the routes", async () => {
+    const response = await fetch(`${listed()}/svc/health`, { method: "OPTIONS", headers: { origin: APP } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("access-control-allow-origin")).toBe(APP);
+  });
+
   it("when nothing is configured, OPTIONS reaches the routes as before and no answer has CORS headers", async () => {
     const pre = await preflight(unconfigured(), "/svc/oauth/te", APP);
     expect(corsHeaders(pre)).toEqual({});
-    expect(pre.status).not.toBe(204);
+    expect(pre.status).toBe(405);
     const actual = await fetch(`${unconfigured()}/svc/.well-known/jwks.json`, { headers: { origin: APP } });
     expect(actual.status).toBe(200);
     expect(corsHeaders(actual)).toEqual({});
