@@ -11,6 +11,8 @@ import {
 } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import {
+  CorsHttpMethod,
+  type CorsPreflightOptions,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -28,6 +30,14 @@ import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
+import { parseSettings } from "../lib/config";
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_ALLOW_METHODS,
+  CORS_EXPOSE_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  type CorsSettings,
+} from "../lib/http/cors";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
@@ -88,7 +98,11 @@ export class SvcIdentityStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.api = new HttpApi(this, "Api", { apiName: "svc-identity", createDefaultStage: false });
+    this.api = new HttpApi(this, "Api", {
+      apiName: "svc-identity",
+      createDefaultStage: false,
+      corsPreflight: corsPreflight(parseSettings(JSON.parse(props.settingsJson ?? "{}")).cors),
+    });
     const stage = new HttpStage(this, "DefaultStage", {
       httpApi: this.api,
       stageName: "$default",
@@ -253,6 +267,23 @@ export class SvcIdentityStack extends Stack {
         "The sender identity (domain or address) is chosen by the operator after deploy; the wildcard is limited to SES identities of this account and region, for the two send actions only.",
     });
   }
+}
+
+/**
+ * The HTTP API answers every OPTIONS itself and adds the headers to every route's answer, as the
+ * local gateway does (lib/local/gateway.ts); no origins configured: no CORS configuration at all.
+ */
+function corsPreflight(cors: CorsSettings): CorsPreflightOptions | undefined {
+  if (cors.allowedOrigins.length === 0) return undefined;
+  return {
+    allowOrigins: cors.allowedOrigins,
+    allowMethods: CORS_ALLOW_METHODS.map((method) => CorsHttpMethod[method]),
+    allowHeaders: [...CORS_ALLOW_HEADERS],
+    exposeHeaders: [...CORS_EXPOSE_HEADERS],
+    maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+    // Bearer tokens, no cookies (lib/http/cors.ts); and never with "*".
+    allowCredentials: false,
+  };
 }
 
 function pascal(name: string): string {

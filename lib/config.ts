@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { validateSettings } from "./compiled/settings-validator";
+import { type CorsSettings, corsOriginProblem } from "./http/cors";
 
 /**
  * The one place that reads the environment. Everything else asks `config()`.
@@ -59,6 +60,8 @@ export interface ServiceSettings {
   audit: { retentionDays: number };
   /** How long a container keeps a client's record for client authentication (0: never). */
   clients: { cacheSeconds: number };
+  /** Browser origins the HTTP API answers CORS for (lib/http/cors.ts); none by default. */
+  cors: CorsSettings;
 }
 
 /**
@@ -116,6 +119,7 @@ export const defaultSettings: ServiceSettings = {
   federation: { providers: [], stateTtlSeconds: 600 },
   audit: { retentionDays: 180 },
   clients: { cacheSeconds: 10 },
+  cors: { allowedOrigins: [] },
 };
 
 /** The scope asked of a provider when its entry names none. */
@@ -173,6 +177,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     federation: federationSettings(given.federation),
     audit: { ...defaultSettings.audit, ...given.audit },
     clients: { ...defaultSettings.clients, ...given.clients },
+    cors: corsSettings(given.cors),
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
@@ -218,6 +223,15 @@ function federationSettings(given: Partial<ServiceSettings["federation"]> | unde
   if (callbackProblem) found.push(callbackProblem);
   if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
   return { ...defaultSettings.federation, ...given, providers };
+}
+
+function corsSettings(given: Partial<CorsSettings> | undefined): CorsSettings {
+  const allowedOrigins = [...(given?.allowedOrigins ?? [])];
+  const found = allowedOrigins
+    .map((origin, i) => corsOriginProblem(origin, i, allowedOrigins.length))
+    .filter((problem) => problem !== undefined);
+  if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
+  return { allowedOrigins };
 }
 
 /** SVC_DATA_KEY: base64 of exactly 32 random bytes (`openssl rand -base64 32`). */

@@ -119,5 +119,13 @@ export const settingsSchema = {
         stateTtlSeconds: { type: "integer", minimum: 60, maximum: 3600 },
       },
     },
+    cors: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        // Exact origins, or "*" alone; lib/config.ts checks their form (lib/http/cors.ts).
+        allowedOrigins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
+      },
+    },
   },
 } as const;

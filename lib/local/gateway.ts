@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { config } from "../config";
+import { allowedOriginFor, type CorsSettings, corsPreflightHeaders, corsResponseHeaders } from "../http/cors";
 import { errorResult } from "../http/error-body";
 import type { HttpResult } from "../http/route";
 import { type FunctionName, routeKey } from "../http/route";
@@ -120,14 +122,41 @@ export const ROUND_TRIP_KINDS_HEADER = "x-svc-round-trip-kinds";
 export interface GatewayOptions {
   /** Adds ROUND_TRIPS_HEADER to every answer; only correct while requests do not overlap. */
   countRoundTrips?: boolean;
+  /** Overrides the configured cors settings (tests); default: config().settings.cors. */
+  cors?: CorsSettings;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions): Promise<void> {
+/**
+ * As the HTTP API with corsPreflight: once any origin is configured, a preflight (OPTIONS with
+ * Origin and Access-Control-Request-Method) is answered here with 204 and never reaches a
+ * function; an origin not allowed gets no CORS headers (the browser then blocks), never an error.
+ */
+function answerPreflight(req: IncomingMessage, res: ServerResponse, cors: CorsSettings): boolean {
+  const isPreflight = req.method === "OPTIONS" && req.headers.origin && req.headers["access-control-request-method"];
+  if (!isPreflight || cors.allowedOrigins.length === 0) return false;
+  const allowOrigin = allowedOriginFor(cors, req.headers.origin);
+  res.writeHead(204, allowOrigin ? corsPreflightHeaders(allowOrigin) : {});
+  res.end();
+  return true;
+}
+
+/** API Gateway sets these over whatever the function answered, on every route. */
+function corsHeadersFor(req: IncomingMessage, cors: CorsSettings): Record<string, string> {
+  const allowOrigin = allowedOriginFor(cors, req.headers.origin);
+  return allowOrigin ? corsResponseHeaders(allowOrigin) : {};
+}
+
+function withCors(req: IncomingMessage, result: HttpResult, cors: CorsSettings): HttpResult {
+  return { ...result, headers: { ...result.headers, ...corsHeadersFor(req, cors) } };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, cors: CorsSettings) {
+  if (answerPreflight(req, res, cors)) return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const body = await readBody(req);
   if (body === "too-large") {
     // What API Gateway itself answers for payloads over its limit.
-    res.writeHead(413, { "content-type": "application/json" });
+    res.writeHead(413, { "content-type": "application/json", ...corsHeadersFor(req, cors) });
     res.end(JSON.stringify({ message: "Request Entity Too Large" }));
     return;
   }
@@ -150,14 +179,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
       [ROUND_TRIP_KINDS_HEADER]: `${kinds.reads - kindsBefore.reads} ${kinds.writes - kindsBefore.writes}`,
     };
   }
-  writeResult(res, result);
+  writeResult(res, withCors(req, result, cors));
 }
 
 export function createGateway(options: GatewayOptions = {}): Server {
+  const cors = options.cors ?? config().settings.cors;
   return createServer((req, res) => {
-    handle(req, res, options).catch((error) => {
+    handle(req, res, options, cors).catch((error) => {
       log.error("gateway failure", { error });
-      if (!res.headersSent) writeResult(res, errorResult(error, "v3", "gateway"));
+      if (!res.headersSent) writeResult(res, withCors(req, errorResult(error, "v3", "gateway"), cors));
     });
   });
 }

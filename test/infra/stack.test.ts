@@ -264,3 +264,42 @@ describe("cdk-nag AwsSolutions", () => {
     expect(annotations.findWarning("*", Match.anyValue())).toEqual([]);
   });
 });
+
+describe("CORS on the HTTP API", () => {
+  it("when no origin is configured, the HTTP API has no CORS configuration", () => {
+    template.hasResourceProperties("AWS::ApiGatewayV2::Api", { CorsConfiguration: Match.absent() });
+  });
+
+  it("when origins are configured, the HTTP API answers preflights for exactly them, without credentials", () => {
+    const settingsJson = JSON.stringify({
+      cors: { allowedOrigins: ["https://app.example.org", "http://localhost:5173"] },
+    });
+    const { app: corsApp, template: cors } = synthesize({ settingsJson });
+    cors.hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      CorsConfiguration: {
+        AllowOrigins: ["https://app.example.org", "http://localhost:5173"],
+        AllowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+        AllowHeaders: ["authorization", "content-type", "svc-ci-ua-id"],
+        ExposeHeaders: ["www-authenticate", "x-request-id", "retry-after"],
+        MaxAge: 3600,
+        AllowCredentials: false,
+      },
+    });
+    expect(new AwsSolutionsChecks().validateScope(corsApp).violations).toEqual([]);
+  });
+
+  it('when "*" is configured, the HTTP API allows any origin and never credentials', () => {
+    const { template: cors } = synthesize({ settingsJson: JSON.stringify({ cors: { allowedOrigins: ["*"] } }) });
+    cors.hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      CorsConfiguration: { AllowOrigins: ["*"], AllowCredentials: false },
+    });
+  });
+
+  it("when every route's method is listed, the preflight allows each of them", () => {
+    const { template: cors } = synthesize({
+      settingsJson: JSON.stringify({ cors: { allowedOrigins: ["https://app.example.org"] } }),
+    });
+    const api = resources<{ CorsConfiguration: { AllowMethods: string[] } }>("AWS::ApiGatewayV2::Api", {}, cors);
+    for (const route of routes) expect(api[0].Properties.CorsConfiguration.AllowMethods).toContain(route.method);
+  });
+});

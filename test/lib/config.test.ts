@@ -92,6 +92,40 @@ describe("configuration", () => {
     });
   });
 
+  describe("CORS origins", () => {
+    it("when nothing is configured, no origin is allowed", () => {
+      expect(parseSettings({}).cors.allowedOrigins).toEqual([]);
+      expect(parseSettings({ codes: { length: 6 } }).cors.allowedOrigins).toEqual([]);
+    });
+
+    it("when the origins are exact scheme://host[:port], or a lone *, they are kept as given", () => {
+      const origins = ["https://app.example.org", "http://localhost:5173", "http://127.0.0.1:8080"];
+      expect(parseSettings({ cors: { allowedOrigins: origins } }).cors.allowedOrigins).toEqual(origins);
+      expect(parseSettings({ cors: { allowedOrigins: ["*"] } }).cors.allowedOrigins).toEqual(["*"]);
+    });
+
+    it.each([
+      ["https://app.example.org/", /allowedOrigins\[0\] must be exactly/],
+      ["https://app.example.org/spa", /allowedOrigins\[0\] must be exactly/],
+      ["https://app.example.org:443", /allowedOrigins\[0\] must be exactly/],
+      ["https://user@app.example.org", /allowedOrigins\[0\] must be exactly/],
+      ["HTTPS://APP.example.org", /allowedOrigins\[0\] must be exactly/],
+      ["app.example.org", /allowedOrigins\[0\] is not an origin/],
+      ["ftp://files.example.org", /allowedOrigins\[0\] must use http or https/],
+      ["", /allowedOrigins/],
+    ])("when an origin is %j, it stops with a clear message", (origin, message) => {
+      expect(() => parseSettings({ cors: { allowedOrigins: [origin] } })).toThrow(message);
+    });
+
+    it("when * comes with other origins, or an origin repeats, it stops", () => {
+      expect(() => parseSettings({ cors: { allowedOrigins: ["https://a.example.org", "*"] } })).toThrow(
+        /allowedOrigins\[1\]: "\*" must be the only entry/,
+      );
+      const twice = ["https://a.example.org", "https://a.example.org"];
+      expect(() => parseSettings({ cors: { allowedOrigins: twice } })).toThrow(/duplicate/);
+    });
+  });
+
   describe("the data key", () => {
     it("when SVC_DATA_KEY is 32 bytes of base64, it is the inline key; a secret id names the AWS secret", () => {
       const key = Buffer.alloc(32, 7).toString("base64");

@@ -2,11 +2,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { setEnvDefaults } from "../../lib/config";
 import { freePort } from "../../lib/local/dynamodb-local";
-import { createGateway } from "../../lib/local/gateway";
+import { createGateway, type GatewayOptions } from "../../lib/local/gateway";
 
 /** Serves the local gateway on a free port for the calling test file; returns its base URL. */
-export function useGateway(): () => string {
-  const gateway = createGateway();
+export function useGateway(options: GatewayOptions = {}): () => string {
+  const gateway = createGateway(options);
   let base = "";
   beforeAll(async () => {
     await new Promise<void>((done) => gateway.listen(0, "127.0.0.1", () => done()));
