@@ -32,7 +32,8 @@ export async function rotateSigningKeys(
   const at = options.at ?? Math.floor(Date.now() / 1000);
   const live = (await store.listPublic()).filter((k) => k.retireAt === undefined);
   const key = await generateSigningKey(at);
-  const activatesAt = options.now ? at : at + ACTIVATION_DELAY_SECONDS;
+  // With no live key (first deploy) nothing signs meanwhile: the first key signs at once.
+  const activatesAt = options.now || live.length === 0 ? at : at + ACTIVATION_DELAY_SECONDS;
   // The old keys may sign until the new one activates, and a container that read them
   // just before may keep signing with them for its cache time.
   const retireAt = activatesAt + CACHE_SECONDS + accessTtlSeconds + SKEW_SECONDS;

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
 import { services } from "../../../lib/container";
+import type { SigningKeyStore } from "../../../lib/store/signing-keys";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
 import { CACHE_SECONDS, createKeyRing, JWKS_MAX_AGE_SECONDS } from "../../../lib/tokens/key-ring";
 import { ACTIVATION_DELAY_SECONDS, rotateOnSchedule, rotateSigningKeys } from "../../../lib/tokens/rotation";
@@ -173,6 +174,20 @@ describe("signing key rotation", () => {
     expect(result).toMatchObject({ job: "key-rotation", kid: expect.any(String) });
     const stored = (await signingKeys.listPublic()).find((k) => "kid" in result && k.kid === result.kid);
     expect((stored?.activatesAt ?? 0) - Date.now() / 1000).toBeGreaterThan(JWKS_MAX_AGE_SECONDS + CACHE_SECONDS);
+  });
+
+  it("when there is no key yet (first deploy), the first key signs at once", async () => {
+    const written: number[] = [];
+    const empty = {
+      listPublic: async () => [],
+      rotate: async (key: { activatesAt?: number }) => {
+        written.push(key.activatesAt ?? Number.NaN);
+        return true;
+      },
+    } as unknown as SigningKeyStore;
+    const first = await rotateSigningKeys(empty, 60, { at: 1000 });
+    expect(first.activatesAt).toBe(1000);
+    expect(written).toEqual([1000]);
   });
 
   it("when two rotations race, one of them writes and the other writes nothing", async () => {
