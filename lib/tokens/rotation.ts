@@ -31,6 +31,13 @@ export async function rotateSigningKeys(
 ): Promise<Rotation> {
   const at = options.at ?? Math.floor(Date.now() / 1000);
   const live = (await store.listPublic()).filter((k) => k.retireAt === undefined);
+  // The old key signs until the pending one activates; a second staged rotation would
+  // make it sign past the retirement that the first one set.
+  const pending = live.find((k) => (k.activatesAt ?? k.createdAt) > at);
+  if (pending && !options.now) {
+    const when = new Date((pending.activatesAt ?? pending.createdAt) * 1000).toISOString();
+    throw new Error(`key ${pending.kid} signs from ${when}: rotate after that, or now with --now`);
+  }
   const key = await generateSigningKey(at);
   // With no live key (first deploy) nothing signs meanwhile: the first key signs at once.
   const activatesAt = options.now || live.length === 0 ? at : at + ACTIVATION_DELAY_SECONDS;

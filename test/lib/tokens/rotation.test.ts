@@ -98,6 +98,8 @@ describe("signing key rotation", () => {
 
   it("when keys rotate, tokens of the old key keep verifying until the last one it signed has expired", async () => {
     const { signingKeys } = services();
+    // No key waiting to activate: an emergency rotation retires any.
+    await rotateSigningKeys(signingKeys, 60, { now: true });
     const ttl = config().settings.tokens.accessTtlSeconds;
     const t0 = Math.floor(Date.now() / 1000);
     const old = await createAccessTokens(
@@ -141,6 +143,7 @@ describe("signing key rotation", () => {
 
   it("when a retired key's time has passed, it leaves JWKS and its tokens are refused", async () => {
     const { signingKeys } = services();
+    await rotateSigningKeys(signingKeys, 60, { now: true });
     const ring = createKeyRing(signingKeys);
     const tokens = createAccessTokens(ring, ISSUER);
     const issued = await tokens.issue(claims);
@@ -162,6 +165,7 @@ describe("signing key rotation", () => {
     const first = await rotateOnSchedule(signingKeys, 60, t0);
     expect(first?.activatesAt).toBe(t0 + ACTIVATION_DELAY_SECONDS);
     await expect(rotateOnSchedule(signingKeys, 60, t0 + 1)).resolves.toBeUndefined();
+    await expect(rotateSigningKeys(signingKeys, 60, { at: t0 + 1 })).rejects.toThrow(/signs from .* --now/);
     const next = await rotateOnSchedule(signingKeys, 60, t0 + ACTIVATION_DELAY_SECONDS);
     expect(next?.retired).toContain(first?.kid);
   });
