@@ -31,7 +31,12 @@ commands:
   clients delete --id ID          delete an application
   clients release-dynamic --app APP [--count N]
       release free dynamic client ids (dyn~APP~...) for registration's bindDynClient
-  keys rotate                     add a signing key; the previous ones verify until their tokens expire
+  keys rotate [--now]             publish a new signing key; it signs after 7 minutes, once every
+                                  JWKS cache (max-age 300 s) and function key cache has it. The
+                                  previous keys sign until then and verify until their tokens expire.
+                                  On AWS the stack rotates on a schedule (keyRotationDays).
+      --now: emergency rotation (e.g. a leaked key): the new key signs at once, and verifiers
+      still holding the older JWKS refuse its tokens until they reread it (up to 5 minutes)
   users import FILE [--concurrency N]
       create accounts from a JSON-lines file (one account per line, optional "password")
 
@@ -63,6 +68,7 @@ const OPTIONS = {
   concurrency: { type: "string" },
   app: { type: "string" },
   count: { type: "string" },
+  now: { type: "boolean" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -88,7 +94,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "clients list": { options: ["json"], positionals: [] },
   "clients delete": { options: ["id"], positionals: [] },
   "clients release-dynamic": { options: ["app", "count"], positionals: [] },
-  "keys rotate": { options: [], positionals: [] },
+  "keys rotate": { options: ["now"], positionals: [] },
   "users import": { options: ["concurrency"], positionals: ["FILE"] },
 };
 
@@ -228,11 +234,17 @@ function parseCount(values: Values): number {
   return value;
 }
 
-async function keysRotate(): Promise<number> {
-  const { kid, retired } = await rotateSigningKeys(services().signingKeys, config().settings.tokens.accessTtlSeconds);
+async function keysRotate(now: boolean): Promise<number> {
+  const { kid, activatesAt, retired, retireAt } = await rotateSigningKeys(
+    services().signingKeys,
+    config().settings.tokens.accessTtlSeconds,
+    { now },
+  );
+  const time = (seconds: number) => new Date(seconds * 1000).toISOString();
   out(`new signing key: ${kid}`);
+  out(`signs from: ${time(activatesAt)}${now ? " (now: verifiers with an older JWKS refuse its tokens)" : ""}`);
   out(`retired: ${retired.length > 0 ? retired.join(" ") : "none"}`);
-  if (retired.length > 0) out("retired keys stay in JWKS until the tokens they signed have expired");
+  if (retired.length > 0) out(`retired keys sign until then and stay in JWKS until ${time(retireAt)}`);
   return 0;
 }
 
@@ -369,7 +381,7 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
       return { table, run: () => clientsReleaseDynamic(app, count) };
     }
     case "keys rotate":
-      return { table, run: () => keysRotate() };
+      return { table, run: () => keysRotate(values.now === true) };
     default: {
       const path = resolve(rest[0]);
       const concurrency = parseConcurrency(values);

@@ -22,7 +22,7 @@ import {
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
-import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
@@ -148,6 +148,17 @@ export class SvcIdentityStack extends Stack {
     this.functions = Object.fromEntries(
       FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson, props.mailFrom)]),
     ) as Record<FunctionName, NodejsFunction>;
+
+    // Staged signing-key rotation (lib/tokens/rotation.ts) every tokens.keyRotationDays.
+    const settings = parseSettings(props.settingsJson === undefined ? {} : JSON.parse(props.settingsJson));
+    if (settings.tokens.keyRotationDays > 0) {
+      new Rule(this, "KeyRotationSchedule", {
+        schedule: Schedule.rate(Duration.days(settings.tokens.keyRotationDays)),
+        targets: [
+          new LambdaFunction(this.functions.jobs, { event: RuleTargetInput.fromObject({ job: "key-rotation" }) }),
+        ],
+      });
+    }
 
     // One integration per function, shared by all of its routes. One invoke permission
     // per function (not per route): a route reaches a function only through that

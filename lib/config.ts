@@ -44,7 +44,8 @@ export interface ServiceSettings {
   };
   codes: { length: number; ttlSeconds: number; attempts: number };
   registration: { createBeforeConfirm: boolean };
-  tokens: { accessTtlSeconds: number; refreshTtlSeconds: number };
+  /** keyRotationDays: the period of the stack's scheduled signing-key rotation; 0, none. */
+  tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; keyRotationDays: number };
   fedToken: { minLifetimeSeconds: number };
   inactivity: { lockAfterDays: number };
   defaultLanguage: "ru" | "en";
@@ -109,7 +110,7 @@ export const defaultSettings: ServiceSettings = {
   },
   codes: { length: 6, ttlSeconds: 600, attempts: 3 },
   registration: { createBeforeConfirm: false },
-  tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000 },
+  tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000, keyRotationDays: 30 },
   fedToken: { minLifetimeSeconds: 30 },
   inactivity: { lockAfterDays: 0 },
   defaultLanguage: "ru",

@@ -57,6 +57,7 @@ export const settingsSchema = {
       properties: {
         accessTtlSeconds: { type: "integer", minimum: 60, maximum: 86400 },
         refreshTtlSeconds: { type: "integer", minimum: 60 },
+        keyRotationDays: { type: "integer", minimum: 0, maximum: 365 },
       },
     },
     fedToken: {

@@ -11,6 +11,7 @@ import { authorizationCodeGrant } from "../domain/oidc/code-grant";
 import { verifyTotp } from "../domain/security/totp-generators";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
+import { JWKS_MAX_AGE_SECONDS } from "../tokens/key-ring";
 import { oauthError, tokenError } from "./schemas";
 
 /** Form fields of the token endpoint; grant-specific rules are checked by the grant. */
@@ -217,7 +218,9 @@ const jwks = route({
       },
     },
   },
-  handler: async () => jsonResult(200, await services().keyRing.jwks(), { "cache-control": "public, max-age=300" }),
+  // Key rotation waits this long before a new key signs (lib/tokens/rotation.ts).
+  handler: async () =>
+    jsonResult(200, await services().keyRing.jwks(), { "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}` }),
 });
 
 const qrStart = route({

@@ -1,13 +1,15 @@
-import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { JWK } from "jose";
 import type { StoreDeps } from "./accounts";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { transactUnlessRefused } from "./transact";
 
 export interface SigningKeyRecord {
   kid: string;
   publicJwk: JWK;
   createdAt: number;
+  /** When the key starts signing; published before, so that caches hold it by then. Absent: `createdAt`. */
+  activatesAt?: number;
   /** Set once rotated out: the key stops signing and leaves JWKS after this time. */
   retireAt?: number;
 }
@@ -23,7 +25,7 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
       TableName: tableName,
       KeyConditionExpression: "PK = :pk",
       ExpressionAttributeValues: { ":pk": keys.signingKeysPartition },
-      ProjectionExpression: withSecrets ? undefined : "kid, publicJwk, createdAt, retireAt",
+      ProjectionExpression: withSecrets ? undefined : "kid, publicJwk, createdAt, activatesAt, retireAt",
       ConsistentRead: true,
     });
   }
@@ -34,6 +36,7 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
         kid: item.kid as string,
         publicJwk: item.publicJwk as JWK,
         createdAt: item.createdAt as number,
+        activatesAt: item.activatesAt as number | undefined,
         retireAt: item.retireAt as number | undefined,
       }));
     },
@@ -44,33 +47,37 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
         publicJwk: item.publicJwk as JWK,
         privateJwk: item.privateJwk as JWK,
         createdAt: item.createdAt as number,
+        activatesAt: item.activatesAt as number | undefined,
         retireAt: item.retireAt as number | undefined,
       }));
     },
 
-    async add(key: SigningKeyWithSecret): Promise<void> {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: itemOf(ENTITY.signingKey, keys.signingKey(key.kid), key),
-          // kids are random; a collision must fail rather than replace a live key.
-          ConditionExpression: "attribute_not_exists(PK)",
-        }),
-      );
-    },
-
-    /** Marks a key retired; TTL removes the item a day after it leaves JWKS. */
-    async retire(kid: string, retireAt: number): Promise<void> {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.signingKey(kid),
-          UpdateExpression: "SET retireAt = :at, expiresAt = :gone",
-          // Only a key that is still active is retired; an earlier retirement stands.
-          ConditionExpression: "attribute_exists(PK) AND attribute_not_exists(retireAt)",
-          ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },
-        }),
-      );
+    /**
+     * Adds the next key and retires the given ones in one transaction. False when one of
+     * them was retired meanwhile (a concurrent rotation): nothing is written.
+     */
+    async rotate(key: SigningKeyWithSecret, retiring: string[], retireAt: number): Promise<boolean> {
+      return transactUnlessRefused(client, [
+        {
+          Put: {
+            TableName: tableName,
+            Item: itemOf(ENTITY.signingKey, keys.signingKey(key.kid), key),
+            // kids are random; a collision must fail rather than replace a live key.
+            ConditionExpression: "attribute_not_exists(PK)",
+          },
+        },
+        ...retiring.map((kid) => ({
+          Update: {
+            TableName: tableName,
+            Key: keys.signingKey(kid),
+            // TTL removes the item a day after it leaves JWKS.
+            UpdateExpression: "SET retireAt = :at, expiresAt = :gone",
+            // Only a key that is still active is retired; an earlier retirement stands.
+            ConditionExpression: "attribute_exists(PK) AND attribute_not_exists(retireAt)",
+            ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },
+          },
+        })),
+      ]);
     },
   };
 }

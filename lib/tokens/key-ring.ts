@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import type { SigningKeyStore } from "../store/signing-keys";
+import type { SigningKeyStore, SigningKeyWithSecret } from "../store/signing-keys";
 
 export const SIGNING_ALG = "ES256";
 
 /** Signing keys change rarely; a container rereads them this often. */
-const CACHE_SECONDS = 60;
+export const CACHE_SECONDS = 60;
+/** JWKS `cache-control: max-age`: how long verifiers may keep the published keys. */
+export const JWKS_MAX_AGE_SECONDS = 300;
 /** Unknown kids trigger a reread at most this often, so forged kids cannot flood storage. */
 const UNKNOWN_KID_REFRESH_SECONDS = 5;
 
@@ -19,16 +21,21 @@ export async function generateSigningKey(now: number) {
 
 interface Loaded {
   at: number;
-  /** Only when the load read the private keys (`signingKey`). */
-  signing?: { kid: string; key: CryptoKey };
+  /**
+   * Only when the load read the private keys (`signingKey`): the newest key already
+   * active and any published to activate later, newest first, so that a key starts
+   * signing at its time without waiting for the next read.
+   */
+  signing?: { kid: string; key: CryptoKey; activatesAt: number }[];
   verifying: Map<string, { key: CryptoKey; retireAt?: number }>;
   jwks: JWK[];
   withSecrets: boolean;
 }
 
 /**
- * The container's view of the signing keys: the newest active key signs, every key
- * not yet past its retirement verifies and is published in JWKS. Verification and JWKS
+ * The container's view of the signing keys: the newest key past its activation signs,
+ * every key not yet past its retirement verifies and is published in JWKS (a key is
+ * published before it activates, so verifiers' caches hold it when its tokens arrive). Verification and JWKS
  * read the public halves only; the private keys are read, and the signing key imported,
  * the first time this container signs (the token function), never where tokens are only
  * checked.
@@ -44,11 +51,22 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
     const live = records.filter((r) => r.retireAt === undefined || r.retireAt > now);
     const imported = await Promise.all(live.map((r) => importJWK(r.publicJwk, SIGNING_ALG) as Promise<CryptoKey>));
     const verifying = new Map(live.map((r, i) => [r.kid, { key: imported[i], retireAt: r.retireAt }]));
-    const active = live.filter((r) => r.retireAt === undefined).sort((a, b) => b.createdAt - a.createdAt)[0];
-    const privateJwk = active && "privateJwk" in active ? (active.privateJwk as JWK) : undefined;
+    const byActivation = live
+      .map((r) => ({ record: r, activatesAt: r.activatesAt ?? r.createdAt }))
+      .sort((a, b) => b.activatesAt - a.activatesAt);
+    const firstActive = byActivation.findIndex((k) => k.activatesAt <= now);
+    const candidates = firstActive < 0 ? byActivation : byActivation.slice(0, firstActive + 1);
     return {
       at: now,
-      signing: privateJwk && { kid: active.kid, key: (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey },
+      signing: withSecrets
+        ? await Promise.all(
+            candidates.map(async ({ record, activatesAt }) => ({
+              kid: record.kid,
+              key: (await importJWK((record as SigningKeyWithSecret).privateJwk, SIGNING_ALG)) as CryptoKey,
+              activatesAt,
+            })),
+          )
+        : undefined,
       verifying,
       jwks: live.map((r) => r.publicJwk),
       withSecrets,
@@ -79,8 +97,10 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
   return {
     async signingKey(): Promise<{ kid: string; key: CryptoKey }> {
       const state = await current({ withSecrets: true });
-      if (!state.signing) throw new Error("no active signing key: run `svc-admin keys rotate`");
-      return state.signing;
+      const now = clock();
+      const signing = state.signing?.find((k) => k.activatesAt <= now);
+      if (!signing) throw new Error("no active signing key: run `svc-admin keys rotate --now`");
+      return { kid: signing.kid, key: signing.key };
     },
 
     /** The verification key for a kid, or undefined when no live key has it. */

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, it, vi } from "vitest";
 import { services } from "../../lib/container";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
+import { createKeyRing, JWKS_MAX_AGE_SECONDS } from "../../lib/tokens/key-ring";
 import { uniqueId } from "../support/fixtures";
 
 // Each case starts the real CLI several times (about a second each on an idle machine);
@@ -170,18 +171,32 @@ describe.concurrent("svc-admin clients release-dynamic", () => {
   });
 });
 
-describe.concurrent("svc-admin keys", () => {
-  it("when keys are rotated, JWKS publishes the new key and keeps the retired one", async ({ expect }) => {
+// One after the other: concurrent rotations refuse each other.
+describe("svc-admin keys", () => {
+  it("when keys are rotated, JWKS publishes the new key at once and it signs only after the caches' time", async ({
+    expect,
+  }) => {
     const before = (await services().keyRing.jwks()).keys.map((k) => k.kid);
     expect(before.length).toBeGreaterThan(0);
     const run = await svcAdmin("keys", "rotate");
     expect(run.code).toBe(0);
     const kid = /new signing key: (\S+)/.exec(run.stdout)?.[1] ?? "";
-    const retired = (/retired: (.+)/.exec(run.stdout)?.[1] ?? "").split(" ");
-    expect(retired).toEqual(expect.arrayContaining(before));
+    const signsFrom = Date.parse(/signs from: (\S+)/.exec(run.stdout)?.[1] ?? "") / 1000;
+    expect(signsFrom - Date.now() / 1000).toBeGreaterThan(JWKS_MAX_AGE_SECONDS);
     services().keyRing.invalidate();
-    const after = (await services().keyRing.jwks()).keys.map((k) => k.kid);
-    expect(after).toEqual(expect.arrayContaining([kid, ...before]));
+    expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toContain(kid);
+    expect((await services().keyRing.signingKey()).kid).not.toBe(kid);
+    const later = createKeyRing(services().signingKeys, () => signsFrom);
+    expect((await later.signingKey()).kid).toBe(kid);
+  });
+
+  it("when keys are rotated with --now (emergency), the new key signs at once", async ({ expect }) => {
+    const run = await svcAdmin("keys", "rotate", "--now");
+    expect(run.code).toBe(0);
+    const kid = /new signing key: (\S+)/.exec(run.stdout)?.[1] ?? "";
+    const retired = (/retired: (.+)/.exec(run.stdout)?.[1] ?? "").split(" ");
+    services().keyRing.invalidate();
+    expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, ...retired]));
     expect((await services().keyRing.signingKey()).kid).toBe(kid);
   });
 });

@@ -121,6 +121,31 @@ describe("Lambda functions", () => {
   });
 });
 
+describe("scheduled jobs", () => {
+  type RuleProps = { ScheduleExpression: string; Targets: { Arn: unknown; Input?: string }[] };
+  const jobsArn = () => ({ "Fn::GetAtt": [logicalId(stack.functions.jobs), "Arn"] });
+
+  it("when deployed with default settings, it rotates the signing keys every 30 days through the jobs function", () => {
+    const rules = resources<RuleProps>("AWS::Events::Rule");
+    expect(rules.map((r) => r.Properties.ScheduleExpression).sort()).toEqual(["cron(30 2 * * ? *)", "rate(30 days)"]);
+    const rotation = rules.find((r) => r.Properties.ScheduleExpression === "rate(30 days)");
+    expect(rotation?.Properties.Targets).toEqual([
+      expect.objectContaining({ Arn: jobsArn(), Input: JSON.stringify({ job: "key-rotation" }) }),
+    ]);
+  });
+
+  it("when tokens.keyRotationDays is set, it is the rotation period, and 0 turns the schedule off", () => {
+    const expressions = (settings: object) =>
+      resources<RuleProps>(
+        "AWS::Events::Rule",
+        {},
+        synthesize({ settingsJson: JSON.stringify(settings) }).template,
+      ).map((r) => r.Properties.ScheduleExpression);
+    expect(expressions({ tokens: { keyRotationDays: 7 } })).toContain("rate(7 days)");
+    expect(expressions({ tokens: { keyRotationDays: 0 } })).toEqual(["cron(30 2 * * ? *)"]);
+  });
+});
+
 describe("DynamoDB table", () => {
   it("when its shape is read, it has the keys, GSI1, TTL and billing of lib/store/table-definition", () => {
     template.resourceCountIs("AWS::DynamoDB::GlobalTable", 1);

@@ -1,46 +1,213 @@
-import { decodeProtectedHeader } from "jose";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { config } from "../../../lib/config";
 import { services } from "../../../lib/container";
+import type { SigningKeyStore } from "../../../lib/store/signing-keys";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
-import { createKeyRing } from "../../../lib/tokens/key-ring";
-import { rotateSigningKeys } from "../../../lib/tokens/rotation";
+import { CACHE_SECONDS, createKeyRing, JWKS_MAX_AGE_SECONDS } from "../../../lib/tokens/key-ring";
+import { ACTIVATION_DELAY_SECONDS, rotateOnSchedule, rotateSigningKeys } from "../../../lib/tokens/rotation";
+
+const ISSUER = "svc-identity";
+const claims = { sub: "app", clientId: "app", scopes: ["svc_groups"], ttlSeconds: 60 };
+const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+
+/** A JWKS endpoint answering as the service would at the time `at()` returns. */
+async function jwksEndpoint(at: () => number) {
+  const server = createServer(async (_request, response) => {
+    const body = JSON.stringify(await createKeyRing(services().signingKeys, at).jwks());
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`,
+    });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`);
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
 
 describe("signing key rotation", () => {
-  it("when keys rotate, new tokens use the new key and tokens of the old key stay valid until they expire", async () => {
+  it("when a verifier cached the JWKS just before a staged rotation, it accepts every token issued afterwards", async () => {
     const { signingKeys } = services();
     const ttl = config().settings.tokens.accessTtlSeconds;
-    const before = createAccessTokens(createKeyRing(signingKeys), "svc-identity");
-    const old = await before.issue({ sub: "app", clientId: "app", scopes: ["svc_groups"], ttlSeconds: 60 });
+    const t0 = Math.floor(Date.now() / 1000);
+    let servedAt = t0;
+    const endpoint = await jwksEndpoint(() => servedAt);
+    try {
+      // A function container that read the keys just before the rotation, on its own clock.
+      let containerAt = t0;
+      const container = createAccessTokens(
+        createKeyRing(signingKeys, () => containerAt),
+        ISSUER,
+      );
+      const before = await container.issue(claims);
+      // As integrators use it, but never rereading within the max-age, not even for an
+      // unknown kid: the longest the published max-age lets a verifier keep the keys.
+      const cached = createRemoteJWKSet(endpoint.url, {
+        cacheMaxAge: JWKS_MAX_AGE_SECONDS * 1000,
+        cooldownDuration: JWKS_MAX_AGE_SECONDS * 1000,
+      });
+      await jwtVerify(before.token, cached);
 
-    const { kid, retired } = await rotateSigningKeys(signingKeys, ttl);
-    expect(retired).toContain(decodeProtectedHeader(old.token).kid);
+      const rotation = await rotateSigningKeys(signingKeys, ttl, { at: t0 });
+      expect(rotation.retired).toContain(kidOf(before.token));
+      expect(rotation.activatesAt).toBe(t0 + ACTIVATION_DELAY_SECONDS);
 
-    // A container started after the rotation.
-    const ring = createKeyRing(signingKeys);
-    const after = createAccessTokens(ring, "svc-identity");
-    const fresh = await after.issue({ sub: "app", clientId: "app", scopes: ["svc_groups"], ttlSeconds: 60 });
-    expect(decodeProtectedHeader(fresh.token).kid).toBe(kid);
-    await expect(after.verify(old.token)).resolves.toMatchObject({ sub: "app" });
-    const published = (await ring.jwks()).keys.map((k) => k.kid);
-    expect(published).toEqual(expect.arrayContaining([kid, ...retired]));
+      // Until the new key activates, the container and any container started since
+      // sign with the key the verifier holds.
+      for (const offset of [
+        0,
+        CACHE_SECONDS - 1,
+        CACHE_SECONDS + 1,
+        JWKS_MAX_AGE_SECONDS,
+        ACTIVATION_DELAY_SECONDS - 1,
+      ]) {
+        containerAt = t0 + offset;
+        const fromContainer = await container.issue(claims);
+        const fresh = await createAccessTokens(
+          createKeyRing(signingKeys, () => t0 + offset),
+          ISSUER,
+        ).issue(claims);
+        for (const { token } of [fromContainer, fresh]) {
+          expect(kidOf(token), `signed at +${offset} s`).toBe(kidOf(before.token));
+          await expect(jwtVerify(token, cached)).resolves.toBeDefined();
+        }
+      }
 
-    const stored = await signingKeys.listPublic();
-    const retiredRecord = stored.find((k) => k.kid === retired[0]);
-    expect(retiredRecord?.retireAt).toBeGreaterThan(Date.now() / 1000 + ttl);
+      // From its activation the new key signs; by then the max-age has passed and every
+      // verifier reread a JWKS published after the rotation, which lists the new key.
+      containerAt = rotation.activatesAt;
+      const after = await container.issue(claims);
+      expect(kidOf(after.token)).toBe(rotation.kid);
+      servedAt = t0 + JWKS_MAX_AGE_SECONDS;
+      const reread = createRemoteJWKSet(endpoint.url, { cooldownDuration: JWKS_MAX_AGE_SECONDS * 1000 });
+      await expect(jwtVerify(after.token, reread)).resolves.toBeDefined();
+      await expect(jwtVerify(before.token, reread)).resolves.toBeDefined();
+
+      // An emergency rotation signs at once: the verifier holding the older JWKS refuses.
+      const emergency = await rotateSigningKeys(signingKeys, ttl, { now: true });
+      const leaked = await createAccessTokens(createKeyRing(signingKeys), ISSUER).issue(claims);
+      expect(kidOf(leaked.token)).toBe(emergency.kid);
+      await expect(jwtVerify(leaked.token, cached)).rejects.toMatchObject({ code: "ERR_JWKS_NO_MATCHING_KEY" });
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it("when keys rotate, tokens of the old key keep verifying until the last one it signed has expired", async () => {
+    const { signingKeys } = services();
+    // No key waiting to activate: an emergency rotation retires any.
+    await rotateSigningKeys(signingKeys, 60, { now: true });
+    const ttl = config().settings.tokens.accessTtlSeconds;
+    const t0 = Math.floor(Date.now() / 1000);
+    const old = await createAccessTokens(
+      createKeyRing(signingKeys, () => t0),
+      ISSUER,
+    ).issue({
+      ...claims,
+      ttlSeconds: ttl,
+    });
+    const oldKid = kidOf(old.token);
+    const rotation = await rotateSigningKeys(signingKeys, ttl, { at: t0 });
+
+    // The old key may sign until the new one activates, plus a container's cache time.
+    const lastExpiry = rotation.activatesAt + CACHE_SECONDS + ttl;
+    let servedAt = t0 + ttl - 1;
+    const endpoint = await jwksEndpoint(() => servedAt);
+    try {
+      const verifier = () => createRemoteJWKSet(endpoint.url);
+      await expect(
+        jwtVerify(old.token, verifier(), { currentDate: new Date((t0 + ttl - 1) * 1000) }),
+      ).resolves.toBeDefined();
+      for (const at of [t0 + ttl - 1, lastExpiry]) {
+        const published = (await createKeyRing(signingKeys, () => at).jwks()).keys.map((k) => k.kid);
+        expect(published).toEqual(expect.arrayContaining([oldKid, rotation.kid]));
+      }
+      // Verification inside the service, seen from just before the expiry of `old`.
+      const service = createAccessTokens(
+        createKeyRing(signingKeys, () => t0 + ttl - 1),
+        ISSUER,
+      );
+      await expect(service.verify(old.token)).resolves.toMatchObject({ sub: "app" });
+
+      servedAt = rotation.retireAt + 1;
+      const published = (await createKeyRing(signingKeys, () => servedAt).jwks()).keys.map((k) => k.kid);
+      expect(published).not.toContain(oldKid);
+      expect(published).toContain(rotation.kid);
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it("when a retired key's time has passed, it leaves JWKS and its tokens are refused", async () => {
     const { signingKeys } = services();
+    await rotateSigningKeys(signingKeys, 60, { now: true });
     const ring = createKeyRing(signingKeys);
-    const tokens = createAccessTokens(ring, "svc-identity");
-    const issued = await tokens.issue({ sub: "app", clientId: "app", scopes: ["svc_groups"], ttlSeconds: 60 });
+    const tokens = createAccessTokens(ring, ISSUER);
+    const issued = await tokens.issue(claims);
     await rotateSigningKeys(signingKeys, 60);
+    const kid = kidOf(issued.token);
+    const retireAt = (await signingKeys.listPublic()).find((k) => k.kid === kid)?.retireAt ?? Number.NaN;
     // Seen from a clock past the retirement of the key that signed `issued`.
-    const future = createKeyRing(signingKeys, () => Date.now() / 1000 + 3600);
-    const later = createAccessTokens(future, "svc-identity");
-    const kid = decodeProtectedHeader(issued.token).kid;
+    const future = createKeyRing(signingKeys, () => retireAt + 1);
+    const later = createAccessTokens(future, ISSUER);
     expect((await future.jwks()).keys.map((k) => k.kid)).not.toContain(kid);
     await expect(later.verify(issued.token)).rejects.toMatchObject({ error: "bad_access_token" });
+  });
+
+  it("when the schedule runs while a published key has not started signing, it does not rotate again", async () => {
+    const { signingKeys } = services();
+    // No key waiting to activate: an emergency rotation retires any.
+    await rotateSigningKeys(signingKeys, 60, { now: true });
+    const t0 = Math.floor(Date.now() / 1000);
+    const first = await rotateOnSchedule(signingKeys, 60, t0);
+    expect(first?.activatesAt).toBe(t0 + ACTIVATION_DELAY_SECONDS);
+    await expect(rotateOnSchedule(signingKeys, 60, t0 + 1)).resolves.toBeUndefined();
+    await expect(rotateSigningKeys(signingKeys, 60, { at: t0 + 1 })).rejects.toThrow(/signs from .* --now/);
+    const next = await rotateOnSchedule(signingKeys, 60, t0 + ACTIVATION_DELAY_SECONDS);
+    expect(next?.retired).toContain(first?.kid);
+  });
+
+  it("when the jobs function runs the key-rotation job, it publishes a key that signs after the delay", async () => {
+    const { signingKeys } = services();
+    await rotateSigningKeys(signingKeys, 60, { now: true });
+    const { handler } = await import("../../../functions/jobs");
+    const result = await handler({ job: "key-rotation" });
+    expect(result).toMatchObject({ job: "key-rotation", kid: expect.any(String) });
+    const stored = (await signingKeys.listPublic()).find((k) => "kid" in result && k.kid === result.kid);
+    expect((stored?.activatesAt ?? 0) - Date.now() / 1000).toBeGreaterThan(JWKS_MAX_AGE_SECONDS + CACHE_SECONDS);
+  });
+
+  it("when there is no key yet (first deploy), the first key signs at once", async () => {
+    const written: number[] = [];
+    const empty = {
+      listPublic: async () => [],
+      rotate: async (key: { activatesAt?: number }) => {
+        written.push(key.activatesAt ?? Number.NaN);
+        return true;
+      },
+    } as unknown as SigningKeyStore;
+    const first = await rotateSigningKeys(empty, 60, { at: 1000 });
+    expect(first.activatesAt).toBe(1000);
+    expect(written).toEqual([1000]);
+  });
+
+  it("when two rotations race, one of them writes and the other writes nothing", async () => {
+    const { signingKeys } = services();
+    const results = await Promise.allSettled([
+      rotateSigningKeys(signingKeys, 60, { now: true }),
+      rotateSigningKeys(signingKeys, 60, { now: true }),
+    ]);
+    const done = results.filter((r) => r.status === "fulfilled");
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    const kids = new Set((await signingKeys.listPublic()).map((k) => k.kid));
+    for (const r of results) {
+      if (r.status === "fulfilled") expect(kids).toContain(r.value.kid);
+      else expect(String(r.reason)).toContain("nothing was written");
+    }
+    // At most one key is left active.
+    expect((await signingKeys.listPublic()).filter((k) => k.retireAt === undefined)).toHaveLength(1);
   });
 });
