@@ -45,6 +45,8 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
   let loading: Promise<Loaded> | undefined;
   let lastUnknownRefresh = 0;
 
+  const retiredRank = (r: { retireAt?: number }) => (r.retireAt === undefined ? 0 : 1);
+
   async function load(withSecrets: boolean): Promise<Loaded> {
     const now = clock();
     const records = withSecrets ? await store.listWithSecrets() : await store.listPublic();
@@ -53,7 +55,8 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
     const verifying = new Map(live.map((r, i) => [r.kid, { key: imported[i], retireAt: r.retireAt }]));
     const byActivation = live
       .map((r) => ({ record: r, activatesAt: r.activatesAt ?? r.createdAt }))
-      .sort((a, b) => b.activatesAt - a.activatesAt);
+      // Two rotations within one second activate together: the one that retired the other signs.
+      .sort((a, b) => b.activatesAt - a.activatesAt || retiredRank(a.record) - retiredRank(b.record));
     const firstActive = byActivation.findIndex((k) => k.activatesAt <= now);
     const candidates = firstActive < 0 ? byActivation : byActivation.slice(0, firstActive + 1);
     return {

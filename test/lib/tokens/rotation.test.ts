@@ -96,6 +96,23 @@ describe("signing key rotation", () => {
     }
   });
 
+  it("when emergency rotations land within one second, the key of the last one signs", async () => {
+    const { signingKeys } = services();
+    const at = Math.floor(Date.now() / 1000);
+    // Several, so the store's order of keys that activate together cannot pick the last by chance.
+    let second = await rotateSigningKeys(signingKeys, 60, { now: true, at });
+    for (let i = 0; i < 4; i++) {
+      const first = second;
+      second = await rotateSigningKeys(signingKeys, 60, { now: true, at });
+      expect(second.retired).toContain(first.kid);
+    }
+    const token = await createAccessTokens(
+      createKeyRing(signingKeys, () => at),
+      ISSUER,
+    ).issue(claims);
+    expect(kidOf(token.token)).toBe(second.kid);
+  });
+
   it("when keys rotate, tokens of the old key keep verifying until the last one it signed has expired", async () => {
     const { signingKeys } = services();
     // No key waiting to activate: an emergency rotation retires any.
