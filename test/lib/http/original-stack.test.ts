@@ -51,7 +51,7 @@ describe("originalStack", () => {
   it("when frames are not in a bundle (node internals, TypeScript run by tsx), they stay as they are", () => {
     const stack = [
       "Error: x",
-      "    at handler (file:///work/main/lib/http/pipeline.ts:10:5)",
+      "    at handler (file:///srv/app/lib/http/pipeline.ts:10:5)",
       "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
     ].join("\n");
     expect(originalStack(stack)).toBe(stack);
