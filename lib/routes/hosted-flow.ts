@@ -2,9 +2,8 @@ import { config } from "../config";
 import { loginDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";
-import type { PasswordHash } from "../domain/credentials/password-hash";
 import { OAuthError, oauthDescription } from "../domain/errors";
-import { type LoginDeps, recordLogin } from "../domain/login/password-grant";
+import { type LoginDeps, type NewCredential, recordLogin } from "../domain/login/password-grant";
 import type { TakenAttempt } from "../domain/login/ports";
 import {
   AuthorizationError,
@@ -220,7 +219,7 @@ export async function signInBrowser(
     amr: string[];
     method: string;
     deps: LoginDeps;
-    newCredential?: { hash: PasswordHash; history: PasswordHash[] };
+    newCredential?: NewCredential;
     failuresOnRecord?: boolean;
     /** The password guess's attempt, given back in the commit. */
     attempt?: TakenAttempt;

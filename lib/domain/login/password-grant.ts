@@ -75,7 +75,7 @@ export function userScopes(client: ClientRecord, scope: unknown): string[] {
 /** A password sign-in that passed every check: what the login commit needs. */
 export interface AuthenticatedUser {
   account: Account;
-  newCredential?: { hash: PasswordHash; history: PasswordHash[] };
+  newCredential?: NewCredential;
   /** The attempt the guess took: the login's commit gives it back. */
   attempt: TakenAttempt;
 }
@@ -158,7 +158,7 @@ export async function authenticateUser(
       throw new OAuthError("invalid_grant", "the otp is not valid", "otp_invalid");
     }
   }
-  let newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined;
+  let newCredential: NewCredential | undefined;
   if (account.needPasswordChange) {
     if (typeof input.newPassword !== "string" || input.newPassword === "") {
       throw await refuse("a password change is required: send new_password", "password_change_required");
@@ -244,6 +244,19 @@ export interface LoginRecord {
   ttlSeconds?: number;
 }
 
+/** A new password set in the login (a forced change), with its history. */
+export type NewCredential = { hash: PasswordHash; history: PasswordHash[] };
+
+/** What a sign-in flow adds to the login's commit. */
+export interface LoginFlow {
+  method: string;
+  items: PendingWrite[];
+  /** False when the login's own read found no failure record: nothing to forget, one item less. */
+  failuresOnRecord?: boolean;
+  /** A password guess's attempt, given back in the commit. */
+  attempt?: TakenAttempt;
+}
+
 /**
  * One transaction: session, device, profile state, counters, consent, event (and a new
  * password, and whatever the sign-in flow must consume in the same breath, like a QR code).
@@ -255,14 +268,8 @@ export async function recordLogin(
   input: Pick<PasswordGrantInput, "uaId" | "ip" | "userAgent">,
   deps: LoginDeps,
   now: number,
-  newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
-  flow: {
-    method: string;
-    items: PendingWrite[];
-    failuresOnRecord?: boolean;
-    /** A password guess's attempt, given back in the commit. */
-    attempt?: TakenAttempt;
-  },
+  newCredential: NewCredential | undefined,
+  flow: LoginFlow,
 ): Promise<{ session: SessionRecord; uaId: string; refreshToken?: string; cookieSecret?: string }> {
   const known = input.uaId ? await deps.sessions.device(account.sub, input.uaId) : undefined;
   const uaId = known?.id ?? randomBytes(12).toString("base64url");
@@ -345,15 +352,8 @@ export async function signIn(
   input: Pick<PasswordGrantInput, "uaId" | "ip" | "userAgent">,
   deps: LoginDeps,
   now: number,
-  newCredential: { hash: PasswordHash; history: PasswordHash[] } | undefined,
-  flow: {
-    method: string;
-    items: PendingWrite[];
-    /** False when the login's own read found no failure record: nothing to forget, one item less. */
-    failuresOnRecord?: boolean;
-    /** A password guess's attempt, given back in the commit. */
-    attempt?: TakenAttempt;
-  } = { method: "password", items: [] },
+  newCredential: NewCredential | undefined,
+  flow: LoginFlow = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
   const { session, uaId, refreshToken } = await recordLogin(
     account,

@@ -32,15 +32,7 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
   const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
   if ("refused" in outcome) {
     if (outcome.refused === "reused") {
-      await deps.sessions.endSession(parsed.sub, parsed.sid);
-      await deps.events.record({
-        sbj: parsed.sub,
-        ts: now * 1000,
-        type: "session_revoked",
-        cId: client.clientId,
-        sid: parsed.sid,
-        result: "refresh_token_reuse",
-      });
+      await endReusedSession(deps, { sub: parsed.sub, sid: parsed.sid }, client.clientId, "refresh_token_reuse", now);
       throw new OAuthError("invalid_grant", "the refresh token was already used; the session has been ended");
     }
     throw new OAuthError("invalid_grant", "the session has ended");
@@ -63,4 +55,26 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
     scope: scopes.join(" "),
     refresh_token: next.token,
   };
+}
+
+/**
+ * A token presented twice (a refresh token, an authorization code) means one copy was
+ * stolen: the session it belongs to ends, and the revocation is a security event.
+ */
+export async function endReusedSession(
+  deps: Pick<LoginDeps, "sessions" | "events">,
+  session: { sub: string; sid: string },
+  clientId: string,
+  reason: "refresh_token_reuse" | "authorization_code_reuse",
+  now: number,
+): Promise<void> {
+  await deps.sessions.endSession(session.sub, session.sid);
+  await deps.events.record({
+    sbj: session.sub,
+    ts: now * 1000,
+    type: "session_revoked",
+    cId: clientId,
+    sid: session.sid,
+    result: reason,
+  });
 }

@@ -3,6 +3,7 @@ import type { ClientRecord } from "../clients/client";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
 import type { LoginDeps } from "../login/password-grant";
+import { endReusedSession } from "../login/refresh-grant";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { AuthorizationRequest } from "./authorization-request";
@@ -176,13 +177,5 @@ async function revokeFirstExchange(
   now: number,
 ): Promise<void> {
   if (!record.sid) return;
-  await deps.sessions.endSession(record.sub, record.sid);
-  await deps.events.record({
-    sbj: record.sub,
-    ts: now * 1000,
-    type: "session_revoked",
-    cId: client.clientId,
-    sid: record.sid,
-    result: "authorization_code_reuse",
-  });
+  await endReusedSession(deps, { sub: record.sub, sid: record.sid }, client.clientId, "authorization_code_reuse", now);
 }
