@@ -63,6 +63,11 @@ export interface ServiceSettings {
   clients: { cacheSeconds: number };
   /** Browser origins the HTTP API answers CORS for (lib/http/cors.ts); none by default. */
   cors: CorsSettings;
+  /**
+   * WebAuthn relying party (docs/passkeys.md). rpId: default the issuer's host; origins: web
+   * origins besides the issuer's where applications enrol or use passkeys.
+   */
+  passkeys: { rpId?: string; rpName: string; origins: string[] };
 }
 
 /**
@@ -121,6 +126,7 @@ export const defaultSettings: ServiceSettings = {
   audit: { retentionDays: 180 },
   clients: { cacheSeconds: 10 },
   cors: { allowedOrigins: [] },
+  passkeys: { rpName: "svc-identity", origins: [] },
 };
 
 /** The scope asked of a provider when its entry names none. */
@@ -179,6 +185,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     audit: { ...defaultSettings.audit, ...given.audit },
     clients: { ...defaultSettings.clients, ...given.clients },
     cors: corsSettings(given.cors),
+    passkeys: passkeySettings(given.passkeys),
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
@@ -235,6 +242,23 @@ function corsSettings(given: Partial<CorsSettings> | undefined): CorsSettings {
   return { allowedOrigins };
 }
 
+const DOMAIN_NAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+
+function passkeySettings(given: Partial<ServiceSettings["passkeys"]> | undefined): ServiceSettings["passkeys"] {
+  const settings = { ...defaultSettings.passkeys, ...given, origins: [...(given?.origins ?? [])] };
+  const found: string[] = [];
+  // Browsers refuse an IP address as RP ID, and a URL is a common slip.
+  if (settings.rpId !== undefined && (!DOMAIN_NAME.test(settings.rpId) || /^[0-9.]+$/.test(settings.rpId)))
+    found.push(`passkeys.rpId must be a domain name such as example.com, got "${settings.rpId}"`);
+  settings.origins.forEach((origin, i) => {
+    const problem = urlProblem(`passkeys.origins[${i}]`, origin);
+    if (problem) found.push(problem);
+    else if (new URL(origin).origin !== origin) found.push(`passkeys.origins[${i}] must be an origin (no path)`);
+  });
+  if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
+  return settings;
+}
+
 /** SVC_DATA_KEY: base64 of exactly 32 random bytes (`openssl rand -base64 32`). */
 function dataKeyFrom(env: Env): DataKeySource | undefined {
   if (env.SVC_DATA_KEY) {
@@ -277,6 +301,23 @@ export function loadConfig(env: Env): Config {
     logLevel,
     dataKey: dataKeyFrom(env),
     settings: parseSettings(readSettingsSource(env)),
+  };
+}
+
+/**
+ * The WebAuthn relying party: the configured RP ID or the issuer's host, and the origins that
+ * may run ceremonies (the issuer's, then the configured ones). `offered` is false while the
+ * RP ID is an IP address, which browsers refuse: the hosted pages then show no passkey button.
+ */
+export function relyingParty(cfg: Config) {
+  const issuer = URL.canParse(cfg.issuer) ? new URL(cfg.issuer) : undefined;
+  const { rpId, rpName, origins } = cfg.settings.passkeys;
+  const id = rpId ?? issuer?.hostname ?? "localhost";
+  return {
+    id,
+    name: rpName,
+    origins: [...new Set([...(issuer ? [issuer.origin] : []), ...origins])],
+    offered: !/^[0-9.]+$|^\[/.test(id),
   };
 }
 

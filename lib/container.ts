@@ -1,9 +1,10 @@
-import { config } from "./config";
+import { config, relyingParty } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
+import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { PasswordResetDeps } from "./domain/passwords/reset-password";
 import type { RegistrationDeps } from "./domain/registration/register";
@@ -22,6 +23,7 @@ import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { createLoginStore } from "./store/logins";
+import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
 import { createQrLoginStore } from "./store/qr-logins";
@@ -74,6 +76,7 @@ export const services = /* @__PURE__ */ once(() => {
     groups: createGroupStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
+    passkeys: createPasskeyStore(deps),
     properties: createPropertyStore(deps),
     securityQuestions: createSecurityQuestionStore(deps),
     consents: createConsentStore(deps),
@@ -141,6 +144,15 @@ export const totpDeps = (): TotpDeps => ({
   totps: services().totps,
   key: () => dataKeys().key("totp-secrets"),
   issuer: config().issuer,
+  now: () => Math.floor(Date.now() / 1000),
+});
+
+/** What passkey ceremonies need: challenges are signed with the data key, not stored. */
+export const passkeyDeps = (): PasskeyDeps => ({
+  passkeys: services().passkeys,
+  events: services().events,
+  key: () => dataKeys().key("passkey-challenges"),
+  relyingParty: relyingParty(config()),
   now: () => Math.floor(Date.now() / 1000),
 });
 

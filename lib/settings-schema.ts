@@ -128,5 +128,15 @@ export const settingsSchema = {
         allowedOrigins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
       },
     },
+    passkeys: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        // A domain, never an IP address or a URL (WebAuthn RP ID); lib/config.ts checks it.
+        rpId: { type: "string", minLength: 1, maxLength: 253 },
+        rpName: { type: "string", minLength: 1, maxLength: 64 },
+        origins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
+      },
+    },
   },
 } as const;

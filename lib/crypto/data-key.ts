@@ -11,7 +11,12 @@ import { log } from "../log";
  * key that signs bind states.
  */
 
-export type DataKeyPurpose = "federated-tokens" | "federation-state" | "totp-secrets" | "hosted-interaction";
+export type DataKeyPurpose =
+  | "federated-tokens"
+  | "federation-state"
+  | "totp-secrets"
+  | "hosted-interaction"
+  | "passkey-challenges";
 
 const unavailable = () =>
   new ApiError(503, "process_error", "service_unavailable", "the data key is not available, try again later", {

@@ -120,6 +120,14 @@ export const problems = {
   unknownTotp: () =>
     new ApiError(404, "process_error", "unknown_totp", "no TOTP generator has this id", { v2Code: "not_found" }),
 
+  wrongPasskey: (desc: string) =>
+    new ApiError(400, "process_error", "wrong_passkey", desc, { v2Code: "wrong_passkey" }),
+
+  unknownPasskey: () =>
+    new ApiError(404, "process_error", "unknown_passkey", "the account has no passkey with this id", {
+      v2Code: "not_found",
+    }),
+
   wrongSecurityAnswer: (desc: string) =>
     new ApiError(400, "process_error", "wrong_security_answer", desc, { v2Code: "wrong_security_answer" }),
 

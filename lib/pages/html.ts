@@ -40,10 +40,10 @@ ul.links{padding-left:1rem}a:focus,button:focus,input:focus{outline:3px solid #1
 
 export const STYLE_HASH = `sha256-${createHash("sha256").update(STYLE).digest("base64")}`;
 
-/** No script at all, no framing, styles only by hash; never cached, never sent as a referrer. */
+/** Only our own script files (the passkey script), no framing, styles only by hash; never cached, never sent as a referrer. */
 export const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  "content-security-policy": `default-src 'none'; style-src '${STYLE_HASH}'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`,
+  "content-security-policy": `default-src 'none'; script-src 'self'; style-src '${STYLE_HASH}'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`,
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",

@@ -88,6 +88,28 @@ export interface SignInView {
   problem?: string;
   /** External providers to sign in with (`<type>:<name>`, and the name shown). */
   providers?: ReadonlyArray<{ fp: string; name: string }>;
+  /** WebAuthn request options (JSON) when passkeys are offered. */
+  passkeyOptions?: string;
+}
+
+const PASSKEY_SCRIPT = html`<script src="/svc/oauth/passkeys.js" defer></script>`;
+
+/**
+ * A form the passkey script runs (lib/pages/passkeys-script.txt): the ceremony's options
+ * travel in data-options, the browser's answer goes back in `credential`.
+ */
+function passkeyForm(
+  ceremony: "get" | "create",
+  options: string,
+  action: string,
+  fields: Html,
+  text: { label: string; failed: string },
+): Html {
+  return html`<form method="post" action="${action}" data-passkey="${ceremony}" data-options="${options}">
+${fields}<input type="hidden" name="credential" value="">
+<p class="error" role="alert" data-passkey-error data-text="${text.failed}" hidden></p>
+<button type="submit">${text.label}</button>
+</form>`;
 }
 
 /**
@@ -112,7 +134,7 @@ ${notice(view.notice)}${alert(view.problem ?? message, rules)}
 <form method="post" action="/svc/oauth/signin">
 ${hidden(view.state)}
 <label for="username">${t.username}</label>
-<input id="username" name="username" autocomplete="username" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
+<input id="username" name="username" autocomplete="${view.passkeyOptions && view.step === "password" ? "username webauthn" : "username"}" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
 <label for="password">${change ? t.currentPassword : t.password}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : html``}>
 ${
@@ -129,6 +151,11 @@ ${
 }
 <button type="submit">${t.submit}</button>
 </form>
+${
+  view.passkeyOptions && view.step === "password"
+    ? html`${passkeyForm("get", view.passkeyOptions, "/svc/oauth/passkey", hidden(view.state), { label: t.withPasskey, failed: t.passkeyMissing })}${PASSKEY_SCRIPT}`
+    : html``
+}
 ${links}`;
   return layout(view.lang, t.signInTitle, body);
 }
@@ -332,4 +359,57 @@ export function linkConfirmPage(view: {
 <button type="submit">${t.confirm}</button>
 </form>`;
   return layout(view.lang, t.title, body);
+}
+
+/** A passkey as the account page lists it. */
+export interface AccountPasskey {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsed?: number;
+  backedUp: boolean;
+}
+
+const dateOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/**
+ * The signed-in user's passkeys: each with a delete form, and a form that enrols a new one.
+ * `confirm` asks for the password with each change when the sign-in is not recent.
+ */
+export function accountPage(view: {
+  lang: Language;
+  state: FormState;
+  passkeys: readonly AccountPasskey[];
+  creationOptions: string;
+  confirm: boolean;
+  notice?: string;
+  problem?: string;
+}): string {
+  const t = TEXT[view.lang];
+  const password = (id: string) =>
+    view.confirm
+      ? html`<label for="${id}">${t.confirmPassword}</label>
+<input id="${id}" name="password" type="password" autocomplete="current-password" required>`
+      : html``;
+  const rows = view.passkeys.map(
+    (p, i) => html`<li><strong>${p.name}</strong> <span class="note">${t.passkeyCreated(dateOf(p.createdAt))}${
+      p.lastUsed === undefined ? "" : `, ${t.passkeyLastUsed(dateOf(p.lastUsed))}`
+    }${p.backedUp ? `, ${t.passkeySynced}` : ""}</span>
+<form method="post" action="/svc/oauth/account/passkeys/delete">${hidden(view.state)}<input type="hidden" name="id" value="${p.id}">${password(`password-${i}`)}<button type="submit">${t.deletePasskey(p.name)}</button></form></li>`,
+  );
+  const list = rows.length ? html`<ul>${rows}</ul>` : html`<p>${t.noPasskeys}</p>`;
+  const add = passkeyForm(
+    "create",
+    view.creationOptions,
+    "/svc/oauth/account/passkeys",
+    html`${hidden(view.state)}<label for="name">${t.passkeyName}</label>
+<input id="name" name="name" autocomplete="off" maxlength="64">
+${password("password-new")}`,
+    { label: t.addPasskey, failed: t.passkeyMissing },
+  );
+  return layout(
+    view.lang,
+    t.accountTitle,
+    html`${notice(view.notice)}${alert(view.problem)}${list}${add}${PASSKEY_SCRIPT}`,
+  );
 }

@@ -376,7 +376,7 @@ const resetConfirm = route({
         }
         throw error;
       }
-      const page = signInPageFor({
+      const page = await signInPageFor({
         lang,
         state,
         clientName: query.client_id,

@@ -1,5 +1,5 @@
-import { config } from "../config";
-import { loginDeps, services } from "../container";
+import { config, relyingParty } from "../config";
+import { loginDeps, passkeyDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";
 import { OAuthError, oauthDescription } from "../domain/errors";
@@ -20,6 +20,7 @@ import {
   liveBrowserSession,
 } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
+import { authenticationOptions } from "../domain/passkeys/passkeys";
 import type { PendingWrite } from "../domain/unit-of-work";
 import {
   COOKIES,
@@ -257,15 +258,27 @@ export async function signInBrowser(
   return answerSignedIn(call, found.client, found.request, found.query, browser, cookies);
 }
 
-/** The sign-in page, offering every configured external provider. */
-export function signInPageFor(view: Omit<SignInView, "providers">): string {
+/**
+ * The sign-in page, offering every configured external provider, and passkeys when the RP
+ * ID is one browsers accept (the challenge is bound to the browser's CSRF token).
+ */
+export async function signInPageFor(view: Omit<SignInView, "providers" | "passkeyOptions">): Promise<string> {
   const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
-  return signInPage({ ...view, providers });
+  const passkeyOptions =
+    view.step === "password" && relyingParty(config()).offered
+      ? JSON.stringify(await authenticationOptions(passkeyDeps(), view.state.csrf))
+      : undefined;
+  return signInPage({ ...view, providers, passkeyOptions });
 }
 
 /** The sign-in page again, with why another way of signing in did not work. */
-export function signInProblem(lang: Language, state: FormState, clientName: string, problem: string): HttpResult {
-  return pageResult(200, signInPageFor({ lang, state, clientName, step: "password", problem }));
+export async function signInProblem(
+  lang: Language,
+  state: FormState,
+  clientName: string,
+  problem: string,
+): Promise<HttpResult> {
+  return pageResult(200, await signInPageFor({ lang, state, clientName, step: "password", problem }));
 }
 
 /**

@@ -30,6 +30,7 @@ import {
   signInBrowser,
   signInPageFor,
 } from "./hosted-flow";
+import { hostedPasskeyRoutes } from "./hosted-passkeys";
 import { hostedQrRoutes } from "./hosted-qr";
 
 /** The hosted sign-in pages (docs/sign-in.md): the authorization endpoint and its forms. */
@@ -121,7 +122,7 @@ const authorize = route({
         );
       }
       const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
-      const page = signInPageFor({
+      const page = await signInPageFor({
         lang,
         state: form.state,
         clientName: request.clientId,
@@ -214,7 +215,7 @@ const signIn = route({
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
         const keepLogin = refusal.step !== "password";
         const state = { interaction: form.interaction as string, csrf: form.csrf as string };
-        const page = signInPageFor({
+        const page = await signInPageFor({
           lang: pageLang,
           state,
           clientName: request.clientId,
@@ -400,4 +401,5 @@ export const hostedRoutes = group("hosted", [
   ...hostedAccountRoutes,
   ...hostedFederationRoutes,
   ...hostedQrRoutes,
+  ...hostedPasskeyRoutes,
 ]);

@@ -9,6 +9,7 @@ import { attachGenerator, detachGenerator, issueSecret, listGenerators } from ".
 import { jsonResult } from "../http/error-body";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
+import { passkeyRoutes } from "./passkeys";
 import { badAccessToken, qrCodeParam, qrLoginView, subjectIdParam, subjectItemParams, v3Error } from "./schemas";
 
 export const authModesSchema = {
@@ -485,4 +486,5 @@ export const securityRoutes = group("security", [
   qrRead,
   qrConfirm,
   qrRefuse,
+  ...passkeyRoutes,
 ]);

@@ -57,6 +57,10 @@ export const ENTITY = {
   contactAddressCodesSent: "contact-address-codes-sent",
   /** When the last contact-change code went to one e-mail or phone (the cool-down). */
   contactAddressLastCode: "contact-address-last-code",
+  /** A passkey (WebAuthn credential) with its public key and signature counter. */
+  passkey: "passkey",
+  /** A WebAuthn challenge already answered (TTL: until the challenge expires). */
+  passkeyChallenge: "passkey-challenge",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -153,6 +157,10 @@ export const keys = {
   }),
   /** TOTP generators of an account (interface §4.15): its second-factor methods. */
   totpPrefix: "TOTP#",
+  passkeyPrefix: "PASSKEY#",
+  /** Named by the credential id, which the sign-in reads with the user handle (the sub). */
+  passkey: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `PASSKEY#${id}` }),
+  passkeyChallenge: (nonce: string): TableKey => ({ PK: `PASSKEYCHALLENGE#${nonce}`, SK: "TAKEN" }),
   /** One per (user, application), named by a digest of the client id (path-safe). */
   consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),
   consentPrefix: "CONSENT#",

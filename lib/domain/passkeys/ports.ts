@@ -1,0 +1,45 @@
+import type { PendingWrite, UnitOfWork } from "../unit-of-work";
+
+/** A passkey (WebAuthn credential) of one account, as stored. */
+export interface StoredPasskey {
+  /** The credential id, base64url, as the authenticator made it. */
+  id: string;
+  /** COSE public key, base64url; never shown. */
+  publicKey: string;
+  /** The authenticator's signature counter (0 for most synced passkeys); never shown. */
+  counter: number;
+  transports: string[];
+  /** Synced to other devices (multi-device credential), as the authenticator said. */
+  backedUp: boolean;
+  deviceType: "singleDevice" | "multiDevice";
+  name: string;
+  createdAt: number;
+  lastUsed?: number;
+  /** The authenticator model (AAGUID), when it told. */
+  aaguid?: string;
+}
+
+/** A challenge taken once: the item that refuses its second use lives until the challenge expires. */
+export interface TakenChallenge {
+  nonce: string;
+  expiresAt: number;
+}
+
+/** Passkeys (docs/passkeys.md). Every change commits with its security event. */
+export interface PasskeyRepository extends UnitOfWork {
+  list(sub: string): Promise<StoredPasskey[]>;
+  get(sub: string, id: string): Promise<StoredPasskey | undefined>;
+  /** A new passkey; refused (commit false) when one with this id exists. */
+  addItem(sub: string, passkey: StoredPasskey): PendingWrite;
+  /** Refused when the challenge was taken before: each is good for one ceremony. */
+  takeChallengeItem(challenge: TakenChallenge): PendingWrite;
+  /**
+   * A use: the counter moves on only from the value read (two uses of one signature
+   * cannot both pass), and the last use is noted.
+   */
+  usedItem(sub: string, passkey: StoredPasskey, counter: number, now: number): PendingWrite;
+  /** Undefined when the account has no passkey with this id. */
+  rename(sub: string, id: string, name: string): Promise<StoredPasskey | undefined>;
+  /** Refused when the account has no passkey with this id. */
+  removeItem(sub: string, id: string): PendingWrite;
+}

@@ -1,0 +1,113 @@
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
+import type { StoreDeps } from "./accounts";
+import { isConditionalCheckFailed } from "./errors";
+import { ENTITY, itemOf, keys } from "./keys";
+import { queryAll } from "./paging";
+import { pendingWrite, transactItems } from "./pending-writes";
+import { transactUnlessRefused } from "./transact";
+
+function toPasskey(item: Record<string, unknown>): StoredPasskey {
+  return {
+    id: item.id as string,
+    publicKey: item.publicKey as string,
+    counter: item.counter as number,
+    transports: (item.transports as string[] | undefined) ?? [],
+    backedUp: item.backedUp as boolean,
+    deviceType: item.deviceType as StoredPasskey["deviceType"],
+    name: item.name as string,
+    createdAt: item.createdAt as number,
+    ...(item.lastUsed !== undefined && { lastUsed: item.lastUsed as number }),
+    ...(item.aaguid !== undefined && { aaguid: item.aaguid as string }),
+  };
+}
+
+/** Passkeys in the account's item collection, by credential id. */
+export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRepository {
+  return {
+    commit: (writes) => transactUnlessRefused(client, transactItems(writes)),
+
+    async list(sub) {
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":prefix": keys.passkeyPrefix },
+        ConsistentRead: true,
+      });
+      return items.map(toPasskey).sort((a, b) => a.createdAt - b.createdAt);
+    },
+
+    async get(sub, id) {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.passkey(sub, id), ConsistentRead: true }),
+      );
+      return Item ? toPasskey(Item) : undefined;
+    },
+
+    addItem: (sub, passkey) =>
+      pendingWrite({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.passkey, keys.passkey(sub, passkey.id), passkey),
+          // A credential id is registered once; never overwrite a passkey's key and counter.
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      }),
+
+    takeChallengeItem: (challenge) =>
+      pendingWrite({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.passkeyChallenge, keys.passkeyChallenge(challenge.nonce), {
+            expiresAt: challenge.expiresAt,
+          }),
+          // A challenge answers one ceremony: a replayed answer finds it taken.
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      }),
+
+    usedItem: (sub, passkey, counter, now) =>
+      pendingWrite({
+        Update: {
+          TableName: tableName,
+          Key: keys.passkey(sub, passkey.id),
+          UpdateExpression: "SET #counter = :next, lastUsed = :now",
+          // From the counter the check read: two uses racing with one counter value, one wins; a deleted passkey, none.
+          ConditionExpression: "attribute_exists(PK) AND #counter = :read",
+          ExpressionAttributeNames: { "#counter": "counter" },
+          ExpressionAttributeValues: { ":next": counter, ":now": now, ":read": passkey.counter },
+        },
+      }),
+
+    async rename(sub, id, name) {
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.passkey(sub, id),
+            UpdateExpression: "SET #name = :name",
+            // Renaming an unknown passkey is a 404, not a new item.
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeNames: { "#name": "name" },
+            ExpressionAttributeValues: { ":name": name },
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        return Attributes ? toPasskey(Attributes) : undefined;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
+
+    removeItem: (sub, id) =>
+      pendingWrite({
+        Delete: {
+          TableName: tableName,
+          Key: keys.passkey(sub, id),
+          // Deleting an unknown passkey is a 404, not a silent success.
+          ConditionExpression: "attribute_exists(PK)",
+        },
+      }),
+  };
+}
