@@ -104,8 +104,9 @@ function passkeyForm(
   action: string,
   fields: Html,
   text: { label: string; failed: string },
+  autofill = false,
 ): Html {
-  return html`<form method="post" action="${action}" data-passkey="${ceremony}" data-options="${options}">
+  return html`<form method="post" action="${action}" data-passkey="${ceremony}" data-options="${options}"${autofill ? html` data-autofill` : html``}>
 ${fields}<input type="hidden" name="credential" value="">
 <p class="error" role="alert" data-passkey-error data-text="${text.failed}" hidden></p>
 <button type="submit">${text.label}</button>
@@ -153,7 +154,15 @@ ${
 </form>
 ${
   view.passkeyOptions && view.step === "password"
-    ? html`${passkeyForm("get", view.passkeyOptions, "/svc/oauth/passkey", hidden(view.state), { label: t.withPasskey, failed: t.passkeyMissing })}${PASSKEY_SCRIPT}`
+    ? html`${passkeyForm(
+        "get",
+        view.passkeyOptions,
+        "/svc/oauth/passkey",
+        hidden(view.state),
+        { label: t.withPasskey, failed: t.passkeyMissing },
+        // After a refusal the autofill waits for the user instead of offering the same passkey again.
+        message === undefined && view.problem === undefined,
+      )}${PASSKEY_SCRIPT}`
     : html``
 }
 ${links}`;

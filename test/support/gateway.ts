@@ -18,11 +18,14 @@ export function useGateway(options: GatewayOptions = {}): () => string {
 
 /**
  * The local gateway as an OpenID provider: the issuer names the gateway's own port, so it
- * is chosen and set before the file's first token or discovery document is made.
+ * is chosen and set before the file's first token or discovery document is made. Passkey
+ * tests name it `localhost`: browsers refuse an IP address as WebAuthn RP ID.
  */
-export async function useIssuerGateway(): Promise<{ base: string; issuer: string }> {
+export async function useIssuerGateway(
+  host: "127.0.0.1" | "localhost" = "127.0.0.1",
+): Promise<{ base: string; issuer: string }> {
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://${host}:${port}`;
   const issuer = `${base}/svc`;
   process.env.SVC_ISSUER = issuer;
   setEnvDefaults({});

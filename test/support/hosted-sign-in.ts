@@ -11,8 +11,8 @@ export const PASSWORD = "correct horse battery staple";
  * A test file's hosted sign-in: the local gateway as the issuer, a chromium, and a
  * callback server; relying parties are built with openid-client (a certified RP library).
  */
-export async function useHostedSignIn() {
-  const { issuer } = await useIssuerGateway();
+export async function useHostedSignIn(host?: "localhost") {
+  const { issuer } = await useIssuerGateway(host);
   const browser = useBrowser();
   const rp = useCallbackServer();
 
@@ -56,7 +56,7 @@ export async function useHostedSignIn() {
   }
 
   async function submit(page: Page) {
-    await page.getByRole("button", { name: /sign in|войти/i }).click();
+    await page.getByRole("button", { name: /^(sign in|войти)$/i }).click();
   }
 
   /** Opens the sign-in page in a fresh English browser and posts the login with the password. */

@@ -50,10 +50,11 @@ interface CreationOptions {
 
 /** Answers creation options; `synced` sets the backup flags of a multi-device passkey. */
 export function createPasskey(
-  options: CreationOptions,
+  answered: unknown,
   origin: string,
   opts: { synced?: boolean; counter?: number; userVerified?: boolean } = {},
 ) {
+  const options = answered as CreationOptions;
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const credentialId = randomBytes(32);
   const rpId = options.rp.id ?? new URL(origin).hostname;

@@ -1,0 +1,144 @@
+import * as oidc from "openid-client";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { keys } from "../../lib/store/keys";
+import { seedAccount } from "../support/fixtures";
+import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { storedItems } from "../support/stored";
+
+const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>) => tokens.claims();
+
+/**
+ * Passkeys on the hosted pages, in a real chromium with the DevTools protocol's virtual
+ * authenticator (a platform authenticator with resident keys and user verification).
+ * The issuer is named localhost: browsers refuse an IP address as RP ID.
+ */
+
+const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } =
+  await useHostedSignIn("localhost");
+
+/** Adds a virtual authenticator to the page; it answers every ceremony as if the user touched it. */
+async function virtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return {
+    credentials: async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials,
+    /** Off: the authenticator waits, so a page's autofill request stays pending. */
+    answers: (enabled: boolean) => cdp.send("WebAuthn.setAutomaticPresenceSimulation", { authenticatorId, enabled }),
+  };
+}
+
+async function tokensFor(
+  config: oidc.Configuration,
+  callback: URL,
+  started: { verifier: string; state: string; nonce: string },
+) {
+  return oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: started.verifier,
+    expectedState: started.state,
+    expectedNonce: started.nonce,
+  });
+}
+
+/** Signs in with the password, adds a virtual authenticator, and enrols a passkey on the account page. */
+async function enrolPasskey(name: string) {
+  const account = await seedAccount({}, PASSWORD);
+  const { config, redirectUri } = await relyingParty();
+  const started = await startAuthorization(config, redirectUri);
+  const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
+  await backAtClient(page);
+  const authenticator = await virtualAuthenticator(context, page);
+  await page.goto(`${issuer}/oauth/account`);
+  await expect(page.getByText("You have no passkeys yet.")).toBeTruthy();
+  await page.getByLabel("Name of the new passkey").fill(name);
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await page.getByRole("status").waitFor();
+  return { account, config, redirectUri, context, page, authenticator };
+}
+
+describe("passkeys on the hosted pages", () => {
+  it("enrols a passkey from the account page: stored, listed, and held by the authenticator", async () => {
+    const { account, page, authenticator, context } = await enrolPasskey("laptop");
+    expect(await page.getByRole("status").textContent()).toBe("The passkey was added.");
+    expect(await page.getByRole("listitem").first().textContent()).toContain("laptop");
+    const stored = await storedItems(account.sub, keys.passkeyPrefix);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ name: "laptop", entity: "passkey" });
+    const held = await authenticator.credentials();
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ isResidentCredential: true, rpId: "localhost" });
+    expect(Buffer.from(held[0].userHandle as string, "base64").toString()).toBe(account.sub);
+    expect(Buffer.from(held[0].credentialId, "base64").toString("base64url")).toBe(stored[0].id);
+    await context.close();
+  });
+
+  it("signs in from the login field's autofill (conditional mediation): no password, amr says a verified key", async () => {
+    const { account, config, redirectUri, context, page } = await enrolPasskey("phone");
+    await context.clearCookies();
+    const started = await startAuthorization(config, redirectUri);
+    await page.goto(started.url.toString());
+    // The page asks for passkeys in the autofill at once; the virtual authenticator picks the only one.
+    const callback = await backAtClient(page);
+    expect(tokenClaims(await tokensFor(config, callback, started))).toMatchObject({
+      sub: account.sub,
+      amr: ["hwk", "user", "mfa"],
+    });
+    const [stored] = await storedItems(account.sub, keys.passkeyPrefix);
+    expect(stored.lastUsed).toEqual(expect.any(Number));
+    const logins = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login");
+    expect(logins.at(-1)).toMatchObject({ result: "ok", prms: { method: "passkey" } });
+    await context.close();
+  });
+
+  it("signs in with the passkey button, the login field offering passkeys in its autofill", async () => {
+    const { account, config, redirectUri, context, page, authenticator } = await enrolPasskey("tablet");
+    await context.clearCookies();
+    await authenticator.answers(false);
+    const started = await startAuthorization(config, redirectUri);
+    await page.goto(started.url.toString());
+    expect(await page.getByLabel(/login/i).getAttribute("autocomplete")).toBe("username webauthn");
+    expect(await page.evaluate("PublicKeyCredential.isConditionalMediationAvailable()")).toBe(true);
+    await authenticator.answers(true);
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    const callback = await backAtClient(page);
+    expect(tokenClaims(await tokensFor(config, callback, started))).toMatchObject({ sub: account.sub });
+    await context.close();
+  });
+
+  it("deletes the passkey on the account page, after which signing in with it is refused", async () => {
+    const { account, config, redirectUri, context, page } = await enrolPasskey("old key");
+    await page.getByRole("button", { name: "Delete old key" }).click();
+    await page.getByRole("status").waitFor();
+    expect(await page.getByRole("status").textContent()).toBe("The passkey was deleted.");
+    expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
+    await context.clearCookies();
+    const started = await startAuthorization(config, redirectUri);
+    // The autofill request answers with the deleted passkey at once.
+    await page.goto(started.url.toString());
+    await page.waitForURL(/\/oauth\/passkey$/);
+    expect(await alertText(page)).toBe(
+      "This passkey is not registered for any account here (it may have been deleted).",
+    );
+    expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login")).toHaveLength(1);
+    await context.close();
+  });
+
+  it("answers the account page with 401 to a browser that is not signed in", async () => {
+    const context = await browser().newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    const answer = await page.goto(`${issuer}/oauth/account`);
+    expect(answer?.status()).toBe(401);
+    expect(await alertText(page)).toMatch(/not signed in/);
+    await context.close();
+  });
+});
