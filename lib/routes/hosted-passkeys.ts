@@ -3,13 +3,7 @@ import { passkeyDeps, services } from "../container";
 import { ApiError, OAuthError } from "../domain/errors";
 import { verifyUserPassword } from "../domain/login/verify-user-password";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
-import {
-  addPasskey,
-  checkPasskey,
-  deletePasskey,
-  listPasskeys,
-  registrationOptions,
-} from "../domain/passkeys/passkeys";
+import { addPasskey, checkPasskey, deletePasskey, registrationOptions } from "../domain/passkeys/passkeys";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
 import SCRIPT from "../pages/passkeys-script.txt";
@@ -163,10 +157,8 @@ async function showAccount(
   message: { notice?: string; problem?: string } = {},
 ): Promise<HttpResult> {
   const form = await formState({}, readCookie(call.cookies, COOKIES.csrf));
-  const [passkeys, options] = await Promise.all([
-    listPasskeys(services(), browser.account.sub),
-    registrationOptions(passkeyDeps(), browser.account, `${browser.account.sub}/${form.state.csrf}`),
-  ]);
+  const sub = browser.account.sub;
+  const { passkeys, options } = await registrationOptions(passkeyDeps(), sub, `${sub}/${form.state.csrf}`);
   const page = accountPage({
     lang,
     state: form.state,

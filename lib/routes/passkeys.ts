@@ -1,7 +1,6 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { passkeyDeps, services } from "../container";
 import type { SecurityEvent } from "../domain/audit/security-event";
-import { problems } from "../domain/errors";
 import {
   addPasskey,
   deletePasskey,
@@ -146,11 +145,8 @@ const optionsRoute = route({
     401: badAccessToken,
     404: { description: "unknown_user", schema: v3Error },
   },
-  handler: async (call) => {
-    const account = await services().accounts.get(call.subject);
-    if (!account) throw problems.unknownUser(call.subject);
-    return jsonResult(200, await registrationOptions(passkeyDeps(), account, call.subject));
-  },
+  handler: async (call) =>
+    jsonResult(200, (await registrationOptions(passkeyDeps(), call.subject, call.subject)).options),
 });
 
 const attachRoute = route({

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
-import type { StoreDeps } from "./accounts";
+import { type StoreDeps, toAccount } from "./accounts";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
@@ -35,6 +35,24 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
         ConsistentRead: true,
       });
       return items.map(toPasskey).sort((a, b) => a.createdAt - b.createdAt);
+    },
+
+    async accountWithPasskeys(sub) {
+      // PASSKEY# sorts just below PROFILE, and no other kind of item sorts between them.
+      const items = await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to",
+        ExpressionAttributeValues: {
+          ":pk": keys.userPartition(sub),
+          ":from": keys.passkeyPrefix,
+          ":to": keys.userProfile(sub).SK,
+        },
+        ConsistentRead: true,
+      });
+      const profile = items.find((item) => item.entity === ENTITY.user);
+      if (!profile) return undefined;
+      const passkeys = items.filter((item) => item.entity === ENTITY.passkey).map(toPasskey);
+      return { account: toAccount(profile), passkeys: passkeys.sort((a, b) => a.createdAt - b.createdAt) };
     },
 
     async get(sub, id) {

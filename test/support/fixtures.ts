@@ -83,8 +83,8 @@ export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
   return {
     ...result,
-    // Pages answer HTML; everything else JSON.
-    json: (result.body && !result.headers["content-type"]?.startsWith("text/html")
+    // Pages answer HTML and the passkey script JavaScript; everything else JSON.
+    json: (result.body && !/^text\/(html|javascript)/.test(result.headers["content-type"] ?? "")
       ? JSON.parse(result.body)
       : {}) as Record<string, unknown>,
   };

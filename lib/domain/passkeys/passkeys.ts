@@ -8,7 +8,6 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { problems } from "../errors";
@@ -72,18 +71,21 @@ export async function listPasskeys(deps: Pick<PasskeyDeps, "passkeys">, sub: str
 const userHandleOf = (sub: string) => new TextEncoder().encode(sub);
 
 /**
- * Creation options for navigator.credentials.create(). `binding` names who may answer them
- * (the account for an application, the browser's CSRF token for the hosted pages).
+ * The account's passkeys, and creation options for navigator.credentials.create(), from one
+ * read. `binding` names who may answer them (the account for an application; the account and
+ * the browser's CSRF token for the hosted pages).
  */
 export async function registrationOptions(
   deps: PasskeyDeps,
-  account: Account,
+  sub: string,
   binding: string,
-): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const [existing, key] = await Promise.all([deps.passkeys.list(account.sub), deps.key()]);
+): Promise<{ passkeys: PasskeyView[]; options: PublicKeyCredentialCreationOptionsJSON }> {
+  const [found, key] = await Promise.all([deps.passkeys.accountWithPasskeys(sub), deps.key()]);
+  if (!found) throw problems.unknownUser(sub);
+  const { account, passkeys } = found;
   const label = account.email?.value ?? account.phone_number?.value ?? account.sub;
   const displayName = [account.given_name, account.family_name].filter(Boolean).join(" ");
-  return generateRegistrationOptions({
+  const options = await generateRegistrationOptions({
     rpName: deps.relyingParty.name,
     rpID: deps.relyingParty.id,
     userName: label,
@@ -93,9 +95,10 @@ export async function registrationOptions(
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     attestationType: "none",
     // The same authenticator twice would be one factor counted as two.
-    excludeCredentials: existing.map((p) => ({ id: p.id, transports: p.transports })),
+    excludeCredentials: passkeys.map((p) => ({ id: p.id, transports: p.transports })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
+  return { passkeys: passkeys.map(passkeyView), options };
 }
 
 /** Request options for navigator.credentials.get(): any discoverable passkey of this RP. */

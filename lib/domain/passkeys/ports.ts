@@ -1,3 +1,4 @@
+import type { Account } from "../accounts/account";
 import type { PendingWrite, UnitOfWork } from "../unit-of-work";
 
 /** A passkey (WebAuthn credential) of one account, as stored. */
@@ -28,6 +29,8 @@ export interface TakenChallenge {
 /** Passkeys (docs/passkeys.md). Every change commits with its security event. */
 export interface PasskeyRepository extends UnitOfWork {
   list(sub: string): Promise<StoredPasskey[]>;
+  /** The account and its passkeys in one read (what creation options need); no account, undefined. */
+  accountWithPasskeys(sub: string): Promise<{ account: Account; passkeys: StoredPasskey[] } | undefined>;
   get(sub: string, id: string): Promise<StoredPasskey | undefined>;
   /** A new passkey; refused (commit false) when one with this id exists. */
   addItem(sub: string, passkey: StoredPasskey): PendingWrite;

@@ -37,6 +37,18 @@ const NO_2XX: Record<string, string> = {
     "the confirmation form needs the page the bind callback answered in the same browser (its CSRF cookie) and the account's password; test/functions/federation.test.ts and test/reliability/linking-and-codes.test.ts drive it",
   "hosted.consent":
     "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
+  "hosted.account":
+    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
+  "hosted.account-passkey-add":
+    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-passkey-delete":
+    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
+  "security.passkey-attach":
+    "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
+  "security.passkey-rename":
+    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
+  "security.passkey-delete":
+    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
 };
 
 /**
