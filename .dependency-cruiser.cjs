@@ -8,7 +8,7 @@ module.exports = {
       from: { path: "^lib/domain/" },
       to: {
         path: [
-          "^lib/(store|http|routes|notify|tokens|local)/",
+          "^lib/(store|http|routes|notify|tokens|local|breached-passwords)/",
           "^lib/(routes|services|messaging|totp-deps|container)\\.ts$",
           "^functions/",
           "^infra/",

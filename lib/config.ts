@@ -15,6 +15,14 @@ export interface PasswordGroupRule {
   min: number;
 }
 
+/** A Pwned Passwords range API (k-anonymity): new passwords found in it are refused. */
+export interface BreachedPasswordsConfig {
+  /** `<rangeUrl>/<first 5 hex of the SHA-1>` answers `SUFFIX:COUNT` lines. */
+  rangeUrl: string;
+  /** A lookup slower than this is given up and the password judged without it. */
+  timeoutMs: number;
+}
+
 export interface FederationProviderConfig {
   /** Letters, digits and "-": the two make the permission fed_tkn_<type>_<name> (interface §4.9). */
   type: string;
@@ -41,6 +49,8 @@ export interface ServiceSettings {
     stopWords: string[];
     dictionary: boolean;
     minAgeSeconds: number;
+    /** Unset: no breached-password lookup. */
+    breachedPasswords?: BreachedPasswordsConfig;
   };
   codes: { length: number; ttlSeconds: number; attempts: number };
   registration: { createBeforeConfirm: boolean };
@@ -129,6 +139,9 @@ export const defaultSettings: ServiceSettings = {
   passkeys: { rpName: "svc-identity", origins: [] },
 };
 
+/** How long a breached-password lookup may take when its entry names no timeoutMs. */
+export const DEFAULT_BREACHED_TIMEOUT_MS = 2000;
+
 /** The scope asked of a provider when its entry names none. */
 export const DEFAULT_PROVIDER_SCOPE = "openid";
 
@@ -173,7 +186,7 @@ export function parseSettings(source: unknown): ServiceSettings {
   }
   const given = source as Partial<{ [K in keyof ServiceSettings]: Partial<ServiceSettings[K]> }>;
   const settings: ServiceSettings = {
-    passwordPolicy: { ...defaultSettings.passwordPolicy, ...given.passwordPolicy },
+    passwordPolicy: passwordPolicySettings(given.passwordPolicy),
     codes: { ...defaultSettings.codes, ...given.codes },
     registration: { ...defaultSettings.registration, ...given.registration },
     tokens: { ...defaultSettings.tokens, ...given.tokens },
@@ -201,13 +214,29 @@ function messageTransport(raw: string | undefined, onLambda: boolean): "outbox" 
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** Client secrets and tokens cross these URLs: https, or plain http to this machine only. */
+/** Client secrets, tokens and password hash prefixes cross these URLs: https, or plain http to this machine only. */
 function urlProblem(where: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (!URL.canParse(raw)) return `${where} is not an absolute URL`;
   const url = new URL(raw);
   if (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
   return `${where} must use https (plain http only to localhost)`;
+}
+
+function passwordPolicySettings(
+  given: Partial<ServiceSettings["passwordPolicy"]> | undefined,
+): ServiceSettings["passwordPolicy"] {
+  const policy = { ...defaultSettings.passwordPolicy, ...given };
+  if (!given?.breachedPasswords) return policy;
+  const problem = urlProblem("passwordPolicy.breachedPasswords.rangeUrl", given.breachedPasswords.rangeUrl);
+  if (problem) throw new ConfigError(`SVC_CONFIG is invalid: ${problem}`);
+  return {
+    ...policy,
+    breachedPasswords: {
+      ...given.breachedPasswords,
+      timeoutMs: given.breachedPasswords.timeoutMs ?? DEFAULT_BREACHED_TIMEOUT_MS,
+    },
+  };
 }
 
 function federationSettings(given: Partial<ServiceSettings["federation"]> | undefined): ServiceSettings["federation"] {

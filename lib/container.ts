@@ -1,3 +1,4 @@
+import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
 import { config, relyingParty } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
@@ -6,6 +7,7 @@ import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
+import type { BreachedPasswordCheck } from "./domain/passwords/ports";
 import type { PasswordResetDeps } from "./domain/passwords/reset-password";
 import type { RegistrationDeps } from "./domain/registration/register";
 import type { TotpDeps } from "./domain/security/totp-generators";
@@ -94,6 +96,12 @@ export type Services = ReturnType<typeof services>;
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
 export const courier = /* @__PURE__ */ once(() => courierFor(config()));
 
+/** The breached-password lookup every new password passes, when passwordPolicy.breachedPasswords names one. */
+const breachedPasswords = (): BreachedPasswordCheck | undefined => {
+  const settings = config().settings.passwordPolicy.breachedPasswords;
+  return settings && pwnedRangeCheck(settings, log.warn);
+};
+
 /** What the password and refresh grants need. */
 export const loginDeps = (): LoginDeps => {
   const { logins, sessions, events, consents, accessTokens, keyRing } = services();
@@ -107,6 +115,7 @@ export const loginDeps = (): LoginDeps => {
     idToken: (input) =>
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
     settings,
+    breachedPasswords: breachedPasswords(),
   };
 };
 
@@ -116,7 +125,15 @@ export const codeGrantDeps = (): CodeGrantDeps => ({ ...loginDeps(), codes: serv
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {
   const { accounts, registrations, dynamicClients, sessions } = services();
-  return { accounts, registrations, dynamicClients, sessions, courier: courier(), settings: config().settings };
+  return {
+    accounts,
+    registrations,
+    dynamicClients,
+    sessions,
+    courier: courier(),
+    settings: config().settings,
+    breachedPasswords: breachedPasswords(),
+  };
 };
 
 /** What the attribute calls need. */
@@ -130,7 +147,15 @@ export const attributeDeps = (): AttributeDeps => ({
 /** What password changes need. */
 export const passwordChangeDeps = (): PasswordChangeDeps => {
   const { logins, sessions, events } = services();
-  return { logins, sessions, events, courier: courier(), settings: config().settings, log: log.warn };
+  return {
+    logins,
+    sessions,
+    events,
+    courier: courier(),
+    settings: config().settings,
+    log: log.warn,
+    breachedPasswords: breachedPasswords(),
+  };
 };
 
 /** What the forgotten-password pages need: a password change, and the reset codes. */

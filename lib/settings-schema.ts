@@ -35,6 +35,16 @@ export const settingsSchema = {
         stopWords: { type: "array", items: { type: "string", minLength: 1 } },
         dictionary: { type: "boolean" },
         minAgeSeconds: { type: "integer", minimum: 0 },
+        // The URL's scheme and host are checked in lib/config.ts, as the providers' are.
+        breachedPasswords: {
+          type: "object",
+          additionalProperties: false,
+          required: ["rangeUrl"],
+          properties: {
+            rangeUrl: { type: "string", minLength: 1 },
+            timeoutMs: { type: "integer", minimum: 100, maximum: 10000 },
+          },
+        },
       },
     },
     codes: {

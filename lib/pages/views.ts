@@ -65,6 +65,8 @@ function violationText(v: PolicyViolation, lang: Language): string {
       return `пароль менялся менее ${v.minAgeInSec} секунд назад`;
     case "id_store":
       return "пароль не должен содержать идентификаторы учётной записи";
+    case "breached_password":
+      return "пароль встречается в утечках данных";
   }
 }
 

@@ -1,7 +1,6 @@
-import { config } from "../config";
 import { loginDeps, passwordResetDeps, registrationDeps, services } from "../container";
 import { ApiError } from "../domain/errors";
-import { checkPassword, type PolicyViolation } from "../domain/passwords/policy";
+import type { PolicyViolation } from "../domain/passwords/policy";
 import { finishPasswordReset, ResetCodeError, requestPasswordReset } from "../domain/passwords/reset-password";
 import { confirmRegistration } from "../domain/registration/confirm";
 import { type Instruction, instructionsOf } from "../domain/registration/instructions";
@@ -175,10 +174,6 @@ const registerSubmit = route({
       const again = (messages: string[], violations?: PolicyViolation[]) =>
         pageResult(200, registerPage({ lang, state: stateOf(form), fields, messages, violations }));
       if (!fields.email && !fields.phone) return again([TEXT[lang].contactRequired]);
-      // The policy's own words in the page's language; the registration checks it again.
-      const violations = await checkPassword(password, config().settings.passwordPolicy, {
-        identity: { email: fields.email, phone: fields.phone },
-      });
       const attrs = {
         ...(fields.given_name && { given_name: fields.given_name }),
         ...(fields.family_name && { family_name: fields.family_name }),
@@ -198,7 +193,8 @@ const registerSubmit = route({
           if (error instanceof ApiError && error.error === "message_not_sent") return again([TEXT[lang].notSent]);
           throw error;
         }
-        return again(registrationMessages(error, lang), violations);
+        // The registration's own check, worded for the page: the password is looked up once.
+        return again(registrationMessages(error, lang), violationsOf(error));
       }
     }),
 });

@@ -92,6 +92,35 @@ describe("configuration", () => {
     });
   });
 
+  describe("breached-password lookup", () => {
+    it("when nothing is configured, there is no lookup", () => {
+      expect(parseSettings({ passwordPolicy: { minLength: 12 } }).passwordPolicy.breachedPasswords).toBeUndefined();
+    });
+
+    it("when only the range URL is given, the lookup waits 2000 ms at most; plain http to this machine is accepted", () => {
+      const local = { rangeUrl: "http://127.0.0.1:8089/range" };
+      expect(parseSettings({ passwordPolicy: { breachedPasswords: local } }).passwordPolicy).toMatchObject({
+        minLength: 8,
+        breachedPasswords: { rangeUrl: local.rangeUrl, timeoutMs: 2000 },
+      });
+      const given = { rangeUrl: "https://api.pwnedpasswords.com/range", timeoutMs: 500 };
+      expect(parseSettings({ passwordPolicy: { breachedPasswords: given } }).passwordPolicy.breachedPasswords).toEqual(
+        given,
+      );
+    });
+
+    it.each([
+      [{ rangeUrl: "http://api.pwnedpasswords.com/range" }, /breachedPasswords.rangeUrl must use https/],
+      [{ rangeUrl: "api.pwnedpasswords.com/range" }, /breachedPasswords.rangeUrl is not an absolute URL/],
+      [{ timeoutMs: 500 }, /must have required property 'rangeUrl'/],
+      [{ rangeUrl: "https://api.pwnedpasswords.com/range", timeoutMs: 50 }, /timeoutMs must be >= 100/],
+      [{ rangeUrl: "https://api.pwnedpasswords.com/range", url: "x" }, /must NOT have additional properties/],
+    ])("when it is %j, it stops with a clear message", (entry, message) => {
+      expect(() => parseSettings({ passwordPolicy: { breachedPasswords: entry } })).toThrow(ConfigError);
+      expect(() => parseSettings({ passwordPolicy: { breachedPasswords: entry } })).toThrow(message);
+    });
+  });
+
   describe("CORS origins", () => {
     it("when nothing is configured, no origin is allowed", () => {
       expect(parseSettings({}).cors.allowedOrigins).toEqual([]);

@@ -1,24 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { setEnvDefaults } from "../../lib/config";
+import { describe, expect, it, vi } from "vitest";
 import { log, withLogContext } from "../../lib/log";
-
-function linesOf(spy: { mock: { calls: unknown[][] } }) {
-  return spy.mock.calls.map(([text]) => JSON.parse(String(text)) as Record<string, unknown>);
-}
+import { linesOf, useLogLevel } from "../support/log-lines";
 
 describe("log lines", () => {
-  // Tests run silent; these turn lines on and read them back.
-  const quiet = process.env.LOG_LEVEL;
-  beforeEach(() => {
-    process.env.LOG_LEVEL = "info";
-    setEnvDefaults({});
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    if (quiet === undefined) delete process.env.LOG_LEVEL;
-    else process.env.LOG_LEVEL = quiet;
-    setEnvDefaults({});
-  });
+  useLogLevel("info");
 
   it("when a request is served, every line carries its request id and function", async () => {
     const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);

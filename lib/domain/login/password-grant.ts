@@ -8,6 +8,7 @@ import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
+import type { BreachedPasswordCheck } from "../passwords/ports";
 import { describeRequested, parseScope, permissionKind } from "../permissions";
 import { openSession } from "../sessions/open-session";
 import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
@@ -25,6 +26,8 @@ export interface LoginDeps {
   accessTokens: AccessTokenIssuer;
   idToken: IdTokenIssuer;
   settings: ServiceSettings;
+  /** Unset: new passwords (a forced change) are not looked up among breached ones. */
+  breachedPasswords?: BreachedPasswordCheck;
   /** Checks a second-factor code (TOTP); absent while no method exists. */
   secondFactor?: (sub: string, otp: string) => Promise<boolean>;
   now?: () => number;
@@ -187,6 +190,7 @@ async function changedCredential(
     identity: { sub: account.sub, email: account.email?.value, phone: account.phone_number?.value },
     currentPassword: current,
     history,
+    breachedPasswords: deps.breachedPasswords,
   });
   if (violations.length > 0) {
     throw new OAuthError(

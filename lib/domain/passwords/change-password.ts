@@ -11,6 +11,7 @@ import { type Courier, MessageNotSentError } from "../messages/ports";
 import type { SessionRepository } from "../sessions/ports";
 import type { PendingWrite } from "../unit-of-work";
 import { checkPassword, generatePassword } from "./policy";
+import type { BreachedPasswordCheck } from "./ports";
 import { passwordPolicyError } from "./violations";
 
 export interface PasswordChangeDeps {
@@ -20,6 +21,8 @@ export interface PasswordChangeDeps {
   courier: Courier;
   settings: ServiceSettings;
   log: (message: string, fields: Record<string, unknown>) => void;
+  /** Unset: new passwords are not looked up among breached ones. */
+  breachedPasswords?: BreachedPasswordCheck;
 }
 
 export interface PasswordChangeInput {
@@ -162,6 +165,7 @@ async function changeWithCredential(
     history: snapshot.credential?.history ?? [],
     changedAt: snapshot.credential?.changedAt,
     now,
+    breachedPasswords: deps.breachedPasswords,
   };
   let password = input.password;
   if (password === undefined) {

@@ -1,6 +1,7 @@
 import type { ServiceSettings } from "../../config";
 import { type PasswordHash, verifyPassword } from "../credentials/password-hash";
 import COMMON_PASSWORDS from "./common-passwords.txt";
+import type { BreachedPasswordCheck } from "./ports";
 
 /**
  * The password policy engine (interface §7.2 rules, configured as docs/configuration.md). Defaults follow
@@ -19,7 +20,8 @@ export type PolicyViolation =
   | { rule: "in_stop_dic"; stop_word: string }
   | { rule: "in_password_dic" }
   | { rule: "too_young"; minAgeInSec: number }
-  | { rule: "id_store" };
+  | { rule: "id_store" }
+  | { rule: "breached_password" };
 
 /** What the engine may know besides the new password; each rule needs only some of it. */
 export interface PasswordContext {
@@ -34,6 +36,8 @@ export interface PasswordContext {
   /** Unix time of the last change. */
   changedAt?: number;
   now?: number;
+  /** Where known-breached passwords are looked up; unset, they are not. */
+  breachedPasswords?: BreachedPasswordCheck;
 }
 
 /**
@@ -128,6 +132,9 @@ export async function checkPassword(
   }
 
   if (containsIdentifier(password, context.identity)) found.push({ rule: "id_store" });
+  // Looked up only once every other rule passed: a refused password costs no request, and the user fixes those first.
+  if (found.length === 0 && (await context.breachedPasswords?.isBreached(password)))
+    found.push({ rule: "breached_password" });
   return found;
 }
 
@@ -154,6 +161,8 @@ export function describeViolation(violation: PolicyViolation): string {
       return `the password was changed less than ${violation.minAgeInSec} seconds ago`;
     case "id_store":
       return "the password must not contain the account's identifiers";
+    case "breached_password":
+      return "the password appears in known data breaches";
   }
 }
 

@@ -21,3 +21,12 @@ export interface PasswordResetRepository extends UnitOfWork {
   /** Removes the code as the new password is stored: only this code, unexpired, with attempts left. */
   consumeItem(sub: string, digest: string, now: number): PendingWrite;
 }
+
+/**
+ * A corpus of passwords known from breaches (Have I Been Pwned's Pwned Passwords). Resolves
+ * false when the corpus could not be read: an unreachable list never blocks a password,
+ * which is then judged on the other rules alone; the adapter logs why.
+ */
+export interface BreachedPasswordCheck {
+  isBreached(password: string): Promise<boolean>;
+}

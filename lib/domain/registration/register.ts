@@ -9,7 +9,9 @@ import { sendConfirmationCode } from "../codes/send-code";
 import { hashPassword } from "../credentials/password-hash";
 import type { FieldProblem } from "../errors";
 import { type Courier, MessageNotSentError } from "../messages/ports";
-import { checkPassword, describeViolation } from "../passwords/policy";
+import { checkPassword } from "../passwords/policy";
+import type { BreachedPasswordCheck } from "../passwords/ports";
+import { violationProblem } from "../passwords/violations";
 import { openSession } from "../sessions/open-session";
 import type { SessionRepository } from "../sessions/ports";
 import type { PendingWrite } from "../unit-of-work";
@@ -25,6 +27,8 @@ export interface RegistrationDeps {
   sessions: SessionRepository;
   courier: Courier;
   settings: ServiceSettings;
+  /** Unset: new passwords are not looked up among breached ones. */
+  breachedPasswords?: BreachedPasswordCheck;
   now?: () => number;
 }
 
@@ -118,10 +122,10 @@ async function validate(body: RegistrationBody, deps: RegistrationDeps, now: num
     const account = "account" in prepared ? prepared.account : undefined;
     const violations = await checkPassword(password, deps.settings.passwordPolicy, {
       identity: { sub: attrs.sub, email: account?.email?.value, phone: account?.phone_number?.value },
+      breachedPasswords: deps.breachedPasswords,
     });
-    problems.push(
-      ...violations.map((v) => ({ error: "password_policy_violated", pos: "password", desc: describeViolation(v) })),
-    );
+    // Each carries its rule in params, so the hosted page can word it without checking again.
+    problems.push(...violations.map((v) => violationProblem(v)));
   }
   const binds = (body.actions ?? []).filter((a) => a.type === "bindDynClient");
   if (binds.length > 1)

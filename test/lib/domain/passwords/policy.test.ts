@@ -147,6 +147,54 @@ describe("password policy errors", () => {
   });
 });
 
+describe("breached passwords", () => {
+  const lookups: string[] = [];
+  const corpus = {
+    async isBreached(password: string) {
+      lookups.push(password);
+      return password === "monkey island 1990";
+    },
+  };
+
+  it("when every other rule passes, the password is looked up and a breached one is refused with its own rule", async () => {
+    lookups.length = 0;
+    const policy = defaultSettings.passwordPolicy;
+    expect(await checkPassword("monkey island 1990", policy, { breachedPasswords: corpus })).toEqual([
+      { rule: "breached_password" },
+    ]);
+    expect(await checkPassword("violet kettle river", policy, { breachedPasswords: corpus })).toEqual([]);
+    expect(lookups).toEqual(["monkey island 1990", "violet kettle river"]);
+  });
+
+  it("when another rule refuses the password, it is not looked up", async () => {
+    lookups.length = 0;
+    expect(await checkPassword("xq7-vz", defaultSettings.passwordPolicy, { breachedPasswords: corpus })).toEqual([
+      { rule: "to_short", low: 8 },
+    ]);
+    expect(lookups).toEqual([]);
+  });
+
+  it("when refused, it answers the v3 and v2 shapes of the other rules, with no params beside the rule", () => {
+    const violation = [{ rule: "breached_password" } as const];
+    expect(JSON.parse(errorResult(passwordPolicyError(violation), "v3", "r").body)).toEqual({
+      type: "input_error",
+      error: "password_policy_violated",
+      desc: "the password appears in known data breaches",
+      pos: "password",
+      params: { rule: "breached_password" },
+    });
+    expect(JSON.parse(errorResult(passwordPolicyError(violation), "v2", "r").body)).toEqual({
+      errors: [
+        {
+          code: "validation_error",
+          desc: "the password appears in known data breaches",
+          params: { field: "password", rule: "breached_password" },
+        },
+      ],
+    });
+  });
+});
+
 describe("generated passwords", () => {
   it("when generated for a policy with groups, they pass that policy", async () => {
     const policy: PasswordPolicy = {
