@@ -20,6 +20,7 @@ import {
   liveBrowserSession,
 } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
+import { codeChannels } from "../domain/security/second-factor";
 import type { PendingWrite } from "../domain/unit-of-work";
 import {
   COOKIES,
@@ -225,6 +226,8 @@ export async function signInBrowser(
     attempt?: TakenAttempt;
     /** The flow's own writes, in the login's commit (a QR code redeemed). */
     items?: PendingWrite[];
+    /** The second factor's method, for the login event. */
+    factor?: string;
   },
 ): Promise<HttpResult> {
   const ip = call.sourceIp ?? "unknown";
@@ -247,6 +250,7 @@ export async function signInBrowser(
       items: login.items ?? [],
       failuresOnRecord: login.failuresOnRecord,
       attempt: login.attempt,
+      factor: login.factor,
     },
   );
   const cookies = [
@@ -260,7 +264,7 @@ export async function signInBrowser(
 /** The sign-in page, offering every configured external provider. */
 export function signInPageFor(view: Omit<SignInView, "providers">): string {
   const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
-  return signInPage({ ...view, providers });
+  return signInPage({ ...view, providers, codeChannels: codeChannels(config().settings) });
 }
 
 /** The sign-in page again, with why another way of signing in did not work. */
