@@ -1,7 +1,7 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { RecoveryCodeRepository } from "../domain/security/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./accounts";
+import { batchGetAll } from "./batch";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
@@ -13,12 +13,18 @@ import { transactUnlessRefused } from "./transact";
  */
 export function createRecoveryCodeStore({ client, tableName }: StoreDeps): RecoveryCodeRepository {
   return {
+    /** The profile and the set in one BatchGetItem: whether the account exists costs no round trip of its own. */
     async status(sub) {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: keys.recoveryCodes(sub), ConsistentRead: true }),
-      );
-      if (!Item) return undefined;
-      return { remaining: Object.keys(Item.codes ?? {}).length, createdAt: Item.createdAt as number };
+      const profile = keys.userProfile(sub);
+      const items = await batchGetAll(client, tableName, [profile, keys.recoveryCodes(sub)], {
+        expression: "SK, #codes, createdAt",
+        names: { "#codes": "codes" },
+      });
+      const set = items.find((item) => item.SK !== profile.SK);
+      return {
+        account: items.some((item) => item.SK === profile.SK),
+        ...(set && { set: { remaining: Object.keys(set.codes ?? {}).length, createdAt: set.createdAt as number } }),
+      };
     },
 
     replace(sub: string, digests: string[], createdAt: number, event: PendingWrite) {

@@ -30,8 +30,8 @@ export interface RecoveryCodeSet {
 
 /** Recovery codes (interface §4.15a); events go in the same commit as the change they record. */
 export interface RecoveryCodeRepository {
-  /** The set's size and age; undefined when none was generated. */
-  status(sub: string): Promise<RecoveryCodeSet | undefined>;
+  /** Whether the account exists, and its set's size and age when one was generated. */
+  status(sub: string): Promise<{ account: boolean; set?: RecoveryCodeSet }>;
   /** Replaces the whole set and records `event` at once; false when the account does not exist. */
   replace(sub: string, digests: string[], createdAt: number, event: PendingWrite): Promise<boolean>;
   /** Takes one code out of the set with `event`; false when it is not (or no longer) in it. */

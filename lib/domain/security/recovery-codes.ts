@@ -38,8 +38,13 @@ export function recoveryCodeDigest(normalized: string): string {
 }
 
 /** GET: how many are left and since when; never the codes. */
-export async function recoveryCodeStatus(deps: Pick<RecoveryCodeDeps, "recoveryCodes">, sub: string) {
-  return (await deps.recoveryCodes.status(sub)) ?? { remaining: 0 };
+export async function recoveryCodeStatus(
+  deps: Pick<RecoveryCodeDeps, "recoveryCodes">,
+  sub: string,
+): Promise<{ remaining: number; createdAt?: number }> {
+  const { account, set } = await deps.recoveryCodes.status(sub);
+  if (!account) throw problems.unknownUser(sub);
+  return set ?? { remaining: 0 };
 }
 
 /** POST: a new set replaces the old one at once; the codes are answered this once. */
