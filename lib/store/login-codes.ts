@@ -1,16 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { LoginCodeRecord, LoginCodeRepository } from "../domain/security/ports";
 import type { StoreDeps } from "./accounts";
+import { consumeCode, spendAttempt } from "./code-writes";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
-
-// Conditions, named so each write says why it may fail.
-/** The code judged is the one stored now, not one a newer send replaced. */
-const sameCode = "digest = :digest";
-/** No code is accepted, right or wrong, once its attempts are spent. */
-const attemptsRemain = "attemptsLeft > :zero";
-/** An expired code is never accepted, even before TTL removes the item. */
-const notExpired = "#exp >= :now";
 
 /** Answers false instead of throwing when the write's condition refused it. */
 async function conditional(write: () => Promise<unknown>): Promise<boolean> {
@@ -45,30 +38,10 @@ export function createLoginCodeStore({ client, tableName }: StoreDeps): LoginCod
     },
 
     recordWrongCode: (sub: string, digest: string) =>
-      conditional(() =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.loginCode(sub),
-            UpdateExpression: "SET attemptsLeft = attemptsLeft - :one",
-            ConditionExpression: `${sameCode} AND ${attemptsRemain}`,
-            ExpressionAttributeValues: { ":one": 1, ":zero": 0, ":digest": digest },
-          }),
-        ),
-      ),
+      conditional(() => client.send(new UpdateCommand(spendAttempt(tableName, keys.loginCode(sub), digest)))),
 
+    // Two sign-ins with one code: only the first deletes it.
     consume: (sub: string, digest: string, now: number) =>
-      conditional(() =>
-        client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: keys.loginCode(sub),
-            // Two sign-ins with one code: only the first deletes it.
-            ConditionExpression: `${sameCode} AND ${attemptsRemain} AND ${notExpired}`,
-            ExpressionAttributeNames: { "#exp": "exp" },
-            ExpressionAttributeValues: { ":digest": digest, ":zero": 0, ":now": now },
-          }),
-        ),
-      ),
+      conditional(() => client.send(new DeleteCommand(consumeCode(tableName, keys.loginCode(sub), digest, now)))),
   };
 }
