@@ -156,17 +156,22 @@ export const recoveryCodeDeps = (): RecoveryCodeDeps => ({
   events: services().events,
 });
 
+/** What tells whether an account has a second-factor method; no courier, so no SNS or SES bundled. */
+export const secondFactorMethodDeps = (): Pick<SecondFactorDeps, "settings" | "hasTotp"> => ({
+  settings: config().settings,
+  hasTotp: (sub) => services().accountSecurity.hasSecondFactor(sub),
+});
+
 /** Every second-factor method of a password sign-in (lib/domain/security/second-factor.ts). */
 export const secondFactorDeps = (): SecondFactorDeps => {
-  const { loginCodes, contactCodes, accountSecurity } = services();
+  const { loginCodes, contactCodes } = services();
   return {
+    ...secondFactorMethodDeps(),
     totp: totpDeps(),
     recovery: recoveryCodeDeps(),
     loginCodes,
     contactCodes,
     courier: courier(),
-    settings: config().settings,
-    hasTotp: (sub) => accountSecurity.hasSecondFactor(sub),
   };
 };
 

@@ -1,4 +1,4 @@
-import { secondFactorDeps, services, totpDeps } from "../container";
+import { secondFactorMethodDeps, services, totpDeps } from "../container";
 import type { Account } from "../domain/accounts/account";
 import { problems } from "../domain/errors";
 import { decideQrLogin, readQrLogin } from "../domain/login/qr-login";
@@ -179,7 +179,7 @@ const authChange = route({
     jsonResult(
       200,
       await changeAuthModes(services().accountSecurity, call.subject, call.body, async () =>
-        hasSecondFactorMethod(secondFactorDeps(), await account(call)),
+        hasSecondFactorMethod(secondFactorMethodDeps(), await account(call)),
       ),
     ),
 });
