@@ -20,8 +20,8 @@ export interface FunctionNeeds {
 export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Refresh-token sessions are stored by the token endpoint.
   // Second-factor codes are checked against sealed TOTP secrets.
-  // Password grants verify a password hash.
-  token: { table: "read-write", dataKey: true, hashes: true },
+  // Password grants verify a password hash, and send sign-in codes by SMS or e-mail when enabled.
+  token: { table: "read-write", dataKey: true, hashes: true, messaging: true },
   // Phone and e-mail changes are confirmed by a code sent to the new contact.
   users: { table: "read-write", messaging: true },
   // Codes go out by SMS and e-mail; accounts are created.

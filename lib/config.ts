@@ -53,6 +53,8 @@ export interface ServiceSettings {
     breachedPasswords?: BreachedPasswordsConfig;
   };
   codes: { length: number; ttlSeconds: number; attempts: number };
+  /** One-time codes by e-mail or SMS as a second factor at sign-in; off by default (docs/configuration.md). */
+  secondFactor: { emailCodes: boolean; smsCodes: boolean };
   registration: { createBeforeConfirm: boolean };
   /** keyRotationDays: the period of the stack's scheduled signing-key rotation; 0, none. */
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; keyRotationDays: number };
@@ -124,6 +126,7 @@ export const defaultSettings: ServiceSettings = {
     minAgeSeconds: 0,
   },
   codes: { length: 6, ttlSeconds: 600, attempts: 3 },
+  secondFactor: { emailCodes: false, smsCodes: false },
   registration: { createBeforeConfirm: false },
   tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000, keyRotationDays: 30 },
   fedToken: { minLifetimeSeconds: 30 },
@@ -188,6 +191,7 @@ export function parseSettings(source: unknown): ServiceSettings {
   const settings: ServiceSettings = {
     passwordPolicy: passwordPolicySettings(given.passwordPolicy),
     codes: { ...defaultSettings.codes, ...given.codes },
+    secondFactor: { ...defaultSettings.secondFactor, ...given.secondFactor },
     registration: { ...defaultSettings.registration, ...given.registration },
     tokens: { ...defaultSettings.tokens, ...given.tokens },
     fedToken: { ...defaultSettings.fedToken, ...given.fedToken },

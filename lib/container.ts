@@ -10,6 +10,8 @@ import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
 import type { PasswordResetDeps } from "./domain/passwords/reset-password";
 import type { RegistrationDeps } from "./domain/registration/register";
+import type { RecoveryCodeDeps } from "./domain/security/recovery-codes";
+import type { SecondFactorDeps } from "./domain/security/second-factor";
 import type { TotpDeps } from "./domain/security/totp-generators";
 import { log } from "./log";
 import { courierFor } from "./notify/transport";
@@ -24,11 +26,13 @@ import { createContactCodeStore } from "./store/contact-codes";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
+import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
 import { createQrLoginStore } from "./store/qr-logins";
+import { createRecoveryCodeStore } from "./store/recovery-codes";
 import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
@@ -85,6 +89,8 @@ export const services = /* @__PURE__ */ once(() => {
     codes: createAuthorizationCodeStore(deps),
     passwordResets: createPasswordResetStore(deps),
     contactCodes: createContactCodeStore(deps),
+    recoveryCodes: createRecoveryCodeStore(deps),
+    loginCodes: createLoginCodeStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, config().issuer),
@@ -180,6 +186,34 @@ export const passkeyDeps = (): PasskeyDeps => ({
   relyingParty: relyingParty(config()),
   now: () => Math.floor(Date.now() / 1000),
 });
+
+/** What recovery codes need: the set, and the events recorded with its changes. */
+export const recoveryCodeDeps = (): RecoveryCodeDeps => ({
+  recoveryCodes: services().recoveryCodes,
+  events: services().events,
+});
+
+/** What tells whether an account has a second-factor method; no courier, so no SNS or SES bundled. */
+export const secondFactorMethodDeps = (): Pick<SecondFactorDeps, "settings" | "hasTotp"> => ({
+  settings: config().settings,
+  hasTotp: (sub) => services().accountSecurity.hasSecondFactor(sub),
+});
+
+/** Every second-factor method of a password sign-in (lib/domain/security/second-factor.ts). */
+export const secondFactorDeps = (): SecondFactorDeps => {
+  const { loginCodes, contactCodes } = services();
+  return {
+    ...secondFactorMethodDeps(),
+    totp: totpDeps(),
+    recovery: recoveryCodeDeps(),
+    loginCodes,
+    contactCodes,
+    courier: courier(),
+  };
+};
+
+/** What a password sign-in needs (the password grant and the hosted sign-in form). */
+export const passwordLoginDeps = (): LoginDeps => ({ ...loginDeps(), secondFactor: secondFactorDeps() });
 
 /** What binding an external account needs: bind states are signed and external tokens sealed. */
 export const bindDeps = () => {

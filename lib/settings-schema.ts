@@ -56,6 +56,11 @@ export const settingsSchema = {
         attempts: { type: "integer", minimum: 1, maximum: 10 },
       },
     },
+    secondFactor: {
+      type: "object",
+      additionalProperties: false,
+      properties: { emailCodes: { type: "boolean" }, smsCodes: { type: "boolean" } },
+    },
     registration: {
       type: "object",
       additionalProperties: false,

@@ -4,6 +4,7 @@ import { confirmationCode } from "./templates/confirmation-code";
 import { generatedPassword } from "./templates/generated-password";
 import { passwordChanged } from "./templates/password-changed";
 import { passwordResetCode } from "./templates/password-reset-code";
+import { signInCode } from "./templates/sign-in-code";
 
 /** One template per message the domain names. */
 const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
@@ -11,6 +12,7 @@ const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "generated-password": generatedPassword,
   "password-changed": passwordChanged,
   "password-reset-code": passwordResetCode,
+  "sign-in-code": signInCode,
 };
 
 /**

@@ -92,6 +92,8 @@ export interface SignInView {
   providers?: ReadonlyArray<{ fp: string; name: string }>;
   /** WebAuthn request options (JSON) when passkeys are offered. */
   passkeyOptions?: string;
+  /** Channels a sign-in code can be sent by, offered on the code step. */
+  codeChannels?: ReadonlyArray<"email" | "sms">;
 }
 
 const PASSKEY_SCRIPT = html`<script src="/svc/oauth/passkeys.js" defer></script>`;
@@ -113,6 +115,24 @@ ${fields}<input type="hidden" name="credential" value="">
 <p class="error" role="alert" data-passkey-error data-text="${text.failed}" hidden></p>
 <button type="submit">${text.label}</button>
 </form>`;
+}
+
+/**
+ * The code step: the code, a recovery code behind a toggle (no script), and one extra
+ * submit per channel a code can be sent by, after the main one so Enter signs in.
+ */
+function secondFactorFields(t: Texts, channels: ReadonlyArray<"email" | "sms">): Html {
+  return html`<label for="otp">${channels.length ? t.otpAny : t.otp}</label>
+<input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6,8}">
+<details><summary>${t.recoveryToggle}</summary>
+<label for="recovery_code">${t.recoveryCode}</label>
+<input id="recovery_code" name="recovery_code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="32">
+</details>`;
+}
+
+function sendCodeButtons(t: Texts, step: SignInStep, channels: ReadonlyArray<"email" | "sms">): Html {
+  if (step !== "otp") return html``;
+  return html`${channels.map((c) => html`<button type="submit" name="otp_channel" value="${c}">${c === "email" ? t.sendCodeEmail : t.sendCodeSms}</button>`)}`;
 }
 
 /**
@@ -140,12 +160,7 @@ ${hidden(view.state)}
 <input id="username" name="username" autocomplete="${view.passkeyOptions && view.step === "password" ? "username webauthn" : "username"}" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
 <label for="password">${change ? t.currentPassword : t.password}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : html``}>
-${
-  view.step === "otp"
-    ? html`<label for="otp">${t.otp}</label>
-<input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6,8}" required>`
-    : html``
-}
+${view.step === "otp" ? secondFactorFields(t, view.codeChannels ?? []) : html``}
 ${
   change
     ? html`<label for="new_password">${t.newPassword}</label>
@@ -153,6 +168,7 @@ ${
     : html``
 }
 <button type="submit">${t.submit}</button>
+${sendCodeButtons(t, view.step, view.codeChannels ?? [])}
 </form>
 ${
   view.passkeyOptions && view.step === "password"

@@ -21,6 +21,7 @@ import {
 } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
 import { authenticationOptions } from "../domain/passkeys/passkeys";
+import { codeChannels } from "../domain/security/second-factor";
 import type { PendingWrite } from "../domain/unit-of-work";
 import {
   COOKIES,
@@ -226,6 +227,8 @@ export async function signInBrowser(
     attempt?: TakenAttempt;
     /** The flow's own writes, in the login's commit (a QR code redeemed). */
     items?: PendingWrite[];
+    /** The second factor's method, for the login event. */
+    factor?: string;
   },
 ): Promise<HttpResult> {
   const ip = call.sourceIp ?? "unknown";
@@ -248,6 +251,7 @@ export async function signInBrowser(
       items: login.items ?? [],
       failuresOnRecord: login.failuresOnRecord,
       attempt: login.attempt,
+      factor: login.factor,
     },
   );
   const cookies = [
@@ -268,7 +272,7 @@ export async function signInPageFor(view: Omit<SignInView, "providers" | "passke
     view.step === "password" && relyingParty(config()).offered
       ? JSON.stringify(await authenticationOptions(passkeyDeps(), view.state.csrf))
       : undefined;
-  return signInPage({ ...view, providers, passkeyOptions });
+  return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings) });
 }
 
 /** The sign-in page again, with why another way of signing in did not work. */

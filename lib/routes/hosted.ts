@@ -1,12 +1,11 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { config } from "../config";
-import { loginDeps, services, totpDeps } from "../container";
+import { loginDeps, passwordLoginDeps, services } from "../container";
 import { OAuthError } from "../domain/errors";
-import { authenticateUser } from "../domain/login/password-grant";
+import { authenticateUser, passwordAmr } from "../domain/login/password-grant";
 import { AuthorizationError, type AuthorizationRequest, redirectWith } from "../domain/oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
-import { verifyTotp } from "../domain/security/totp-generators";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { type CommonCall, group, route } from "../http/route";
 import { TEXT } from "../pages/text";
@@ -142,6 +141,8 @@ const signInForm = {
     username: { type: "string", maxLength: 256 },
     password: { type: "string", maxLength: 1024 },
     otp: { type: "string", maxLength: 16 },
+    recovery_code: { type: "string", maxLength: 32 },
+    otp_channel: { enum: ["email", "sms"] },
     new_password: { type: "string", maxLength: 1024 },
   },
 } as const;
@@ -152,6 +153,10 @@ const REFUSALS: Record<string, { step: SignInStep; message: keyof (typeof TEXT)[
   throttled: { step: "password", message: "throttled" },
   otp_required: { step: "otp", message: "otpRequired" },
   otp_invalid: { step: "otp", message: "otpInvalid" },
+  otp_sent: { step: "otp", message: "otpSentEmail" },
+  otp_channel_unavailable: { step: "otp", message: "otpChannelUnavailable" },
+  too_many_codes: { step: "otp", message: "tooManyCodes" },
+  otp_not_sent: { step: "otp", message: "otpNotSent" },
   password_change_required: { step: "change", message: "changeRequired" },
   password_policy: { step: "change", message: "policy" },
   account_locked: { step: "password", message: "refused" },
@@ -165,7 +170,8 @@ const signIn = route({
   path: "/svc/oauth/signin",
   version: "page",
   auth: "none",
-  summary: "The sign-in form: login and password, then a TOTP code or a new password when required",
+  summary:
+    "The sign-in form: login and password, then a second factor (TOTP, a code sent by e-mail or SMS, a recovery code) or a new password when required",
   description:
     "Checked exactly like the password grant (throttling, locks, second factor, forced change). On success the browser session cookie is set and the browser goes on to the consent page or back to the client.",
   tags: ["sign-in"],
@@ -185,7 +191,7 @@ const signIn = route({
       const form = call.body;
       const ip = call.sourceIp ?? "unknown";
       const userAgent = call.userAgent ?? "unknown";
-      const deps = { ...loginDeps(), secondFactor: (sub: string, otp: string) => verifyTotp(totpDeps(), sub, otp) };
+      const deps = passwordLoginDeps();
       const username = typeof form.username === "string" ? form.username : "";
       try {
         const user = await authenticateUser(
@@ -194,6 +200,9 @@ const signIn = route({
             username,
             password: typeof form.password === "string" ? form.password : "",
             otp: form.otp,
+            recoveryCode: form.recovery_code,
+            otpChannel: form.otp_channel,
+            language: pageLang,
             newPassword: form.new_password,
             ip,
             // The browser is the caller here: only its connection's address counts.
@@ -204,8 +213,9 @@ const signIn = route({
           now(),
         );
         return await signInBrowser(call, found, user.account, {
-          amr: user.account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : ["pwd"],
+          amr: passwordAmr(user),
           method: "password",
+          factor: user.secondFactor?.method,
           deps,
           newCredential: user.newCredential,
           attempt: user.attempt,
@@ -213,6 +223,7 @@ const signIn = route({
       } catch (error) {
         if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
+        const message = error.reason === "otp_sent" && form.otp_channel === "sms" ? "otpSentSms" : refusal.message;
         const keepLogin = refusal.step !== "password";
         const state = { interaction: form.interaction as string, csrf: form.csrf as string };
         const page = await signInPageFor({
@@ -221,7 +232,7 @@ const signIn = route({
           clientName: request.clientId,
           step: refusal.step,
           ...(keepLogin ? { username } : { loginHint: username }),
-          message: refusal.message,
+          ...(error.reason === "otp_sent" ? { notice: TEXT[pageLang][message] as string } : { message }),
           violations: error.violations,
         });
         return pageResult(refusal.step === "password" ? 401 : 200, page);

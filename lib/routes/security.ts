@@ -1,15 +1,17 @@
-import { services, totpDeps } from "../container";
+import { secondFactorMethodDeps, services, totpDeps } from "../container";
 import type { Account } from "../domain/accounts/account";
 import { problems } from "../domain/errors";
 import { decideQrLogin, readQrLogin } from "../domain/login/qr-login";
 import { setUntouchable, stateView } from "../domain/security/account-state";
 import { authModesView, changeAuthModes } from "../domain/security/auth-modes";
+import { hasSecondFactorMethod } from "../domain/security/second-factor";
 import { checkAnswer, readQuestion, setQuestion } from "../domain/security/security-question";
 import { attachGenerator, detachGenerator, issueSecret, listGenerators } from "../domain/security/totp-generators";
 import { jsonResult } from "../http/error-body";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
 import { passkeyRoutes } from "./passkeys";
+import { recoveryCodeRoutes } from "./recovery-codes";
 import { badAccessToken, qrCodeParam, qrLoginView, subjectIdParam, subjectItemParams, v3Error } from "./schemas";
 
 export const authModesSchema = {
@@ -165,7 +167,7 @@ const authChange = route({
   userHeaders: true,
   summary: "Change authentication modes (interface §4.12)",
   description:
-    'requiredFactor null disables, 2 enables a second factor (400 has_not_sf_methods without a TOTP generator); needPasswordChange only true; methodsLocked only ["password"] or [] to unlock. Answers the resulting three fields; the login (password grant) enforces them.',
+    'requiredFactor null disables, 2 enables a second factor (400 has_not_sf_methods without a method: a TOTP generator, or a confirmed e-mail or phone when codes by that channel are on; recovery codes do not count); needPasswordChange only true; methodsLocked only ["password"] or [] to unlock. Answers the resulting three fields; the login (password grant) enforces them.',
   tags: ["security"],
   request: { params: subjectIdParam, body: { contentType: "json", schema: authModesBody, required: true } },
   responses: {
@@ -177,8 +179,8 @@ const authChange = route({
   handler: async (call) =>
     jsonResult(
       200,
-      await changeAuthModes(services().accountSecurity, call.subject, call.body, (sub) =>
-        services().accountSecurity.hasSecondFactor(sub),
+      await changeAuthModes(services().accountSecurity, call.subject, call.body, async () =>
+        hasSecondFactorMethod(secondFactorMethodDeps(), await account(call)),
       ),
     ),
 });
@@ -483,6 +485,7 @@ export const securityRoutes = group("security", [
   totpIssue,
   totpAttach,
   totpDelete,
+  ...recoveryCodeRoutes,
   qrRead,
   qrConfirm,
   qrRefuse,

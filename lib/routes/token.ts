@@ -1,5 +1,5 @@
 import { config } from "../config";
-import { codeGrantDeps, loginDeps, services, totpDeps } from "../container";
+import { codeGrantDeps, loginDeps, passwordLoginDeps, services } from "../container";
 import { GRANT, GRANT_TYPES } from "../domain/clients/client";
 import { OAuthError } from "../domain/errors";
 import { passwordGrant } from "../domain/login/password-grant";
@@ -8,7 +8,6 @@ import { refreshGrant } from "../domain/login/refresh-grant";
 import { authenticateClient, presentedClient, requireGrant } from "../domain/oauth/client-authentication";
 import { clientCredentialsGrant } from "../domain/oauth/client-credentials";
 import { authorizationCodeGrant } from "../domain/oidc/code-grant";
-import { verifyTotp } from "../domain/security/totp-generators";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { JWKS_MAX_AGE_SECONDS } from "../tokens/key-ring";
@@ -33,7 +32,21 @@ export const tokenRequest = {
     scope: { type: "string", description: "space-separated permissions (interface §5.3)" },
     username: { type: "string", maxLength: 256, description: "password grant: sub, e-mail or phone" },
     password: { type: "string", maxLength: 1024, description: "password grant" },
-    otp: { type: "string", maxLength: 16, description: "password grant: second-factor code when required" },
+    otp: {
+      type: "string",
+      maxLength: 16,
+      description: "password grant: second-factor code when required (TOTP, or the code sent for otp_channel)",
+    },
+    recovery_code: {
+      type: "string",
+      maxLength: 32,
+      description: "password grant: a recovery code instead of otp; single use (interface §4.15a)",
+    },
+    otp_channel: {
+      enum: ["email", "sms"],
+      description:
+        "password grant, right password, second factor required: sends a sign-in code to the confirmed e-mail or phone and answers invalid_grant saying where; then send it as otp. Only when the operator enabled that channel (docs/configuration.md secondFactor)",
+    },
     new_password: { type: "string", maxLength: 1024, description: "password grant: when a change is forced" },
     refresh_token: { type: "string", maxLength: 512, description: "refresh_token grant" },
     qr_code: {
@@ -125,6 +138,9 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
             password: form.password,
             scope: form.scope,
             otp: form.otp,
+            recoveryCode: form.recovery_code,
+            otpChannel: form.otp_channel,
+            language: call.language,
             newPassword: form.new_password,
             uaId: call.headers["svc-ci-ua-id"],
             // The user's own address and browser, as the application relays them (interface §5.1).
@@ -132,7 +148,7 @@ async function issueToken(call: CommonCall & { body: Readonly<Record<string, unk
             addresses: guessAddresses(call, client),
             userAgent: call.userAgent ?? "unknown",
           },
-          { ...loginDeps(), secondFactor: (sub, otp) => verifyTotp(totpDeps(), sub, otp) },
+          passwordLoginDeps(),
         ),
         NO_STORE,
       );

@@ -61,6 +61,10 @@ export const ENTITY = {
   passkey: "passkey",
   /** A WebAuthn challenge already answered (TTL: until the challenge expires). */
   passkeyChallenge: "passkey-challenge",
+  /** An account's recovery codes (interface §4.15a): SHA-256 digests, each removed as it is used. */
+  recoveryCodes: "recovery-codes",
+  /** The latest one-time sign-in code sent by e-mail or SMS as a second factor (TTL). */
+  loginCode: "login-code",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -143,6 +147,8 @@ export const keys = {
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
   passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
+  recoveryCodes: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "RECOVERY_CODES" }),
+  loginCode: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "LOGIN_CODE" }),
   passwordResetsSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `PWRESET_SENT#${hour}` }),
   contactCodesSent: (sub: string, hour: number): TableKey => ({ PK: `USER#${sub}`, SK: `CONTACT_CODES_SENT#${hour}` }),
   /** Per address, not per account: many accounts must not flood one phone or mailbox. */

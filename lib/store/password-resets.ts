@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasswordResetRecord, PasswordResetRepository } from "../domain/passwords/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./accounts";
+import { consumeCode, spendAttempt } from "./code-writes";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { pendingWrite, transactItems } from "./pending-writes";
@@ -10,12 +11,6 @@ import { transactUnlessRefused } from "./transact";
 // Conditions, named so each write says why it may fail.
 /** The hourly cap on codes sent to one account: the form cannot be used to flood a mailbox or phone. */
 const underHourlyCap = "attribute_not_exists(#count) OR #count < :max";
-/** The code judged is the one stored now, not one a newer request replaced. */
-const sameCode = "digest = :digest";
-/** No code is accepted, right or wrong, once its attempts are spent. */
-const attemptsRemain = "attemptsLeft > :zero";
-/** An expired code is never accepted, even before TTL removes the item. */
-const notExpired = "#exp >= :now";
 
 const HOUR_SECONDS = 3600;
 
@@ -60,15 +55,7 @@ export function createPasswordResetStore({ client, tableName }: StoreDeps): Pass
 
     async recordWrongCode(sub: string, digest: string): Promise<boolean> {
       try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.passwordReset(sub),
-            UpdateExpression: "SET attemptsLeft = attemptsLeft - :one",
-            ConditionExpression: `${sameCode} AND ${attemptsRemain}`,
-            ExpressionAttributeValues: { ":one": 1, ":zero": 0, ":digest": digest },
-          }),
-        );
+        await client.send(new UpdateCommand(spendAttempt(tableName, keys.passwordReset(sub), digest)));
         return true;
       } catch (error) {
         if (isConditionalCheckFailed(error)) return false;
@@ -77,15 +64,7 @@ export function createPasswordResetStore({ client, tableName }: StoreDeps): Pass
     },
 
     consumeItem(sub: string, digest: string, now: number): PendingWrite {
-      return pendingWrite({
-        Delete: {
-          TableName: tableName,
-          Key: keys.passwordReset(sub),
-          ConditionExpression: `${sameCode} AND ${attemptsRemain} AND ${notExpired}`,
-          ExpressionAttributeNames: { "#exp": "exp" },
-          ExpressionAttributeValues: { ":digest": digest, ":zero": 0, ":now": now },
-        },
-      });
+      return pendingWrite({ Delete: consumeCode(tableName, keys.passwordReset(sub), digest, now) });
     },
 
     commit: (writes: PendingWrite[]): Promise<boolean> => transactUnlessRefused(client, transactItems(writes)),

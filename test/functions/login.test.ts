@@ -112,7 +112,7 @@ describe("grant_type=password", () => {
       "the account is locked for inactivity",
     ],
     ["password-locked", { methodsLocked: ["password"] }, "password login is locked for this account"],
-    ["second-factor", { requiredFactor: 2 }, "a second factor is required: send otp"],
+    ["second-factor", { requiredFactor: 2 }, "a second factor is required: send otp or recovery_code"],
     ["forced-change", { needPasswordChange: true }, "a password change is required: send new_password"],
   ])(
     "when the account is %s, a right password is refused with a description that says why",

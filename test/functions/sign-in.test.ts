@@ -45,9 +45,9 @@ describe("sign-in with a password and TOTP", () => {
     await submit(page);
     // The second factor is asked for; the password is typed again with the code.
     expect(await alertText(page)).toMatch(/authenticator/);
-    expect(await page.getByLabel(/code/i).getAttribute("autocomplete")).toBe("one-time-code");
+    expect(await page.getByLabel(/authenticator app/i).getAttribute("autocomplete")).toBe("one-time-code");
     await page.getByLabel(/^password$/i).fill(PASSWORD);
-    await page.getByLabel(/code/i).fill(totpCode(base32Secret));
+    await page.getByLabel(/authenticator app/i).fill(totpCode(base32Secret));
     await submit(page);
     const callback = await backAtClient(page);
     expect(callback.searchParams.get("iss")).toBe(issuer);

@@ -162,7 +162,7 @@ describe("second factor at login (interface §4.12 with 4.15)", () => {
       passwordLogin(client, { scope: "svc_api_user", username: account.sub, password: PASSWORD, ...(otp && { otp }) });
     expect((await login()).json).toEqual({
       error: "invalid_grant",
-      error_description: "a second factor is required: send otp",
+      error_description: "a second factor is required: send otp or recovery_code",
     });
     const refusedReplay = { error: "invalid_grant", error_description: "the otp is not valid" };
     // The enrolment code is spent.

@@ -6,10 +6,19 @@ import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
+import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import { describeRequested, parseScope, permissionKind } from "../permissions";
+import {
+  type CodeChannel,
+  CodeNotSentError,
+  checkSecondFactor,
+  type SecondFactorDeps,
+  type SecondFactorVerdict,
+  sendSecondFactorCode,
+} from "../security/second-factor";
 import { openSession } from "../sessions/open-session";
 import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
@@ -28,8 +37,8 @@ export interface LoginDeps {
   settings: ServiceSettings;
   /** Unset: new passwords (a forced change) are not looked up among breached ones. */
   breachedPasswords?: BreachedPasswordCheck;
-  /** Checks a second-factor code (TOTP); absent while no method exists. */
-  secondFactor?: (sub: string, otp: string) => Promise<boolean>;
+  /** Checks second factors and sends sign-in codes; absent, every second factor is refused. */
+  secondFactor?: SecondFactorDeps;
   now?: () => number;
 }
 
@@ -38,6 +47,12 @@ export interface PasswordGrantInput {
   password: unknown;
   scope: unknown;
   otp?: unknown;
+  /** A recovery code instead of the otp. */
+  recoveryCode?: unknown;
+  /** Asks for a sign-in code by e-mail or SMS instead of signing in. */
+  otpChannel?: unknown;
+  /** The language of a sign-in code's message (default: the service's). */
+  language?: Language;
   newPassword?: unknown;
   /** SVC-CI-UA-ID: the device the application already knows. */
   uaId?: string;
@@ -81,6 +96,13 @@ export interface AuthenticatedUser {
   newCredential?: NewCredential;
   /** The attempt the guess took: the login's commit gives it back. */
   attempt: TakenAttempt;
+  /** How the second factor was proved, when one was required. */
+  secondFactor?: Extract<SecondFactorVerdict, { ok: true }>;
+}
+
+/** The amr of a password sign-in (RFC 8176): the password, and the second factor's own values. */
+export function passwordAmr(user: Pick<AuthenticatedUser, "secondFactor">): string[] {
+  return user.secondFactor ? ["pwd", ...user.secondFactor.amr, "mfa"] : ["pwd"];
 }
 
 /**
@@ -107,6 +129,8 @@ export async function passwordGrant(
     method: "password",
     items: [],
     attempt: user.attempt,
+    amr: passwordAmr(user),
+    factor: user.secondFactor?.method,
   });
 }
 
@@ -150,16 +174,26 @@ export async function authenticateUser(
     throw await refuse("the account is locked for inactivity", "inactivity_lock");
   if (account.methodsLocked?.includes("password"))
     throw await refuse("password login is locked for this account", "method_locked");
+  let secondFactor: AuthenticatedUser["secondFactor"];
   if (account.requiredFactor === 2) {
-    if (typeof input.otp !== "string" || input.otp === "")
-      throw await refuse("a second factor is required: send otp", "otp_required");
-    const valid = deps.secondFactor ? await deps.secondFactor(account.sub, input.otp) : false;
-    if (!valid) {
+    const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode) };
+    if (!proof.otp && !proof.recoveryCode) {
+      const channel = input.otpChannel === "email" || input.otpChannel === "sms" ? input.otpChannel : undefined;
+      if (!channel) throw await refuse("a second factor is required: send otp or recovery_code", "otp_required");
+      throw await refuse(...(await sentCode(deps, account, channel, input.language, now)));
+    }
+    const context = { cId: client.clientId, ip: input.ip, ua: input.userAgent };
+    const verdict = deps.secondFactor
+      ? await checkSecondFactor(deps.secondFactor, account, proof, context, now)
+      : ({ ok: false, why: "invalid" } as const);
+    if (!verdict.ok) {
       // A wrong code is a failure like a wrong password: its attempt stays taken, so the waits and caps cover codes too.
       await deps.logins.settleFailure(attempt, waitOf(attempt, now));
       await recordEvent(deps, account.sub, client, input, now, "login", "otp_invalid");
-      throw new OAuthError("invalid_grant", "the otp is not valid", "otp_invalid");
+      const what = proof.recoveryCode ? "recovery_code" : "otp";
+      throw new OAuthError("invalid_grant", `the ${what} is not valid`, "otp_invalid");
     }
+    secondFactor = verdict;
   }
   let newCredential: NewCredential | undefined;
   if (account.needPasswordChange) {
@@ -174,7 +208,33 @@ export async function authenticateUser(
       throw error;
     }
   }
-  return { account, newCredential, attempt };
+  return { account, newCredential, attempt, secondFactor };
+}
+
+const filled = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/** Sends a sign-in code; answers the refusal that tells where it went, or why it did not. */
+async function sentCode(
+  deps: LoginDeps,
+  account: Account,
+  channel: CodeChannel,
+  language: Language | undefined,
+  now: number,
+): Promise<[string, string]> {
+  if (!deps.secondFactor) return ["codes by e-mail or SMS are not available", "otp_channel_unavailable"];
+  try {
+    const sent = await sendSecondFactorCode(
+      deps.secondFactor,
+      account,
+      channel,
+      language ?? deps.settings.defaultLanguage,
+      now,
+    );
+    return [`a code was sent by ${channel === "email" ? "e-mail" : "SMS"} to ${sent.to}: send it as otp`, "otp_sent"];
+  } catch (error) {
+    if (error instanceof CodeNotSentError) return [error.message, error.reason];
+    throw error;
+  }
 }
 
 async function changedCredential(
@@ -259,6 +319,10 @@ export interface LoginFlow {
   failuresOnRecord?: boolean;
   /** A password guess's attempt, given back in the commit. */
   attempt?: TakenAttempt;
+  /** The session's amr, when the method alone does not tell it. */
+  amr?: string[];
+  /** The second factor's method, for the login event. */
+  factor?: string;
 }
 
 /**
@@ -329,6 +393,7 @@ export async function recordLogin(
       result: "ok",
       prms: {
         method: flow.method,
+        ...(flow.factor && { factor: flow.factor }),
         ...(login.scopes && { scopes: login.scopes }),
         ...(newCredential && { passwordChanged: true }),
       },
@@ -365,7 +430,7 @@ export async function signIn(
       sessionClientId: client.clientId,
       clientId: client.clientId,
       scopes,
-      amr: flow.method === "password" && account.requiredFactor === 2 ? ["pwd", "otp", "mfa"] : [flow.method],
+      amr: flow.amr ?? (flow.method === "password" ? ["pwd"] : [flow.method]),
       refresh: true,
     },
     input,

@@ -9,6 +9,8 @@ export interface MessageParams {
   "confirmation-code": { code: string; minutes: number; purpose: "registration" | "contact-change" };
   /** A code to set a new password after the old one was forgotten. */
   "password-reset-code": { code: string; minutes: number };
+  /** A one-time code that completes a sign-in as its second factor. */
+  "sign-in-code": { code: string; minutes: number };
   /** A password the service generated. */
   "generated-password": { password: string };
   /** Notice that the password was changed, and when (UTC). */

@@ -19,7 +19,7 @@ export interface AuthModesBody {
 
 /**
  * interface §4.12 change. A second factor can be required only of an account that has one
- * (a TOTP generator); `hasSecondFactor` tells.
+ * (lib/domain/security/second-factor.ts); `hasSecondFactor` tells.
  */
 export async function changeAuthModes(
   store: AccountSecurityRepository,
@@ -28,9 +28,15 @@ export async function changeAuthModes(
   hasSecondFactor: (sub: string) => Promise<boolean>,
 ) {
   if (body.requiredFactor === 2 && !(await hasSecondFactor(sub))) {
-    throw new ApiError(400, "input_error", "has_not_sf_methods", "the account has no second-factor method (TOTP)", {
-      pos: "requiredFactor",
-    });
+    throw new ApiError(
+      400,
+      "input_error",
+      "has_not_sf_methods",
+      "the account has no second-factor method (TOTP, or a confirmed e-mail or phone when codes by it are on)",
+      {
+        pos: "requiredFactor",
+      },
+    );
   }
   const set: Partial<Pick<Account, "requiredFactor" | "needPasswordChange" | "methodsLocked">> = {};
   const remove: Array<"requiredFactor" | "needPasswordChange"> = [];
