@@ -194,9 +194,9 @@ export const recoveryCodeDeps = (): RecoveryCodeDeps => ({
 });
 
 /** What tells whether an account has a second-factor method; no courier, so no SNS or SES bundled. */
-export const secondFactorMethodDeps = (): Pick<SecondFactorDeps, "settings" | "hasTotp"> => ({
+export const secondFactorMethodDeps = (): Pick<SecondFactorDeps, "settings" | "hasAuthenticator"> => ({
   settings: config().settings,
-  hasTotp: (sub) => services().accountSecurity.hasSecondFactor(sub),
+  hasAuthenticator: (sub) => services().accountSecurity.hasSecondFactor(sub),
 });
 
 /** Every second-factor method of a password sign-in (lib/domain/security/second-factor.ts). */
@@ -209,6 +209,7 @@ export const secondFactorDeps = (): SecondFactorDeps => {
     loginCodes,
     contactCodes,
     courier: courier(),
+    passkeys: passkeyDeps(),
   };
 };
 

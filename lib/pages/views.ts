@@ -130,6 +130,17 @@ function secondFactorFields(t: Texts, channels: ReadonlyArray<"email" | "sms">):
 </details>`;
 }
 
+/**
+ * A passkey as the second factor: the script runs the ceremony and submits this form with the
+ * answer in `passkey`, so the post carries the password too. A plain button, not a second submit.
+ */
+function secondFactorPasskey(t: Texts, options: string | undefined): Html {
+  if (!options) return html``;
+  return html`<input type="hidden" name="passkey" value="">
+<p class="error" role="alert" data-passkey-error data-text="${t.passkeyMissing}" hidden></p>
+<button type="button" data-passkey-second data-options="${options}">${t.usePasskey}</button>`;
+}
+
 function sendCodeButtons(t: Texts, step: SignInStep, channels: ReadonlyArray<"email" | "sms">): Html {
   if (step !== "otp") return html``;
   return html`${channels.map((c) => html`<button type="submit" name="otp_channel" value="${c}">${c === "email" ? t.sendCodeEmail : t.sendCodeSms}</button>`)}`;
@@ -160,7 +171,7 @@ ${hidden(view.state)}
 <input id="username" name="username" autocomplete="${view.passkeyOptions && view.step === "password" ? "username webauthn" : "username"}" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
 <label for="password">${change ? t.currentPassword : t.password}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : html``}>
-${view.step === "otp" ? secondFactorFields(t, view.codeChannels ?? []) : html``}
+${view.step === "otp" ? html`${secondFactorFields(t, view.codeChannels ?? [])}${secondFactorPasskey(t, view.passkeyOptions)}` : html``}
 ${
   change
     ? html`<label for="new_password">${t.newPassword}</label>
@@ -181,7 +192,9 @@ ${
         // After a refusal the autofill waits for the user instead of offering the same passkey again.
         message === undefined && view.problem === undefined,
       )}${PASSKEY_SCRIPT}`
-    : html``
+    : view.passkeyOptions && view.step === "otp"
+      ? PASSKEY_SCRIPT
+      : html``
 }
 ${links}`;
   return layout(view.lang, t.signInTitle, body);

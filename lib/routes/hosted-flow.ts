@@ -262,6 +262,17 @@ export async function signInBrowser(
   return answerSignedIn(call, found.client, found.request, found.query, browser, cookies);
 }
 
+/** The browser's answer as the form carries it: JSON of PublicKeyCredential.toJSON(). */
+export function credentialOf<T>(raw: unknown): T | undefined {
+  if (typeof raw !== "string" || raw === "") return undefined;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The sign-in page, offering every configured external provider, and passkeys when the RP
  * ID is one browsers accept (the challenge is bound to the browser's CSRF token).
@@ -269,7 +280,7 @@ export async function signInBrowser(
 export async function signInPageFor(view: Omit<SignInView, "providers" | "passkeyOptions">): Promise<string> {
   const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
   const passkeyOptions =
-    view.step === "password" && relyingParty(config()).offered
+    (view.step === "password" || view.step === "otp") && relyingParty(config()).offered
       ? JSON.stringify(await authenticationOptions(passkeyDeps(), view.state.csrf))
       : undefined;
   return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings) });

@@ -12,6 +12,7 @@ import { accountPage, errorPage } from "../pages/views";
 import {
   answeringErrors,
   browserOf,
+  credentialOf,
   expiredForm,
   formRequest,
   formState,
@@ -29,17 +30,6 @@ const PASSKEY_AMR = ["hwk", "user", "mfa"];
 
 /** A change of passkeys from a sign-in older than this asks for the password again. */
 const RECENT_SIGN_IN_SECONDS = 600;
-
-/** The browser's answer as the form carries it: JSON of PublicKeyCredential.toJSON(). */
-function credentialOf<T>(raw: unknown): T | undefined {
-  if (typeof raw !== "string" || raw === "") return undefined;
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const passkeyProblem = (error: unknown) =>
   error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey")

@@ -1,3 +1,4 @@
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { config } from "../config";
 import { loginDeps, passwordLoginDeps, services } from "../container";
@@ -17,6 +18,7 @@ import {
   answerSignedIn,
   backToClient,
   browserOf,
+  credentialOf,
   definedOnly,
   errorBack,
   expiredForm,
@@ -143,6 +145,7 @@ const signInForm = {
     otp: { type: "string", maxLength: 16 },
     recovery_code: { type: "string", maxLength: 32 },
     otp_channel: { enum: ["email", "sms"] },
+    passkey: { type: "string", maxLength: 16384 },
     new_password: { type: "string", maxLength: 1024 },
   },
 } as const;
@@ -193,6 +196,7 @@ const signIn = route({
       const userAgent = call.userAgent ?? "unknown";
       const deps = passwordLoginDeps();
       const username = typeof form.username === "string" ? form.username : "";
+      const passkey = credentialOf<AuthenticationResponseJSON>(form.passkey);
       try {
         const user = await authenticateUser(
           client,
@@ -202,6 +206,8 @@ const signIn = route({
             otp: form.otp,
             recoveryCode: form.recovery_code,
             otpChannel: form.otp_channel,
+            // The page's challenge is bound to the browser's CSRF token, which formRequest checked.
+            passkey: passkey && { response: passkey, binding: form.csrf as string },
             language: pageLang,
             newPassword: form.new_password,
             ip,
@@ -223,7 +229,12 @@ const signIn = route({
       } catch (error) {
         if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
-        const message = error.reason === "otp_sent" && form.otp_channel === "sms" ? "otpSentSms" : refusal.message;
+        const message =
+          error.reason === "otp_sent" && form.otp_channel === "sms"
+            ? "otpSentSms"
+            : error.reason === "otp_invalid" && passkey
+              ? "passkeyRefused"
+              : refusal.message;
         const keepLogin = refusal.step !== "password";
         const state = { interaction: form.interaction as string, csrf: form.csrf as string };
         const page = await signInPageFor({

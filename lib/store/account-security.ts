@@ -10,19 +10,23 @@ import { buildUpdate } from "./update-expression";
 /** Authentication modes (interface §4.12) and account state (interface §3.1) on the profile item. */
 export function createAccountSecurityStore({ client, tableName }: StoreDeps): AccountSecurityRepository {
   return {
-    /** Whether the account has a second-factor method: any TOTP generator. */
+    /** Whether the account has an authenticator of its own: a TOTP generator or a passkey (two reads at once). */
     async hasSecondFactor(sub: string): Promise<boolean> {
-      const { Items } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :totp)",
-          ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":totp": keys.totpPrefix },
-          ProjectionExpression: "SK",
-          ConsistentRead: true,
-          Limit: 1,
-        }),
-      );
-      return (Items?.length ?? 0) > 0;
+      const any = async (prefix: string) => {
+        const { Items } = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+            ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":prefix": prefix },
+            ProjectionExpression: "SK",
+            ConsistentRead: true,
+            Limit: 1,
+          }),
+        );
+        return (Items?.length ?? 0) > 0;
+      };
+      const found = await Promise.all([any(keys.totpPrefix), any(keys.passkeyPrefix)]);
+      return found.some(Boolean);
     },
 
     /** Sets and removes mode attributes; undefined when the account does not exist. */

@@ -2,8 +2,9 @@ import * as oidc from "openid-client";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
-import { seedAccount } from "../support/fixtures";
+import { seedAccount, systemBearer } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
 
 const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>) => tokens.claims();
@@ -14,7 +15,7 @@ const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGra
  * The issuer is named localhost: browsers refuse an IP address as RP ID.
  */
 
-const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } =
+const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient, submit } =
   await useHostedSignIn("localhost");
 
 /** Adds a virtual authenticator to the page; it answers every ceremony as if the user touched it. */
@@ -130,6 +131,36 @@ describe("passkeys on the hosted pages", () => {
       "This passkey is not registered for any account here (it may have been deleted).",
     );
     expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login")).toHaveLength(1);
+    await context.close();
+  });
+
+  it("serves as the second factor after the password, and counts as one for requiredFactor 2", async () => {
+    const { account, config, redirectUri, context, page, authenticator } = await enrolPasskey("key");
+    // A passkey is a second-factor method: requiredFactor 2 is accepted with no TOTP.
+    const modes = await request("security", "events/security/auth-change.json", {
+      params: { subjectId: account.sub },
+      body: { requiredFactor: 2 },
+      authorization: await systemBearer(["svc_api_sys_usec_chg"]),
+    });
+    expect(modes.json).toMatchObject({ requiredFactor: 2 });
+    await context.clearCookies();
+    await authenticator.answers(false);
+    const started = await startAuthorization(config, redirectUri);
+    await page.goto(started.url.toString());
+    await page.getByLabel(/login/i).fill(account.email?.value as string);
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await submit(page);
+    await page.getByRole("button", { name: "Use a passkey instead of a code" }).waitFor();
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await authenticator.answers(true);
+    await page.getByRole("button", { name: "Use a passkey instead of a code" }).click();
+    const callback = await backAtClient(page);
+    expect(tokenClaims(await tokensFor(config, callback, started))).toMatchObject({
+      sub: account.sub,
+      amr: ["pwd", "hwk", "user", "mfa"],
+    });
+    const logins = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login");
+    expect(logins.at(-1)).toMatchObject({ result: "ok", prms: { method: "password", factor: "passkey" } });
     await context.close();
   });
 

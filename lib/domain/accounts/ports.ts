@@ -108,7 +108,7 @@ export interface AccountSearch {
 
 /** Authentication modes (interface §4.12) and account state (interface §3.1). */
 export interface AccountSecurityRepository {
-  /** Whether the account has a second-factor method: any TOTP generator. */
+  /** Whether the account has an authenticator of its own: a TOTP generator or a passkey. */
   hasSecondFactor(sub: string): Promise<boolean>;
   /** Sets and removes mode attributes; undefined when the account does not exist. */
   setModes(

@@ -16,6 +16,7 @@ import {
   CodeNotSentError,
   checkSecondFactor,
   type SecondFactorDeps,
+  type SecondFactorProof,
   type SecondFactorVerdict,
   sendSecondFactorCode,
 } from "../security/second-factor";
@@ -49,6 +50,8 @@ export interface PasswordGrantInput {
   otp?: unknown;
   /** A recovery code instead of the otp. */
   recoveryCode?: unknown;
+  /** A passkey's answer as the second factor (the hosted sign-in page). */
+  passkey?: SecondFactorProof["passkey"];
   /** Asks for a sign-in code by e-mail or SMS instead of signing in. */
   otpChannel?: unknown;
   /** The language of a sign-in code's message (default: the service's). */
@@ -176,8 +179,8 @@ export async function authenticateUser(
     throw await refuse("password login is locked for this account", "method_locked");
   let secondFactor: AuthenticatedUser["secondFactor"];
   if (account.requiredFactor === 2) {
-    const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode) };
-    if (!proof.otp && !proof.recoveryCode) {
+    const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode), passkey: input.passkey };
+    if (!proof.otp && !proof.recoveryCode && !proof.passkey) {
       const channel = input.otpChannel === "email" || input.otpChannel === "sms" ? input.otpChannel : undefined;
       if (!channel) throw await refuse("a second factor is required: send otp or recovery_code", "otp_required");
       throw await refuse(...(await sentCode(deps, account, channel, input.language, now)));
@@ -190,7 +193,7 @@ export async function authenticateUser(
       // A wrong code is a failure like a wrong password: its attempt stays taken, so the waits and caps cover codes too.
       await deps.logins.settleFailure(attempt, waitOf(attempt, now));
       await recordEvent(deps, account.sub, client, input, now, "login", "otp_invalid");
-      const what = proof.recoveryCode ? "recovery_code" : "otp";
+      const what = proof.passkey ? "passkey" : proof.recoveryCode ? "recovery_code" : "otp";
       throw new OAuthError("invalid_grant", `the ${what} is not valid`, "otp_invalid");
     }
     secondFactor = verdict;

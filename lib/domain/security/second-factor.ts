@@ -1,8 +1,11 @@
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { ServiceSettings } from "../../config";
 import type { Account } from "../accounts/account";
 import type { ContactCodeCaps, ContactCodeLimits } from "../accounts/ports";
 import { codeMatches, codeState, generateCode, storeCode } from "../codes/one-time-code";
+import { ApiError } from "../errors";
 import { type Courier, type Language, MessageNotSentError } from "../messages/ports";
+import { checkPasskey, type PasskeyDeps } from "../passkeys/passkeys";
 import type { LoginCodeRepository } from "./ports";
 import { type EventContext, type RecoveryCodeDeps, useRecoveryCode } from "./recovery-codes";
 import { type TotpDeps, verifyTotp } from "./totp-generators";
@@ -14,7 +17,7 @@ import { type TotpDeps, verifyTotp } from "./totp-generators";
  * can stand as a primary second factor).
  */
 
-export type SecondFactorMethod = "totp" | "recovery_code" | "email_code" | "sms_code";
+export type SecondFactorMethod = "totp" | "recovery_code" | "email_code" | "sms_code" | "passkey";
 export type CodeChannel = "email" | "sms";
 
 /** What the user presented beside the password. */
@@ -22,12 +25,14 @@ export interface SecondFactorProof {
   /** A TOTP code, or the code sent by e-mail or SMS. */
   otp?: string;
   recoveryCode?: string;
+  /** A passkey's answer to the sign-in page's challenge, which is bound to `binding` (the browser's CSRF token). */
+  passkey?: { response: AuthenticationResponseJSON; binding: string };
 }
 
 export type SecondFactorVerdict =
   /** `amr`: RFC 8176 values of this factor alone; the login adds "pwd" and "mfa". */
   | { ok: true; method: SecondFactorMethod; amr: string[] }
-  | { ok: false; why: "missing" | "invalid"; tried?: "otp" | "recovery_code" };
+  | { ok: false; why: "missing" | "invalid"; tried?: "otp" | "recovery_code" | "passkey" };
 
 export interface SecondFactorDeps {
   totp: TotpDeps;
@@ -36,8 +41,9 @@ export interface SecondFactorDeps {
   contactCodes: ContactCodeLimits;
   courier: Courier;
   settings: Pick<ServiceSettings, "codes" | "secondFactor">;
-  /** Whether the account has a TOTP generator. */
-  hasTotp: (sub: string) => Promise<boolean>;
+  /** Whether the account has a TOTP generator or a passkey. */
+  hasAuthenticator: (sub: string) => Promise<boolean>;
+  passkeys: PasskeyDeps;
 }
 
 /**
@@ -57,6 +63,8 @@ const AMR: Record<SecondFactorMethod, string[]> = {
   recovery_code: ["otp"],
   email_code: ["otp"],
   sms_code: ["sms"],
+  // A key held by an authenticator, used with user verification (RFC 8176 "hwk", "user").
+  passkey: ["hwk", "user"],
 };
 
 const ok = (method: SecondFactorMethod): SecondFactorVerdict => ({ ok: true, method, amr: AMR[method] });
@@ -77,18 +85,35 @@ export function codeChannels(settings: Pick<ServiceSettings, "secondFactor">): C
 }
 
 /**
- * Whether requiredFactor 2 may be set: a TOTP generator, or a confirmed contact of a channel
- * the operator switched on. Recovery codes do not count: a fallback needs a primary.
+ * Whether requiredFactor 2 may be set: a TOTP generator, a passkey, or a confirmed contact of
+ * a channel the operator switched on. Recovery codes do not count: a fallback needs a primary.
  */
 export async function hasSecondFactorMethod(
-  deps: Pick<SecondFactorDeps, "settings" | "hasTotp">,
+  deps: Pick<SecondFactorDeps, "settings" | "hasAuthenticator">,
   account: Account,
 ): Promise<boolean> {
   if (codeContact(deps.settings, account, "email") || codeContact(deps.settings, account, "sms")) return true;
-  return deps.hasTotp(account.sub);
+  return deps.hasAuthenticator(account.sub);
 }
 
-/** Checks the proof: a recovery code, else the otp as a TOTP code, then as the code sent. */
+/** The account's own passkey answering the page's challenge; its use is recorded at once, like a TOTP step. */
+async function passkeyVerdict(
+  deps: PasskeyDeps,
+  account: Account,
+  proof: NonNullable<SecondFactorProof["passkey"]>,
+): Promise<SecondFactorVerdict> {
+  const refused = { ok: false, why: "invalid", tried: "passkey" } as const;
+  try {
+    const checked = await checkPasskey(deps, proof.response, proof.binding, account.sub);
+    return (await deps.passkeys.commit(checked.writes)) ? ok("passkey") : refused;
+  } catch (error) {
+    if (error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey"))
+      return refused;
+    throw error;
+  }
+}
+
+/** Checks the proof: a passkey, else a recovery code, else the otp as a TOTP code, then as the code sent. */
 export async function checkSecondFactor(
   deps: SecondFactorDeps,
   account: Account,
@@ -96,6 +121,7 @@ export async function checkSecondFactor(
   context: EventContext,
   now: number,
 ): Promise<SecondFactorVerdict> {
+  if (proof.passkey) return passkeyVerdict(deps.passkeys, account, proof.passkey);
   if (proof.recoveryCode) {
     const used = await useRecoveryCode(deps.recovery, account.sub, proof.recoveryCode, context, now);
     return used ? ok("recovery_code") : { ok: false, why: "invalid", tried: "recovery_code" };
