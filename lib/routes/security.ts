@@ -167,7 +167,7 @@ const authChange = route({
   userHeaders: true,
   summary: "Change authentication modes (interface §4.12)",
   description:
-    'requiredFactor null disables, 2 enables a second factor (400 has_not_sf_methods without a method: a TOTP generator, or a confirmed e-mail or phone when codes by that channel are on; recovery codes do not count); needPasswordChange only true; methodsLocked only ["password"] or [] to unlock. Answers the resulting three fields; the login (password grant) enforces them.',
+    'requiredFactor null disables, 2 enables a second factor (400 has_not_sf_methods without a method: a TOTP generator, a passkey, or a confirmed e-mail or phone when codes by that channel are on; recovery codes do not count); needPasswordChange only true; methodsLocked only ["password"] or [] to unlock. Answers the resulting three fields; the login (password grant) enforces them.',
   tags: ["security"],
   request: { params: subjectIdParam, body: { contentType: "json", schema: authModesBody, required: true } },
   responses: {

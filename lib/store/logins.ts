@@ -174,7 +174,9 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
                 Key: consecutive,
                 UpdateExpression:
                   "ADD #count :one SET entity = :entity, schemaVersion = :v, expiresAt = :exp, lastFailure = :id, waitUntil = :pending",
-                ConditionExpression: "#count >= :free AND (attribute_not_exists(waitUntil) OR waitUntil <= :now)",
+                // Past the free failures: no wait running, and under the cap on consecutive failures.
+                ConditionExpression:
+                  "#count >= :free AND #count < :cap AND (attribute_not_exists(waitUntil) OR waitUntil <= :now)",
                 ExpressionAttributeNames: { "#count": "count" },
                 ExpressionAttributeValues: {
                   ":one": 1,
@@ -184,6 +186,7 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
                   ":id": id,
                   ":pending": claim.now + limits.pendingWait,
                   ":free": limits.freeBelow,
+                  ":cap": limits.consecutiveCap,
                   ":now": claim.now,
                 },
                 ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,

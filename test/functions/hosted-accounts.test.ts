@@ -1,11 +1,20 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { config } from "../../lib/config";
 import { passwordResetDeps, services } from "../../lib/container";
-import { MAX_RESET_CODES_PER_HOUR, requestPasswordReset } from "../../lib/domain/passwords/reset-password";
+import {
+  finishPasswordReset,
+  MAX_RESET_CODES_PER_HOUR,
+  requestPasswordReset,
+} from "../../lib/domain/passwords/reset-password";
+import { documentClient } from "../../lib/store/client";
+import { keys } from "../../lib/store/keys";
 import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { lastCode, outbox } from "../support/outbox";
+import { storedItem } from "../support/stored";
 
 /**
  * Registration and forgotten password on the hosted pages, in a real chromium: codes are
@@ -238,6 +247,27 @@ describe("forgotten password on the hosted pages", () => {
     const stored = await services().passwordResets.get(account.sub);
     expect(stored).toMatchObject({ sub: account.sub, field: "phone_number" });
     expect(JSON.stringify(stored)).not.toContain(lastCode(phone));
+  });
+
+  it("forgets the consecutive failures that stopped password sign-in once a reset sets a new password", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const email = account.email?.value as string;
+    const caller = { clientId: "test-client", language: "en" as const };
+    const now = Math.floor(Date.now() / 1000);
+    await documentClient().send(
+      new PutCommand({
+        TableName: config().tableName,
+        Item: { ...keys.loginFailures(account.sub), entity: "login-failures", schemaVersion: 1, count: 100 },
+      }),
+    );
+    await requestPasswordReset(email, caller, passwordResetDeps(), now);
+    await finishPasswordReset(
+      { login: email, code: lastCode(email), password: "a brand new long passphrase" },
+      caller,
+      passwordResetDeps(),
+      now,
+    );
+    expect(await storedItem(keys.loginFailures(account.sub))).toBeUndefined();
   });
 
   it("sends nothing to a locked account or to an unconfirmed contact", async () => {

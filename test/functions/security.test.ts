@@ -69,7 +69,7 @@ describe("authentication modes (interface §4.12)", () => {
     expect(refused.json).toEqual({
       type: "input_error",
       error: "has_not_sf_methods",
-      desc: "the account has no second-factor method (TOTP, or a confirmed e-mail or phone when codes by it are on)",
+      desc: "the account has no second-factor method (TOTP, passkey, or a confirmed e-mail or phone when codes by it are on)",
       pos: "requiredFactor",
     });
     // A TOTP generator item is what makes a second-factor method (interface §4.15).

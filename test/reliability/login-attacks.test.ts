@@ -115,6 +115,25 @@ describe("parallel guesses at the brute-force limits (issue 21 item 2)", () => {
     await tally.invariant(async () => expect((await storedItem(key))?.count).toBe(BRUTE_FORCE.HOURLY_CAP));
   });
 
+  it("when 8 wrong passwords arrive at once one failure under the consecutive cap (NIST: at most 100), only one is judged; then even the right password is refused", async () => {
+    const client = await createClient(["svc_api_user"]);
+    const account = await seedAccount({}, PASSWORD);
+    await presetCounter(keys.loginFailures(account.sub), ENTITY.loginFailures, BRUTE_FORCE.CONSECUTIVE_CAP - 1);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => login(client, account.sub, "wrong-guess")));
+    tally.badInput(answers.length);
+    await tally.invariant(() => expect(answers.filter((a) => descriptionOf(a) === WRONG)).toHaveLength(1));
+    await tally.invariant(async () =>
+      expect((await storedItem(keys.loginFailures(account.sub)))?.count).toBe(BRUTE_FORCE.CONSECUTIVE_CAP),
+    );
+    // Once the wait the last failure set is over, the cap alone still refuses.
+    await presetCounter(keys.loginFailures(account.sub), ENTITY.loginFailures, BRUTE_FORCE.CONSECUTIVE_CAP);
+    const right = await login(client, account.sub, PASSWORD);
+    await tally.invariant(() => {
+      expect(right.statusCode).toBe(400);
+      expect(descriptionOf(right)).toMatch(/too many failed logins/);
+    });
+  });
+
   it("when the right password comes after parallel guesses, its own attempt is given back", async () => {
     const client = await createClient(["svc_api_user"]);
     const account = await seedAccount({}, PASSWORD);

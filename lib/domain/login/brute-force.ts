@@ -4,7 +4,9 @@
  * WAIT_STEP seconds more per further failure, never more than MAX_WAIT: a stranger can
  * delay a real user by at most 15 minutes at a time. Independently no account takes
  * more than HOURLY_CAP failures an hour (ASVS 2.2.1), and no address more than
- * IP_HOURLY_CAP. During a wait the password is not even checked.
+ * IP_HOURLY_CAP. At CONSECUTIVE_CAP consecutive failures password sign-in stops (NIST
+ * SP 800-63B-4 allows at most 100) until a day passes without one, the password is reset,
+ * or the user signs in another way. During a wait the password is not even checked.
  */
 export const BRUTE_FORCE = {
   FREE_FAILURES: 30,
@@ -12,6 +14,7 @@ export const BRUTE_FORCE = {
   MAX_WAIT: 900,
   HOURLY_CAP: 100,
   IP_HOURLY_CAP: 300,
+  CONSECUTIVE_CAP: 100,
 } as const;
 
 export function hourOf(now: number): number {
@@ -42,6 +45,7 @@ export function refusedBeforeCheck(counters: FailureCounters, now: number): bool
   return (
     counters.ipHourly >= BRUTE_FORCE.IP_HOURLY_CAP ||
     counters.hourly >= BRUTE_FORCE.HOURLY_CAP ||
+    counters.consecutive >= BRUTE_FORCE.CONSECUTIVE_CAP ||
     (counters.waitUntil !== undefined && counters.waitUntil > now)
   );
 }
@@ -69,4 +73,5 @@ export const LIMITS = {
   /** Consecutive counts below this take an attempt freely: the failure it may become still costs no wait. */
   freeBelow: BRUTE_FORCE.FREE_FAILURES - 1,
   pendingWait: BRUTE_FORCE.MAX_WAIT,
+  consecutiveCap: BRUTE_FORCE.CONSECUTIVE_CAP,
 } as const;

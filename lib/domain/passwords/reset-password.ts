@@ -133,7 +133,8 @@ export async function finishPasswordReset(
       event: { cId: caller.clientId, ip: caller.ip, ua: caller.userAgent },
       via: "reset",
       snapshot,
-      flowItems: [deps.resets.consumeItem(account.sub, stored.digest, now)],
+      // A reset proves the contact: the failures a guesser piled up (the consecutive cap) are forgotten.
+      flowItems: [deps.resets.consumeItem(account.sub, stored.digest, now), deps.logins.clearFailuresItem(account.sub)],
       refused: () => new ResetCodeError(),
     },
     deps,

@@ -32,7 +32,7 @@ export async function changeAuthModes(
       400,
       "input_error",
       "has_not_sf_methods",
-      "the account has no second-factor method (TOTP, or a confirmed e-mail or phone when codes by it are on)",
+      "the account has no second-factor method (TOTP, passkey, or a confirmed e-mail or phone when codes by it are on)",
       {
         pos: "requiredFactor",
       },
