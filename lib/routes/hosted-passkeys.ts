@@ -7,7 +7,7 @@ import { addPasskey, checkPasskey, deletePasskey, registrationOptions } from "..
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
 import SCRIPT from "../pages/passkeys-script.txt";
-import { type Language, TEXT } from "../pages/text";
+import { type Language, TEXT, type Texts } from "../pages/text";
 import { accountPage, errorPage } from "../pages/views";
 import {
   answeringErrors,
@@ -189,6 +189,36 @@ const account = route({
   },
 });
 
+/** Who changed the passkeys, for the change's security event. */
+const pageActor = (call: CommonCall, browser: LiveBrowserSession) => ({
+  ts: Date.now(),
+  cId: HOSTED_CLIENT,
+  ip: call.sourceIp,
+  ua: call.userAgent,
+  sid: browser.session.sid,
+});
+
+/**
+ * A change on the account page: a signed-in browser, the page's own form, a recent sign-in or
+ * the password again; then the page, with the change's notice or why it was refused.
+ */
+async function accountChange(
+  call: CommonCall,
+  form: Readonly<Record<string, unknown>>,
+  change: (browser: LiveBrowserSession, csrf: string, t: Texts) => Promise<{ notice: string } | { problem: string }>,
+): Promise<HttpResult> {
+  const lang = call.language;
+  const browser = await browserOf(call);
+  if (!browser) return signedOut(lang);
+  const csrf = await accountForm(call, form);
+  if (!csrf) return expiredForm(lang);
+  const t = TEXT[lang];
+  if (!(await provedAgain(call, browser, form.password)))
+    return showAccount(call, lang, browser, 400, { problem: t.confirmFailed });
+  const outcome = await change(browser, csrf, t);
+  return showAccount(call, lang, browser, "notice" in outcome ? 200 : 400, outcome);
+}
+
 const addForm = {
   type: "object",
   properties: {
@@ -213,32 +243,26 @@ const addOnPage = route({
     400: { description: "The account page with why not, or an expired form", contentType: "text/html" },
     401: { description: "Not signed in", contentType: "text/html" },
   },
-  handler: async (call) => {
-    const lang = call.language;
-    const browser = await browserOf(call);
-    if (!browser) return signedOut(lang);
-    const csrf = await accountForm(call, call.body);
-    if (!csrf) return expiredForm(lang);
-    const t = TEXT[lang];
-    if (!(await provedAgain(call, browser, call.body.password)))
-      return showAccount(call, lang, browser, 400, { problem: t.confirmFailed });
-    const credential = credentialOf<RegistrationResponseJSON>(call.body.credential);
-    if (!credential) return showAccount(call, lang, browser, 400, { problem: t.passkeyMissing });
-    const sub = browser.account.sub;
-    try {
-      await addPasskey(
-        passkeyDeps(),
-        sub,
-        { response: credential, ...(call.body.name?.trim() && { name: call.body.name.trim() }) },
-        `${sub}/${csrf}`,
-        { ts: Date.now(), cId: HOSTED_CLIENT, ip: call.sourceIp, ua: call.userAgent, sid: browser.session.sid },
-      );
-    } catch (error) {
-      if (!passkeyProblem(error)) throw error;
-      return showAccount(call, lang, browser, 400, { problem: t.passkeyRefused });
-    }
-    return showAccount(call, lang, browser, 200, { notice: t.passkeyAdded });
-  },
+  handler: (call) =>
+    accountChange(call, call.body, async (browser, csrf, t) => {
+      const credential = credentialOf<RegistrationResponseJSON>(call.body.credential);
+      if (!credential) return { problem: t.passkeyMissing };
+      const sub = browser.account.sub;
+      const name = call.body.name?.trim();
+      try {
+        await addPasskey(
+          passkeyDeps(),
+          sub,
+          { response: credential, ...(name && { name }) },
+          `${sub}/${csrf}`,
+          pageActor(call, browser),
+        );
+        return { notice: t.passkeyAdded };
+      } catch (error) {
+        if (!passkeyProblem(error)) throw error;
+        return { problem: t.passkeyRefused };
+      }
+    }),
 });
 
 const deleteForm = {
@@ -264,28 +288,16 @@ const deleteOnPage = route({
     400: { description: "The account page with why not, or an expired form", contentType: "text/html" },
     401: { description: "Not signed in", contentType: "text/html" },
   },
-  handler: async (call) => {
-    const lang = call.language;
-    const browser = await browserOf(call);
-    if (!browser) return signedOut(lang);
-    if (!(await accountForm(call, call.body))) return expiredForm(lang);
-    const t = TEXT[lang];
-    if (!(await provedAgain(call, browser, call.body.password)))
-      return showAccount(call, lang, browser, 400, { problem: t.confirmFailed });
-    try {
-      await deletePasskey(services(), browser.account.sub, call.body.id ?? "", {
-        ts: Date.now(),
-        cId: HOSTED_CLIENT,
-        ip: call.sourceIp,
-        ua: call.userAgent,
-        sid: browser.session.sid,
-      });
-    } catch (error) {
-      if (!passkeyProblem(error)) throw error;
-      return showAccount(call, lang, browser, 400, { problem: t.passkeyUnknown });
-    }
-    return showAccount(call, lang, browser, 200, { notice: t.passkeyDeleted });
-  },
+  handler: (call) =>
+    accountChange(call, call.body, async (browser, _csrf, t) => {
+      try {
+        await deletePasskey(services(), browser.account.sub, call.body.id ?? "", pageActor(call, browser));
+        return { notice: t.passkeyDeleted };
+      } catch (error) {
+        if (!passkeyProblem(error)) throw error;
+        return { problem: t.passkeyUnknown };
+      }
+    }),
 });
 
 export const hostedPasskeyRoutes = [script, passkeySignIn, account, addOnPage, deleteOnPage];
