@@ -4,7 +4,7 @@ import { ApiError, OAuthError } from "../domain/errors";
 import { verifyUserPassword } from "../domain/login/verify-user-password";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import { addPasskey, checkPasskey, deletePasskey, registrationOptions } from "../domain/passkeys/passkeys";
-import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie } from "../http/browser";
+import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
 import SCRIPT from "../pages/passkeys-script.txt";
 import { type Language, TEXT, type Texts } from "../pages/text";
@@ -164,7 +164,10 @@ const signedOut = (lang: Language) => pageResult(401, errorPage(lang, TEXT[lang]
 
 const accountQuery = {
   type: "object",
-  properties: { ui_locales: { type: "string", maxLength: 64 } },
+  properties: {
+    ui_locales: { type: "string", maxLength: 64 },
+    done: { enum: ["added", "deleted"], description: "the change just made, announced on the page" },
+  },
 } as const;
 
 const account = route({
@@ -185,7 +188,11 @@ const account = route({
   handler: async (call) => {
     const lang = languageFor(call, { ui_locales: call.query.ui_locales });
     const browser = await browserOf(call);
-    return browser ? showAccount(call, lang, browser, 200) : signedOut(lang);
+    if (!browser) return signedOut(lang);
+    const done = call.query.done;
+    const t = TEXT[lang];
+    const notice = done === "added" ? t.passkeyAdded : done === "deleted" ? t.passkeyDeleted : undefined;
+    return showAccount(call, lang, browser, 200, notice ? { notice } : {});
   },
 });
 
@@ -205,7 +212,11 @@ const pageActor = (call: CommonCall, browser: LiveBrowserSession) => ({
 async function accountChange(
   call: CommonCall,
   form: Readonly<Record<string, unknown>>,
-  change: (browser: LiveBrowserSession, csrf: string, t: Texts) => Promise<{ notice: string } | { problem: string }>,
+  change: (
+    browser: LiveBrowserSession,
+    csrf: string,
+    t: Texts,
+  ) => Promise<{ done: "added" | "deleted" } | { problem: string }>,
 ): Promise<HttpResult> {
   const lang = call.language;
   const browser = await browserOf(call);
@@ -216,7 +227,10 @@ async function accountChange(
   if (!(await provedAgain(call, browser, form.password)))
     return showAccount(call, lang, browser, 400, { problem: t.confirmFailed });
   const outcome = await change(browser, csrf, t);
-  return showAccount(call, lang, browser, "notice" in outcome ? 200 : 400, outcome);
+  // After a change the browser gets the page by GET, so a reload does not post the change again.
+  return "done" in outcome
+    ? seeOther(`/svc/oauth/account?done=${outcome.done}`)
+    : showAccount(call, lang, browser, 400, outcome);
 }
 
 const addForm = {
@@ -239,7 +253,7 @@ const addOnPage = route({
   tags: ["sign-in"],
   request: { body: { contentType: "form", schema: addForm, required: true } },
   responses: {
-    200: { description: "The account page with the new passkey", contentType: "text/html" },
+    303: { description: "Added: to the account page, which says so" },
     400: { description: "The account page with why not, or an expired form", contentType: "text/html" },
     401: { description: "Not signed in", contentType: "text/html" },
   },
@@ -257,7 +271,7 @@ const addOnPage = route({
           `${sub}/${csrf}`,
           pageActor(call, browser),
         );
-        return { notice: t.passkeyAdded };
+        return { done: "added" };
       } catch (error) {
         if (!passkeyProblem(error)) throw error;
         return { problem: t.passkeyRefused };
@@ -284,7 +298,7 @@ const deleteOnPage = route({
   tags: ["sign-in"],
   request: { body: { contentType: "form", schema: deleteForm, required: true } },
   responses: {
-    200: { description: "The account page without the passkey", contentType: "text/html" },
+    303: { description: "Deleted: to the account page, which says so" },
     400: { description: "The account page with why not, or an expired form", contentType: "text/html" },
     401: { description: "Not signed in", contentType: "text/html" },
   },
@@ -292,7 +306,7 @@ const deleteOnPage = route({
     accountChange(call, call.body, async (browser, _csrf, t) => {
       try {
         await deletePasskey(services(), browser.account.sub, call.body.id ?? "", pageActor(call, browser));
-        return { notice: t.passkeyDeleted };
+        return { done: "deleted" };
       } catch (error) {
         if (!passkeyProblem(error)) throw error;
         return { problem: t.passkeyUnknown };

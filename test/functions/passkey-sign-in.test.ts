@@ -72,6 +72,9 @@ describe("passkeys on the hosted pages", () => {
     const { account, page, authenticator, context } = await enrolPasskey("laptop");
     expect(await page.getByRole("status").textContent()).toBe("The passkey was added.");
     expect(await page.getByRole("listitem").first().textContent()).toContain("laptop");
+    // The change ended in a redirect, so a reload reads the page and posts nothing again.
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/svc/oauth/account?done=added");
+    expect((await page.reload())?.status()).toBe(200);
     const stored = await storedItems(account.sub, keys.passkeyPrefix);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ name: "laptop", entity: "passkey" });
