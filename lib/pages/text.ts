@@ -81,6 +81,12 @@ export const TEXT = {
     passkeySynced: "synced to your other devices",
     confirmPassword: "Your password (you signed in a while ago)",
     confirmFailed: "The password is wrong, or too many attempts were made.",
+    recoveryTitle: "Recovery codes",
+    recoveryRemaining: (n: number) =>
+      `${n} of 10 recovery codes left. Each signs you in once when your second factor is not at hand.`,
+    recoveryShownOnce:
+      "Save these codes now: they are shown only this once. Each works once; the old ones no longer do.",
+    recoveryCreate: "Create new recovery codes",
     registerTitle: "Create an account",
     givenName: "First name",
     familyName: "Last name",
@@ -201,6 +207,12 @@ export const TEXT = {
     passkeySynced: "синхронизируется с другими устройствами",
     confirmPassword: "Ваш пароль (вы вошли давно)",
     confirmFailed: "Пароль неверен или попыток было слишком много.",
+    recoveryTitle: "Резервные коды",
+    recoveryRemaining: (n: number) =>
+      `Осталось резервных кодов: ${n} из 10. Каждый один раз заменяет второй фактор, если его нет под рукой.`,
+    recoveryShownOnce:
+      "Сохраните эти коды сейчас: они показываются только один раз. Каждый действует один раз; прежние больше не действуют.",
+    recoveryCreate: "Создать новые резервные коды",
     registerTitle: "Регистрация",
     givenName: "Имя",
     familyName: "Фамилия",

@@ -422,6 +422,8 @@ export function accountPage(view: {
   passkeys: readonly AccountPasskey[];
   creationOptions: string;
   confirm: boolean;
+  /** How many recovery codes are left; `newCodes` a set just made, shown this once. */
+  recovery: { remaining: number; newCodes?: readonly string[] };
   notice?: string;
   problem?: string;
 }): string {
@@ -447,9 +449,17 @@ export function accountPage(view: {
 ${password("password-new")}`,
     { label: t.addPasskey, failed: t.passkeyMissing },
   );
+  const { newCodes, remaining } = view.recovery;
+  const recovery = html`<h2>${t.recoveryTitle}</h2>
+${
+  newCodes
+    ? html`<p role="status">${t.recoveryShownOnce}</p><ol class="codes">${newCodes.map((c) => html`<li><code>${c}</code></li>`)}</ol>`
+    : html`<p>${t.recoveryRemaining(remaining)}</p>`
+}
+<form method="post" action="/svc/oauth/account/recovery-codes">${hidden(view.state)}${password("password-codes")}<button type="submit">${t.recoveryCreate}</button></form>`;
   return layout(
     view.lang,
     t.accountTitle,
-    html`${notice(view.notice)}${alert(view.problem)}${list}${add}${PASSKEY_SCRIPT}`,
+    html`${notice(view.notice)}${alert(view.problem)}${list}${add}${recovery}${PASSKEY_SCRIPT}`,
   );
 }

@@ -1,9 +1,10 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import { passkeyDeps, services } from "../container";
+import { passkeyDeps, recoveryCodeDeps, services } from "../container";
 import { ApiError, OAuthError } from "../domain/errors";
 import { verifyUserPassword } from "../domain/login/verify-user-password";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import { addPasskey, checkPasskey, deletePasskey, registrationOptions } from "../domain/passkeys/passkeys";
+import { generateRecoveryCodes, recoveryCodeStatus } from "../domain/security/recovery-codes";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
 import SCRIPT from "../pages/passkeys-script.txt";
@@ -144,18 +145,23 @@ async function showAccount(
   lang: Language,
   browser: LiveBrowserSession,
   status: number,
-  message: { notice?: string; problem?: string } = {},
+  message: { notice?: string; problem?: string; newCodes?: string[] } = {},
 ): Promise<HttpResult> {
   const form = await formState({}, readCookie(call.cookies, COOKIES.csrf));
   const sub = browser.account.sub;
-  const { passkeys, options } = await registrationOptions(passkeyDeps(), sub, `${sub}/${form.state.csrf}`);
+  const [{ passkeys, options }, codes] = await Promise.all([
+    registrationOptions(passkeyDeps(), sub, `${sub}/${form.state.csrf}`),
+    recoveryCodeStatus(recoveryCodeDeps(), sub),
+  ]);
+  const { newCodes, ...said } = message;
   const page = accountPage({
     lang,
     state: form.state,
     passkeys,
     creationOptions: JSON.stringify(options),
     confirm: !recent(browser),
-    ...message,
+    recovery: { remaining: codes.remaining, ...(newCodes && { newCodes }) },
+    ...said,
   });
   return pageResult(status, page, form.cookies);
 }
@@ -216,7 +222,7 @@ async function accountChange(
     browser: LiveBrowserSession,
     csrf: string,
     t: Texts,
-  ) => Promise<{ done: "added" | "deleted" } | { problem: string }>,
+  ) => Promise<{ done: "added" | "deleted" } | { newCodes: string[] } | { problem: string }>,
 ): Promise<HttpResult> {
   const lang = call.language;
   const browser = await browserOf(call);
@@ -228,9 +234,9 @@ async function accountChange(
     return showAccount(call, lang, browser, 400, { problem: t.confirmFailed });
   const outcome = await change(browser, csrf, t);
   // After a change the browser gets the page by GET, so a reload does not post the change again.
-  return "done" in outcome
-    ? seeOther(`/svc/oauth/account?done=${outcome.done}`)
-    : showAccount(call, lang, browser, 400, outcome);
+  if ("done" in outcome) return seeOther(`/svc/oauth/account?done=${outcome.done}`);
+  // New recovery codes are shown this once, so that answer is the page itself (never cached).
+  return showAccount(call, lang, browser, "newCodes" in outcome ? 200 : 400, outcome);
 }
 
 const addForm = {
@@ -314,4 +320,31 @@ const deleteOnPage = route({
     }),
 });
 
-export const hostedPasskeyRoutes = [script, passkeySignIn, account, addOnPage, deleteOnPage];
+const recoveryForm = {
+  type: "object",
+  properties: { ...interactionFields, password: { type: "string", maxLength: 1024 } },
+} as const;
+
+const recoveryOnPage = route({
+  id: "hosted.account-recovery-codes",
+  method: "POST",
+  path: "/svc/oauth/account/recovery-codes",
+  version: "page",
+  auth: "none",
+  summary: "Create a new set of recovery codes from the account page (shown once; the old set stops working)",
+  tags: ["sign-in"],
+  request: { body: { contentType: "form", schema: recoveryForm, required: true } },
+  responses: {
+    200: { description: "The account page with the new codes, this once", contentType: "text/html" },
+    400: { description: "The account page with why not, or an expired form", contentType: "text/html" },
+    401: { description: "Not signed in", contentType: "text/html" },
+  },
+  handler: (call) =>
+    accountChange(call, call.body, async (browser) => {
+      const context = { cId: HOSTED_CLIENT, ip: call.sourceIp, ua: call.userAgent };
+      const made = await generateRecoveryCodes(recoveryCodeDeps(), browser.account.sub, context, now());
+      return { newCodes: made.codes };
+    }),
+});
+
+export const hostedPasskeyRoutes = [script, passkeySignIn, account, addOnPage, deleteOnPage, recoveryOnPage];

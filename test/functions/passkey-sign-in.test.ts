@@ -1,6 +1,8 @@
 import * as oidc from "openid-client";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { recoveryCodeDeps } from "../../lib/container";
+import { useRecoveryCode } from "../../lib/domain/security/recovery-codes";
 import { keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
@@ -166,6 +168,29 @@ describe("passkeys on the hosted pages", () => {
     // Events of one second sort by a random id, so look for it rather than at the last one.
     expect(logins).toContainEqual(
       expect.objectContaining({ result: "ok", prms: { method: "password", factor: "passkey" } }),
+    );
+    await context.close();
+  });
+
+  it("creates recovery codes on the account page, shows them once, and a new set ends the old one", async () => {
+    const { account, context, page } = await enrolPasskey("for codes");
+    await page.getByRole("button", { name: "Create new recovery codes" }).click();
+    await page.getByText("Save these codes now").waitFor();
+    const codes = await page.locator("ol.codes code").allTextContents();
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    const caller = { cId: "test", ip: "127.0.0.1", ua: "test" };
+    const now = Math.floor(Date.now() / 1000);
+    expect(await useRecoveryCode(recoveryCodeDeps(), account.sub, codes[0], caller, now)).toBe(true);
+    // Read again, the page shows how many are left, never the codes.
+    await page.goto(`${issuer}/oauth/account`);
+    expect(await page.getByText(/9 of 10 recovery codes left/).count()).toBe(1);
+    expect(await page.locator("ol.codes").count()).toBe(0);
+    await page.getByRole("button", { name: "Create new recovery codes" }).click();
+    await page.getByText("Save these codes now").waitFor();
+    expect(await useRecoveryCode(recoveryCodeDeps(), account.sub, codes[1], caller, now)).toBe(false);
+    expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "recovery_codes_generate")).toHaveLength(
+      2,
     );
     await context.close();
   });

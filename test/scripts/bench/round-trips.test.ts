@@ -43,6 +43,8 @@ const NO_2XX: Record<string, string> = {
     "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
   "hosted.account-passkey-delete":
     "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-recovery-codes":
+    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
   "security.passkey-attach":
     "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
   "security.passkey-rename":
