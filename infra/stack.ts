@@ -43,6 +43,7 @@ import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
 import { lambdaBundling } from "./bundling";
 import { FUNCTION_NEEDS } from "./function-needs";
+import { HASHING_MEMORY_MB, MEMORY_MB, THROTTLE } from "./sizing";
 
 export interface SvcIdentityStackProps extends StackProps {
   /** The `iss` of issued tokens; defaults to the API's URL. */
@@ -55,12 +56,6 @@ export interface SvcIdentityStackProps extends StackProps {
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOG_RETENTION = RetentionDays.THREE_MONTHS;
-const THROTTLE = { rateLimit: 100, burstLimit: 200 };
-const MEMORY_MB = 1024;
-// Lambda gives CPU in proportion to memory, one whole vCPU at 1,769 MB. A scrypt hash uses
-// one core for about half a second: at 1,024 MB (0.58 vCPU) it takes 1.7 times as long for
-// about the same GB-seconds, so the functions that hash get the whole vCPU.
-const HASHING_MEMORY_MB = 1769;
 // Pseudo parameters rather than the stack's env, so the cdk-nag finding for it reads the
 // same in every environment.
 const SES_IDENTITIES = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
