@@ -80,7 +80,12 @@ export async function answeringErrors(lang: Language, answer: () => Promise<Http
 }
 
 export async function loadRequest(query: Record<string, string | undefined>) {
-  const client = typeof query.client_id === "string" ? await services().clients.get(query.client_id) : undefined;
+  // The cached record client authentication uses: every sign-in page and form reads it, so one web application's
+  // sign-ins would otherwise all read one item (docs/scale.md).
+  const client =
+    typeof query.client_id === "string"
+      ? await services().clientCredentials.getWithSecrets(query.client_id)
+      : undefined;
   const request = parseAuthorizationRequest(query, client);
   // Without a client the parse threw UntrustedRedirectError: here the client is known.
   return { client: client as ClientRecord, request };

@@ -340,10 +340,10 @@ export function hotKeys(
       key: "CLIENT#<web app>",
       route: "hosted.sign-in (one web application)",
       share: 1,
-      // docs/performance.md: the pages read the client (redirect URIs, grants) on each form post.
-      rcuPerSecond: rps.signIn,
+      // lib/routes/hosted-flow.ts loadRequest: the pages read the client through client authentication's cache.
+      rcuPerSecond: cachedClientReads,
       wcuPerSecond: 0,
-      note: "every hosted sign-in's form post reads it (not cached); assumes all sign-ins through one web app",
+      note: `cached per warm container for clients.cacheSeconds (${facts.clientCacheSeconds} s), as for client authentication; ${fmt(rps.signIn)} RCU/s uncached`,
     }),
     hotKey({
       key: "SIGNING_KEYS",

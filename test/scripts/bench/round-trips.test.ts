@@ -62,7 +62,7 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
   "hosted.sign-in none": {
     reads: 3,
     writes: 2,
-    why: "the client's record (its redirect URIs and grants), the login's one read of account, credential and counters as in the password grant, and the user's consents, since the sample client is third-party (a first-party client skips that read); writes: the guess's attempt, taken before the hash so parallel guesses cannot pass the brute-force limits (issue 21 item 2), then the login's commit, which gives it back",
+    why: "the client's record (its redirect URIs and grants) when this container has not cached it (clients.cacheSeconds), the login's one read of account, credential and counters as in the password grant, and the user's consents, since the sample client is third-party (a first-party client skips that read); writes: the guess's attempt, taken before the hash so parallel guesses cannot pass the brute-force limits (issue 21 item 2), then the login's commit, which gives it back",
   },
   "federation.bind user": {
     reads: 2,
