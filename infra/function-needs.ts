@@ -52,6 +52,17 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };
 
+const MEMORY_MB = 1024;
+// Lambda gives CPU in proportion to memory, one whole vCPU at 1,769 MB. A scrypt hash uses
+// one core for about half a second: at 1,024 MB (0.58 vCPU) it takes 1.7 times as long for
+// about the same GB-seconds, so the functions that hash get the whole vCPU.
+const HASHING_MEMORY_MB = 1769;
+
+/** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */
+export function memoryMbOf(name: FunctionName): number {
+  return FUNCTION_NEEDS[name].hashes ? HASHING_MEMORY_MB : MEMORY_MB;
+}
+
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(
   FUNCTION_NAMES.filter((name) => FUNCTION_NEEDS[name].messaging),
 );

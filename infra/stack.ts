@@ -42,7 +42,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
 import { lambdaBundling } from "./bundling";
-import { FUNCTION_NEEDS } from "./function-needs";
+import { FUNCTION_NEEDS, memoryMbOf } from "./function-needs";
 
 export interface SvcIdentityStackProps extends StackProps {
   /** The `iss` of issued tokens; defaults to the API's URL. */
@@ -56,11 +56,6 @@ export interface SvcIdentityStackProps extends StackProps {
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOG_RETENTION = RetentionDays.THREE_MONTHS;
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };
-const MEMORY_MB = 1024;
-// Lambda gives CPU in proportion to memory, one whole vCPU at 1,769 MB. A scrypt hash uses
-// one core for about half a second: at 1,024 MB (0.58 vCPU) it takes 1.7 times as long for
-// about the same GB-seconds, so the functions that hash get the whole vCPU.
-const HASHING_MEMORY_MB = 1769;
 // Pseudo parameters rather than the stack's env, so the cdk-nag finding for it reads the
 // same in every environment.
 const SES_IDENTITIES = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
@@ -219,7 +214,7 @@ export class SvcIdentityStack extends Stack {
       handler: "handler",
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: needs.hashes ? HASHING_MEMORY_MB : MEMORY_MB,
+      memorySize: memoryMbOf(name),
       timeout: Duration.seconds(10),
       role,
       logGroup,
