@@ -4,7 +4,7 @@ import { memoryMbOf } from "../../infra/function-needs";
 import type { FunctionName } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import type { ColdStart } from "./cold-start";
-import { billedMs, cognitoPerToken, flowCost, type RequestCost, type RequestWork } from "./cost";
+import { billedMs, cognitoPerToken, flowCost, type RequestCost, type RequestWork, requestCost } from "./cost";
 import type { MeasuredFlow } from "./cost-flows";
 import type { Prices } from "./prices";
 import { type RoundTripRow, succeeded } from "./round-trips";
@@ -80,7 +80,7 @@ export function costReport(
     const rcu = row.rcu ?? 0;
     const wcu = row.wcu ?? 0;
     const handlerMs = row.handlerMs ?? 0;
-    const cost = flowCost([work(rcu, wcu, handlerMs, fn)], prices);
+    const cost = requestCost(work(rcu, wcu, handlerMs, fn), prices);
     return [
       {
         id: row.id,
