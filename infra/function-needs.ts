@@ -1,4 +1,5 @@
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
+import { HASHING_MEMORY_MB, MEMORY_MB } from "./sizing";
 
 /**
  * What each endpoint group may do, so the stack grants exactly that (least privilege).
@@ -51,6 +52,11 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
 };
+
+/** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */
+export function memoryMbOf(name: FunctionName): number {
+  return FUNCTION_NEEDS[name].hashes ? HASHING_MEMORY_MB : MEMORY_MB;
+}
 
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(
   FUNCTION_NAMES.filter((name) => FUNCTION_NEEDS[name].messaging),

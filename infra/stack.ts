@@ -42,8 +42,8 @@ import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
 import { lambdaBundling } from "./bundling";
-import { FUNCTION_NEEDS } from "./function-needs";
-import { HASHING_MEMORY_MB, MEMORY_MB, THROTTLE } from "./sizing";
+import { FUNCTION_NEEDS, memoryMbOf } from "./function-needs";
+import { THROTTLE } from "./sizing";
 
 export interface SvcIdentityStackProps extends StackProps {
   /** The `iss` of issued tokens; defaults to the API's URL. */
@@ -214,7 +214,7 @@ export class SvcIdentityStack extends Stack {
       handler: "handler",
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: needs.hashes ? HASHING_MEMORY_MB : MEMORY_MB,
+      memorySize: memoryMbOf(name),
       timeout: Duration.seconds(10),
       role,
       logGroup,

@@ -2,9 +2,25 @@ import { spawnSync } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { COLD_START_ROUNDS, coldStartNodeVersion, coldStartTable, measureColdStarts } from "./bench/cold-start";
+import {
+  COLD_START_ROUNDS,
+  type ColdStart,
+  coldStartNodeVersion,
+  coldStartTable,
+  measureColdStarts,
+} from "./bench/cold-start";
+import { COST_RUNS, measureCostFlows } from "./bench/cost-flows";
+import {
+  COST_FILE,
+  cognitoLines,
+  costReport,
+  flowCostTable,
+  routeCostTable,
+  writeCostReport,
+} from "./bench/cost-report";
 import { HOSTED_BENCH_CLIENT, hostedSignInFlow } from "./bench/hosted-sign-in";
 import { BENCH_CLIENT, startLocalStack } from "./bench/local-stack";
+import { PRICES } from "./bench/prices";
 import { printTable } from "./bench/print-table";
 import { benchReliability } from "./bench/reliability";
 import {
@@ -39,12 +55,13 @@ import { warmDynamoLocal } from "./bench/warm-dynamodb";
  */
 
 /**
- * BENCH_ONLY=throughput, cold-start or reliability (comma-separated): those parts only (the
- * round trips always run: the others use their samples). `sign-in` is the part of the
+ * BENCH_ONLY=throughput, cold-start, cost or reliability (comma-separated): those parts only
+ * (the round trips always run: the others use their samples). `sign-in` is the part of the
  * throughput judged by the hash-only server: the password grant and the hosted sign-in.
+ * The cost part prices cold starts only when cold-start runs too.
  */
 const only = process.env.BENCH_ONLY?.split(",") ?? [];
-const part = (name: "throughput" | "sign-in" | "cold-start" | "reliability") =>
+const part = (name: "throughput" | "sign-in" | "cold-start" | "cost" | "reliability") =>
   only.length === 0 || only.includes(name);
 
 const load: LoadSettings = {
@@ -342,7 +359,7 @@ async function measureThroughput(credentials: Credentials, servers: Stoppable[])
  */
 const DYNAMODB_WARM_ROUNDS = 1000;
 
-async function benchColdStarts(rows: RoundTripRow[], values: Record<string, string>): Promise<void> {
+async function benchColdStarts(rows: RoundTripRow[], values: Record<string, string>): Promise<ColdStart[]> {
   process.stderr.write("cold starts: npm run build, then a fresh node process per bundle\n");
   const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0) throw new Error("npm run build failed");
@@ -360,9 +377,39 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   console.log(
     `\nCold start: fresh node ${coldStartNodeVersion()} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run between two floor runs, against their mean; quartiles: of the judged ratios)`,
   );
-  printTable(coldStartTable(await measureColdStarts(rows, { ...values, ...freshValues("cold-start") })));
+  const coldStarts = await measureColdStarts(rows, { ...values, ...freshValues("cold-start") });
+  printTable(coldStartTable(coldStarts));
   console.log("");
   printTable(await compareScrypt());
+  return coldStarts;
+}
+
+/** Cost per request: the sweep's rows and the measured flows priced, beside Cognito. */
+async function benchCost(
+  rows: RoundTripRow[],
+  settings: Parameters<typeof measureCostFlows>[0],
+  coldStarts: ColdStart[],
+): Promise<void> {
+  process.stderr.write(`cost: each priced flow ${COST_RUNS} times against the counting gateway\n`);
+  const report = costReport(rows, await measureCostFlows(settings), PRICES, coldStarts);
+  writeCostReport(report);
+  const caveat =
+    "handler time on this machine (Node 20, x64, shared cores) stands in for Lambda's (nodejs22.x, arm64): a proxy, not Lambda's figure";
+  console.log(
+    `\nCost per request, ${PRICES.region} on-demand list prices (scripts/bench/prices.ts, ${PRICES.readOn}); ` +
+      `DynamoDB units as DynamoDB Local reports them, a transaction's writes billed twice; ${caveat}. Written to ${COST_FILE}.`,
+  );
+  console.log(
+    "\nEvery route (the round-trip sweep's worst successful sample, one run, so the handler time includes first calls):",
+  );
+  printTable(routeCostTable(report));
+  console.log(
+    `\nPriced flows (warm functions, medians of ${COST_RUNS} runs; billed ms rounded up to 1 ms; cold: every request a cold start, ` +
+      "its bundle's import time from the cold-start part billed as well, as Lambda bills the init phase; the first answer's own extra time left out):",
+  );
+  printTable(flowCostTable(report));
+  console.log("");
+  for (const line of cognitoLines(report, PRICES)) console.log(line);
 }
 
 async function benchLocalStack(): Promise<void> {
@@ -435,7 +482,19 @@ async function benchLocalStack(): Promise<void> {
     const { token: userToken } = await mintUserToken("bench-user", BENCH_CLIENT.id, ["svc_api_user"], 3600);
     if (part("throughput") || part("sign-in"))
       await measureThroughput({ clientBasic, systemToken, userToken }, servers);
-    if (part("cold-start")) await benchColdStarts(rows, values);
+    const coldStarts = part("cold-start") ? await benchColdStarts(rows, values) : [];
+    if (part("cost"))
+      await benchCost(
+        rows,
+        {
+          base: countingBase,
+          clientBasic,
+          systemToken,
+          emails: loginAccounts().map(({ email }) => email),
+          password: BENCH_PASSWORD,
+        },
+        coldStarts,
+      );
     if (part("reliability")) benchReliability();
   } finally {
     for (const server of servers) server.stop();

@@ -9,7 +9,7 @@ import { type FunctionName, routeKey } from "../http/route";
 import { createRouteMatcher } from "../http/route-matcher";
 import { log } from "../log";
 import { routes } from "../routes";
-import { roundTripCount, roundTripKinds } from "../store/client";
+import { consumedCapacity, roundTripCount, roundTripKinds } from "../store/client";
 import { loadFunction } from "./functions";
 
 /** The whole route table, as API Gateway matches it for the deployed stack. */
@@ -118,9 +118,13 @@ function writeResult(res: ServerResponse, result: HttpResult & { isBase64Encoded
 export const ROUND_TRIPS_HEADER = "x-svc-round-trips";
 /** The same calls by kind, as docs/performance.md counts them: "<reads> <writes>". */
 export const ROUND_TRIP_KINDS_HEADER = "x-svc-round-trip-kinds";
+/** The capacity DynamoDB reported for those calls: "<read units> <write units> <write units of transactions>". */
+export const CONSUMED_CAPACITY_HEADER = "x-svc-consumed-capacity";
+/** Milliseconds the function's handler took, as Lambda would bill them before rounding. */
+export const HANDLER_MS_HEADER = "x-svc-handler-ms";
 
 export interface GatewayOptions {
-  /** Adds ROUND_TRIPS_HEADER to every answer; only correct while requests do not overlap. */
+  /** Adds the round-trip, capacity and duration headers to every answer; only correct while requests do not overlap. */
   countRoundTrips?: boolean;
   /** Overrides the configured cors settings (tests); default: config().settings.cors. */
   cors?: CorsSettings;
@@ -170,13 +174,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const handler = await loadFunction(fn);
   const before = roundTripCount();
   const kindsBefore = roundTripKinds();
+  const capacityBefore = consumedCapacity();
+  const started = performance.now();
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
+  const handlerMs = performance.now() - started;
   if (options.countRoundTrips) {
     const kinds = roundTripKinds();
+    const capacity = consumedCapacity();
     result.headers = {
       ...result.headers,
       [ROUND_TRIPS_HEADER]: String(roundTripCount() - before),
       [ROUND_TRIP_KINDS_HEADER]: `${kinds.reads - kindsBefore.reads} ${kinds.writes - kindsBefore.writes}`,
+      [CONSUMED_CAPACITY_HEADER]: [
+        capacity.rcu - capacityBefore.rcu,
+        capacity.wcu - capacityBefore.wcu,
+        capacity.transactionWcu - capacityBefore.transactionWcu,
+      ].join(" "),
+      [HANDLER_MS_HEADER]: handlerMs.toFixed(3),
     };
   }
   writeResult(res, withCors(req, result, cors));

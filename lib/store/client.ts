@@ -26,8 +26,40 @@ export function roundTripKinds(): { reads: number; writes: number } {
   return { reads, writes };
 }
 
+let rcu = 0;
+let wcu = 0;
+let transactionWcu = 0;
+
+/**
+ * Capacity units DynamoDB reported for this process's calls so far: read units (on-demand
+ * read request units), write units, and the part of those written by TransactWriteItems
+ * (DynamoDB Local reports those at the standard rate, DynamoDB at twice it). A call that
+ * fails reports none.
+ */
+export function consumedCapacity(): { rcu: number; wcu: number; transactionWcu: number } {
+  return { rcu, wcu, transactionWcu };
+}
+
 const READ_COMMAND = /^(Get|BatchGet|Query|Scan|TransactGet)/;
 const WRITE_COMMAND = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
+
+interface Capacity {
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+/** Adds one answer's ConsumedCapacity (one object, or one per table for batches and transactions). */
+function addCapacity(reported: Capacity | Capacity[] | undefined, command: string, read: boolean): void {
+  for (const capacity of [reported ?? []].flat()) {
+    const split = capacity.ReadCapacityUnits !== undefined || capacity.WriteCapacityUnits !== undefined;
+    const reads = split ? (capacity.ReadCapacityUnits ?? 0) : read ? (capacity.CapacityUnits ?? 0) : 0;
+    const writes = split ? (capacity.WriteCapacityUnits ?? 0) : read ? 0 : (capacity.CapacityUnits ?? 0);
+    rcu += reads;
+    wcu += writes;
+    if (command.startsWith("TransactWrite")) transactionWcu += writes;
+  }
+}
 
 export interface DynamoSettings {
   endpoint?: string;
@@ -53,6 +85,19 @@ export function createDocumentClient(settings: DynamoSettings): DynamoDBDocument
       return next(args);
     },
     { step: "initialize", name: "countRoundTrips" },
+  );
+  // Every data call asks for its capacity: a field of the answer, free of charge (docs/decisions/consumed-capacity.md).
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? "";
+      const read = READ_COMMAND.test(command);
+      if (!read && !WRITE_COMMAND.test(command)) return next(args);
+      // A copy: the caller's input stays as it was written.
+      const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: "TOTAL" } });
+      addCapacity((result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity, command, read);
+      return result;
+    },
+    { step: "initialize", name: "countConsumedCapacity" },
   );
   // Outermost, so every failure leaves the store as the domain's error, after the SDK's retries.
   client.middlewareStack.add(

@@ -90,8 +90,10 @@ export async function handler() {
 }
 `;
 
-interface ColdStart {
+export interface ColdStart {
   name: string;
+  /** The function whose bundle this is; none for the floor. */
+  fn?: FunctionName;
   bytes: number;
   wallMs: number;
   /** CPU the child used (user + system): less moved by other load on the machine than wall time. */
@@ -240,7 +242,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   mkdirSync(WORK_DIR, { recursive: true });
   writeFileSync(join(WORK_DIR, "floor.ts"), FLOOR_ENTRY);
   await build(esbuildOptions(join(WORK_DIR, "floor.ts"), join(WORK_DIR, "floor/index.mjs")));
-  const subjects: { name: string; bundle: string; event: unknown; hashing?: boolean }[] = [
+  const subjects: { name: string; fn?: FunctionName; bundle: string; event: unknown; hashing?: boolean }[] = [
     { name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} },
   ];
   const missing: ColdStart[] = [];
@@ -251,6 +253,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     } catch {
       missing.push({
         name: fn,
+        fn,
         bytes: 0,
         wallMs: Number.NaN,
         cpuMs: Number.NaN,
@@ -273,6 +276,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     }
     subjects.push({
       name: `${fn} (${chosen.sample ?? "empty event"})`,
+      fn,
       bundle,
       event: chosen.event,
       hashing: hashes(chosen.event),
@@ -306,6 +310,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   return [
     ...subjects.map((subject, i) => ({
       name: subject.name,
+      fn: subject.fn,
       bytes: statSync(subject.bundle).size,
       wallMs: median(samples[i].walls),
       cpuMs: medianOr(samples[i].cpus),

@@ -36,8 +36,16 @@ function hiddenField(page: string, name: string): string {
   return found[1];
 }
 
-/** `accounts` are signed in in turn (logins of one account at once would conflict on its profile). */
-export function hostedSignInFlow(base: string, accounts: string[], password: string): Flow<Browser> {
+/**
+ * `accounts` are signed in in turn (logins of one account at once would conflict on its
+ * profile). `observe` sees both answers of each unit (the cost part reads their headers).
+ */
+export function hostedSignInFlow(
+  base: string,
+  accounts: string[],
+  password: string,
+  observe?: (answer: Response) => void,
+): Flow<Browser> {
   const client = HOSTED_BENCH_CLIENT;
   const [redirectUri] = client.redirectUris;
   const basic = `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString("base64")}`;
@@ -75,6 +83,7 @@ export function hostedSignInFlow(base: string, accounts: string[], password: str
         signal,
       });
       await signIn.arrayBuffer();
+      observe?.(signIn);
       const location = signIn.headers.get("location");
       const code = location ? new URL(location).searchParams.get("code") : null;
       if (signIn.status !== 303 || !code) throw new Error(`sign-in ${signIn.status}`);
@@ -90,6 +99,7 @@ export function hostedSignInFlow(base: string, accounts: string[], password: str
         signal,
       });
       const tokens = (await exchange.json()) as { id_token?: string };
+      observe?.(exchange);
       if (exchange.status !== 200 || !tokens.id_token) throw new Error(`code exchange ${exchange.status}`);
     },
   };

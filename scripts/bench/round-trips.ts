@@ -11,9 +11,9 @@ import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/d
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
-import { ROUND_TRIP_KINDS_HEADER, ROUND_TRIPS_HEADER } from "../../lib/local/gateway";
 import { SAMPLE_CLIENTS } from "../../lib/local/sample-clients";
 import { routes } from "../../lib/routes";
+import { type Spent, spentFrom } from "./spent";
 
 /**
  * DynamoDB round trips per request for every route of the table. Every sample event of
@@ -38,6 +38,11 @@ export interface RoundTripRow {
   /** The same calls by kind (lib/store/client.ts). */
   reads?: number;
   writes?: number;
+  /** Capacity units DynamoDB reported, as it bills them (scripts/bench/spent.ts). */
+  rcu?: number;
+  wcu?: number;
+  /** The handler's time in this one run, ms. */
+  handlerMs?: number;
   target?: Target;
   /**
    * User mode only (interface §6): where the call's security event is written, counted in
@@ -47,13 +52,6 @@ export interface RoundTripRow {
 }
 
 type Route = (typeof routes)[number];
-
-/** DynamoDB calls one request cost, as the counting gateway reports them. */
-interface Spent {
-  roundTrips: number;
-  reads: number;
-  writes: number;
-}
 
 interface Sample {
   file: string;
@@ -276,8 +274,6 @@ class Sweep {
     // A redirect is an answer to measure, not a hop to take.
     const response = await fetch(url, { method: event.requestContext.http.method, headers, body, redirect: "manual" });
     const text = await response.text();
-    const roundTrips = Number(response.headers.get(ROUND_TRIPS_HEADER) ?? Number.NaN);
-    const [reads, writes] = (response.headers.get(ROUND_TRIP_KINDS_HEADER) ?? "").split(" ").map(Number);
     const sent = outboxSince(this.options.outboxFile, outboxBefore);
     let json: unknown;
     try {
@@ -288,7 +284,7 @@ class Sweep {
     return {
       status: response.status,
       location: response.headers.get("location"),
-      spent: { roundTrips, reads, writes },
+      spent: spentFrom(response.headers),
       json,
       sent,
     };
@@ -526,7 +522,20 @@ export function overTarget(rows: RoundTripRow[]): RoundTripRow[] {
 export function roundTripTable(rows: RoundTripRow[]): string[][] {
   const over = new Set(overTarget(rows));
   return [
-    ["route", "mode", "status", "round trips", "reads", "writes", "security event", "target", "", "sample"],
+    [
+      "route",
+      "mode",
+      "status",
+      "round trips",
+      "reads",
+      "writes",
+      "RCU",
+      "WCU",
+      "security event",
+      "target",
+      "",
+      "sample",
+    ],
     ...rows.map((row) => [
       row.id,
       row.mode,
@@ -534,6 +543,8 @@ export function roundTripTable(rows: RoundTripRow[]): string[][] {
       succeeded(row) ? String(row.roundTrips) : row.status === "no example" ? "-" : `(${row.roundTrips} on error)`,
       succeeded(row) ? String(row.reads) : "-",
       succeeded(row) ? String(row.writes) : "-",
+      succeeded(row) ? String(row.rcu) : "-",
+      succeeded(row) ? String(row.wcu) : "-",
       row.event === "own write" ? "own write" : row.event === "in the route's write" ? "in the write" : "-",
       row.target === undefined ? "-" : `r ${row.target.reads}, w ${row.target.writes}`,
       over.has(row) ? `OVER: ${overBy(row).join(", ")}` : "",

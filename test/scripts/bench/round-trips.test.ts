@@ -153,6 +153,14 @@ describe("round trips per route (scripts/bench/round-trips.ts)", () => {
     expect(over).toEqual([]);
   });
 
+  // Writes only: DynamoDB Local reports 0 units for a BatchGetItem key or a Query that finds nothing.
+  it("when a route answers 2xx after writing, DynamoDB reported the write units it consumed", () => {
+    const unreported = rows
+      .filter((row) => succeeded(row) && (row.writes ?? 0) > 0 && !((row.wcu ?? 0) > 0))
+      .map((row) => `${label(row)}: w${row.writes}, ${row.wcu} WCU`);
+    expect(unreported).toEqual([]);
+  });
+
   it("when an exception is listed, it is still needed, so the lists shrink as routes improve", () => {
     const answered = new Set(rows.filter(succeeded).map((r) => r.id));
     expect(Object.keys(NO_2XX).filter((id) => answered.has(id))).toEqual([]);
