@@ -209,7 +209,6 @@ export const secondFactorDeps = (): SecondFactorDeps => {
     loginCodes,
     contactCodes,
     courier: courier(),
-    passkeys: passkeyDeps(),
   };
 };
 

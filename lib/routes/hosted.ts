@@ -1,12 +1,14 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { config } from "../config";
-import { loginDeps, passwordLoginDeps, services } from "../container";
+import { loginDeps, passkeyDeps, passwordLoginDeps, services } from "../container";
+import type { Account } from "../domain/accounts/account";
 import { OAuthError } from "../domain/errors";
 import { authenticateUser, passwordAmr } from "../domain/login/password-grant";
 import { AuthorizationError, type AuthorizationRequest, redirectWith } from "../domain/oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import { issueCode } from "../domain/oidc/code-grant";
+import { passkeySecondFactor } from "../domain/passkeys/passkeys";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { type CommonCall, group, route } from "../http/route";
 import { TEXT } from "../pages/text";
@@ -194,7 +196,16 @@ const signIn = route({
       const form = call.body;
       const ip = call.sourceIp ?? "unknown";
       const userAgent = call.userAgent ?? "unknown";
-      const deps = passwordLoginDeps();
+      const login = passwordLoginDeps();
+      // Only the sign-in page can run a passkey ceremony, so only it wires the check.
+      const deps = {
+        ...login,
+        secondFactor: login.secondFactor && {
+          ...login.secondFactor,
+          passkey: (account: Account, proof: { response: AuthenticationResponseJSON; binding: string }) =>
+            passkeySecondFactor(passkeyDeps(), account.sub, proof),
+        },
+      };
       const username = typeof form.username === "string" ? form.username : "";
       const passkey = credentialOf<AuthenticationResponseJSON>(form.passkey);
       try {

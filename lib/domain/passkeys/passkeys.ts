@@ -10,7 +10,7 @@ import {
 } from "@simplewebauthn/server";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
-import { problems } from "../errors";
+import { ApiError, problems } from "../errors";
 import type { PendingWrite } from "../unit-of-work";
 import { CHALLENGE_TTL_SECONDS, type ChallengePurpose, newChallenge, openChallenge } from "./challenge";
 import type { PasskeyRepository, StoredPasskey, TakenChallenge } from "./ports";
@@ -242,6 +242,25 @@ export async function checkPasskey(
       deps.passkeys.takeChallengeItem(found.taken),
     ],
   };
+}
+
+/**
+ * A passkey as the second factor of `sub`'s sign-in: its answer must verify for that account,
+ * and its use is recorded at once, like a TOTP step. False for any refusal.
+ */
+export async function passkeySecondFactor(
+  deps: PasskeyDeps,
+  sub: string,
+  proof: { response: AuthenticationResponseJSON; binding: string },
+): Promise<boolean> {
+  try {
+    const checked = await checkPasskey(deps, proof.response, proof.binding, sub);
+    return await deps.passkeys.commit(checked.writes);
+  } catch (error) {
+    if (error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey"))
+      return false;
+    throw error;
+  }
 }
 
 export async function renamePasskey(deps: Pick<PasskeyDeps, "passkeys">, sub: string, id: string, name: string) {

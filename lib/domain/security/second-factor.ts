@@ -3,9 +3,7 @@ import type { ServiceSettings } from "../../config";
 import type { Account } from "../accounts/account";
 import type { ContactCodeCaps, ContactCodeLimits } from "../accounts/ports";
 import { codeMatches, codeState, generateCode, storeCode } from "../codes/one-time-code";
-import { ApiError } from "../errors";
 import { type Courier, type Language, MessageNotSentError } from "../messages/ports";
-import { checkPasskey, type PasskeyDeps } from "../passkeys/passkeys";
 import type { LoginCodeRepository } from "./ports";
 import { type EventContext, type RecoveryCodeDeps, useRecoveryCode } from "./recovery-codes";
 import { type TotpDeps, verifyTotp } from "./totp-generators";
@@ -43,7 +41,11 @@ export interface SecondFactorDeps {
   settings: Pick<ServiceSettings, "codes" | "secondFactor">;
   /** Whether the account has a TOTP generator or a passkey. */
   hasAuthenticator: (sub: string) => Promise<boolean>;
-  passkeys: PasskeyDeps;
+  /**
+   * Checks and records a passkey's answer for the account: given by the hosted pages only, so
+   * the WebAuthn library stays out of the functions that have no browser to answer.
+   */
+  passkey?: (account: Account, proof: NonNullable<SecondFactorProof["passkey"]>) => Promise<boolean>;
 }
 
 /**
@@ -96,23 +98,6 @@ export async function hasSecondFactorMethod(
   return deps.hasAuthenticator(account.sub);
 }
 
-/** The account's own passkey answering the page's challenge; its use is recorded at once, like a TOTP step. */
-async function passkeyVerdict(
-  deps: PasskeyDeps,
-  account: Account,
-  proof: NonNullable<SecondFactorProof["passkey"]>,
-): Promise<SecondFactorVerdict> {
-  const refused = { ok: false, why: "invalid", tried: "passkey" } as const;
-  try {
-    const checked = await checkPasskey(deps, proof.response, proof.binding, account.sub);
-    return (await deps.passkeys.commit(checked.writes)) ? ok("passkey") : refused;
-  } catch (error) {
-    if (error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey"))
-      return refused;
-    throw error;
-  }
-}
-
 /** Checks the proof: a passkey, else a recovery code, else the otp as a TOTP code, then as the code sent. */
 export async function checkSecondFactor(
   deps: SecondFactorDeps,
@@ -121,7 +106,10 @@ export async function checkSecondFactor(
   context: EventContext,
   now: number,
 ): Promise<SecondFactorVerdict> {
-  if (proof.passkey) return passkeyVerdict(deps.passkeys, account, proof.passkey);
+  if (proof.passkey) {
+    const used = deps.passkey ? await deps.passkey(account, proof.passkey) : false;
+    return used ? ok("passkey") : { ok: false, why: "invalid", tried: "passkey" };
+  }
   if (proof.recoveryCode) {
     const used = await useRecoveryCode(deps.recovery, account.sub, proof.recoveryCode, context, now);
     return used ? ok("recovery_code") : { ok: false, why: "invalid", tried: "recovery_code" };
