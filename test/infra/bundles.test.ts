@@ -49,6 +49,14 @@ describe("Lambda bundles", () => {
   });
 
   it.each(FUNCTION_NAMES)(
+    "when %s is bundled, it carries the WebAuthn library only if it runs passkey ceremonies",
+    (fn) => {
+      // The passkey routes live in security, the passkey pages in hosted; the token endpoint has no browser.
+      expect(includesPackage(fn, "@simplewebauthn/server")).toBe(fn === "security" || fn === "hosted");
+    },
+  );
+
+  it.each(FUNCTION_NAMES)(
     "when %s is bundled, it carries no schema compiler: its validators are compiled ahead of time",
     (fn) => {
       const compilerFiles = (inputs.get(fn) ?? []).filter((path) =>
