@@ -309,10 +309,17 @@ export async function signInVouched(
   call: CommonCall,
   flow: { query: Record<string, string>; state: FormState; lang: Language },
   sub: string,
-  login: { amr: string[]; method: string; items?: PendingWrite[]; refusal?: (account: Account) => string | undefined },
+  login: {
+    amr: string[];
+    method: string;
+    items?: PendingWrite[];
+    refusal?: (account: Account) => string | undefined;
+    /** The account as the vouching read found it, so it is not read again. */
+    account?: Account;
+  },
 ): Promise<HttpResult> {
   const { query, state, lang } = flow;
-  const account = await services().accounts.get(sub);
+  const account = login.account ?? (await services().accounts.get(sub));
   const why =
     !account || account.locked || account.state?.name === "inactivityLock"
       ? TEXT[lang].refused

@@ -1,9 +1,15 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { passkeyDeps, recoveryCodeDeps, services } from "../container";
-import { ApiError, OAuthError } from "../domain/errors";
+import { OAuthError } from "../domain/errors";
 import { verifyUserPassword } from "../domain/login/verify-user-password";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
-import { addPasskey, checkPasskey, deletePasskey, registrationOptions } from "../domain/passkeys/passkeys";
+import {
+  addPasskey,
+  checkPasskey,
+  deletePasskey,
+  isPasskeyRefusal,
+  registrationOptions,
+} from "../domain/passkeys/passkeys";
 import { generateRecoveryCodes, recoveryCodeStatus } from "../domain/security/recovery-codes";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
@@ -31,11 +37,6 @@ const PASSKEY_AMR = ["hwk", "user", "mfa"];
 
 /** A change of passkeys from a sign-in older than this asks for the password again. */
 const RECENT_SIGN_IN_SECONDS = 600;
-
-const passkeyProblem = (error: unknown) =>
-  error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey")
-    ? error.error
-    : undefined;
 
 const script = route({
   id: "hosted.passkeys-script",
@@ -90,13 +91,14 @@ const passkeySignIn = route({
       if (!credential) return signInProblem(lang, state, query.client_id, t.passkeyMissing);
       try {
         const proof = await checkPasskey(passkeyDeps(), credential, state.csrf);
-        return await signInVouched(call, { query, state, lang }, proof.sub, {
+        return await signInVouched(call, { query, state, lang }, proof.account.sub, {
+          account: proof.account,
           amr: PASSKEY_AMR,
           method: "passkey",
           items: proof.writes,
         });
       } catch (error) {
-        const problem = passkeyProblem(error);
+        const problem = isPasskeyRefusal(error) ? error.error : undefined;
         // The login's commit refuses a challenge taken meanwhile or a counter moved on: a replay.
         const replayed = error instanceof OAuthError && error.code === "invalid_grant";
         if (!problem && !replayed) throw error;
@@ -279,7 +281,7 @@ const addOnPage = route({
         );
         return { done: "added" };
       } catch (error) {
-        if (!passkeyProblem(error)) throw error;
+        if (!isPasskeyRefusal(error)) throw error;
         return { problem: t.passkeyRefused };
       }
     }),
@@ -314,7 +316,7 @@ const deleteOnPage = route({
         await deletePasskey(services(), browser.account.sub, call.body.id ?? "", pageActor(call, browser));
         return { done: "deleted" };
       } catch (error) {
-        if (!passkeyProblem(error)) throw error;
+        if (!isPasskeyRefusal(error)) throw error;
         return { problem: t.passkeyUnknown };
       }
     }),

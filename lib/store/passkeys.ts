@@ -1,6 +1,7 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
 import { type StoreDeps, toAccount } from "./accounts";
+import { batchGetAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
@@ -55,11 +56,12 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
       return { account: toAccount(profile), passkeys: passkeys.sort((a, b) => a.createdAt - b.createdAt) };
     },
 
-    async get(sub, id) {
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: keys.passkey(sub, id), ConsistentRead: true }),
-      );
-      return Item ? toPasskey(Item) : undefined;
+    async withAccount(sub, id) {
+      const profile = keys.userProfile(sub);
+      const items = await batchGetAll(client, tableName, [profile, keys.passkey(sub, id)]);
+      const account = items.find((item) => item.SK === profile.SK);
+      const passkey = items.find((item) => item.SK !== profile.SK);
+      return { ...(account && { account: toAccount(account) }), ...(passkey && { passkey: toPasskey(passkey) }) };
     },
 
     addItem: (sub, passkey) =>

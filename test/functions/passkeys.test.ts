@@ -224,7 +224,7 @@ describe("signing in with a passkey (the check the hosted pages run)", () => {
     // Discoverable: the browser offers every passkey of the RP, and the answer names its account.
     expect(opts.allowCredentials ?? []).toEqual([]);
     const proof = await checkPasskey(passkeyDeps(), assert(passkey, opts, ORIGIN) as never, "browser-csrf");
-    expect(proof.sub).toBe(account.sub);
+    expect(proof.account.sub).toBe(account.sub);
     expect(await services().passkeys.commit(proof.writes)).toBe(true);
     const stored = await storedItem(keys.passkey(account.sub, passkey.id));
     expect(stored?.lastUsed).toEqual(expect.any(Number));

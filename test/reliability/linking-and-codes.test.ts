@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { createClient, invoke, seedAccount, uniqueId, userBearer } from "../support/fixtures";
-import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
+import { invoke, seedAccount, uniqueId, userBearer } from "../support/fixtures";
+import { useBindingProvider } from "../support/oauth-provider";
 import { lastCode, outbox } from "../support/outbox";
 import { basicAuthorization, prepareRequest, request } from "../support/requests";
 import { startTally } from "../support/tally";
@@ -18,15 +18,7 @@ import { startTally } from "../support/tally";
 const tally = startTally(import.meta.filename);
 const PASSWORD = "Linking-And-Codes-Password-1";
 const CALLBACK = "https://app.example/linked";
-let provider: TestProvider;
-let web: { clientId: string };
-
-beforeAll(async () => {
-  provider = await startTestProvider();
-  useSettings({ federation: { providers: [providerEntry(provider.url)] } });
-  web = await createClient(["svc_api_sys_ufa"], { redirectUris: [CALLBACK] });
-});
-afterAll(() => provider.stop());
+const bound = useBindingProvider(CALLBACK);
 
 const newPhone = () => `7${String(Math.floor(Math.random() * 1e10)).padStart(10, "0")}`;
 type Field = "email" | "phone_number";
@@ -157,7 +149,7 @@ describe("bind: the link is made only for the browser of the account's owner (fi
     const attacker = await seedAccount({}, PASSWORD);
     const started = await request("federation", "events/federation/bind-user-basic.json", {
       authorization: basicAuthorization(attacker.sub, PASSWORD),
-      body: { fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId },
+      body: { fp: "oidc:mock", callback: CALLBACK, clientId: bound.web.clientId },
     });
     tally.answered(started.statusCode);
     expect(started.statusCode).toBe(200);
@@ -195,7 +187,7 @@ describe("bind: the link is made only for the browser of the account's owner (fi
   async function victimBrowserOpens(link: string, victim = browser()) {
     let url = new URL(link);
     for (let hop = 0; hop < 10; hop++) {
-      if (url.origin === provider.url) {
+      if (url.origin === bound.provider.url) {
         const answer = await fetch(url, { redirect: "manual" });
         const location = answer.headers.get("location");
         if (!location) return { status: answer.status, body: await answer.text() };
@@ -219,7 +211,7 @@ describe("bind: the link is made only for the browser of the account's owner (fi
 
   it("when the victim's browser opens the attacker's bind link, the victim's external account is not linked to the attacker", async () => {
     const { attacker, redirectTo } = await attackerBind();
-    provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
+    bound.provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
     const opened = await victimBrowserOpens(redirectTo);
     tally.badInput();
     await tally.invariant(async () => {
@@ -230,7 +222,7 @@ describe("bind: the link is made only for the browser of the account's owner (fi
   it("when the victim, on the confirmation page the attacker's link led to, types its own password, nothing is linked", async () => {
     const { attacker, redirectTo } = await attackerBind();
     const victim = await seedAccount({}, "Victims-Own-Password-2");
-    provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
+    bound.provider.actAs(uniqueId("victim-ext"), "Victim at the provider");
     const tab = browser();
     const page = await victimBrowserOpens(redirectTo, tab);
     const confirmed = await tab.ours(new URL("https://api.example.com/svc/api/v2/users/current/fa/confirm"), {
@@ -248,7 +240,7 @@ describe("bind: the link is made only for the browser of the account's owner (fi
 
   it("when the attacker replays the confirmation form in another browser, it is refused", async () => {
     const { attacker, redirectTo } = await attackerBind();
-    provider.actAs(uniqueId("victim-ext"));
+    bound.provider.actAs(uniqueId("victim-ext"));
     const page = await victimBrowserOpens(redirectTo);
     // Without the victim's CSRF cookie, even the attacker's own password does not confirm.
     const replay = await browser().ours(new URL("https://api.example.com/svc/api/v2/users/current/fa/confirm"), {

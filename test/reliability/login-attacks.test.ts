@@ -1,12 +1,12 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import { BRUTE_FORCE, LIMITS } from "../../lib/domain/login/brute-force";
 import { documentClient, roundTripCount, roundTripKinds } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
-import { providerEntry, startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
+import { useBindingProvider } from "../support/oauth-provider";
 import { basicAuthorization } from "../support/requests";
 import { storedItem } from "../support/stored";
 import { startTally } from "../support/tally";
@@ -23,15 +23,7 @@ const PASSWORD = "Login-Attack-Password-9";
 const WRONG = "invalid username or password";
 const CALLBACK = "https://app.example/fa-done";
 
-let provider: TestProvider;
-let web: { clientId: string };
-
-beforeAll(async () => {
-  provider = await startTestProvider();
-  useSettings({ federation: { providers: [providerEntry(provider.url)] } });
-  web = await createClient(["svc_api_sys_ufa"], { redirectUris: [CALLBACK] });
-});
-afterAll(() => provider.stop());
+const bound = useBindingProvider(CALLBACK);
 
 const hour = () => Math.floor(Date.now() / 1000 / 3600);
 
@@ -76,7 +68,7 @@ async function bind(authorization: string, connection = freshAddress(), forwarde
   if (forwarded) event.headers["x-forwarded-for"] = forwarded;
   else delete event.headers["x-forwarded-for"];
   event.requestContext.http.sourceIp = connection;
-  event.body = JSON.stringify({ fp: "oidc:mock", callback: CALLBACK, clientId: web.clientId });
+  event.body = JSON.stringify({ fp: "oidc:mock", callback: CALLBACK, clientId: bound.web.clientId });
   const answer = await invoke("federation", event);
   tally.answered(answer.statusCode);
   return answer;

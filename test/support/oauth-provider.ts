@@ -1,5 +1,7 @@
 import { type MutableResponse, OAuth2Server, type TokenRequestIncomingMessage } from "oauth2-mock-server";
+import { afterAll, beforeAll } from "vitest";
 import { type FederationProviderConfig, setEnvDefaults } from "../../lib/config";
+import { createClient } from "./fixtures";
 
 /**
  * A real OAuth 2.0 / OpenID Connect server on loopback (oauth2-mock-server): our client
@@ -88,4 +90,19 @@ export function providerEntry(
 export function useSettings(settings: Record<string, unknown>): void {
   delete process.env.SVC_CONFIG_JSON;
   setEnvDefaults({ SVC_CONFIG_JSON: JSON.stringify(settings) });
+}
+
+/**
+ * The calling file's provider, configured as `oidc:mock`, and an application that may bind
+ * accounts to it with `callback` as its registered redirect URI.
+ */
+export function useBindingProvider(callback: string): { provider: TestProvider; web: { clientId: string } } {
+  const used = {} as { provider: TestProvider; web: { clientId: string } };
+  beforeAll(async () => {
+    used.provider = await startTestProvider();
+    useSettings({ federation: { providers: [providerEntry(used.provider.url)] } });
+    used.web = await createClient(["svc_api_sys_ufa"], { redirectUris: [callback] });
+  });
+  afterAll(() => used.provider.stop());
+  return used;
 }

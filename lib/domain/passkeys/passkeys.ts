@@ -8,6 +8,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { ApiError, problems } from "../errors";
@@ -185,11 +186,16 @@ export async function addPasskey(
   return passkeyView(passkey);
 }
 
-/** A passkey that answered a challenge: the account, and the writes that record its use (for the sign-in's commit). */
+/** A passkey that answered a challenge: its account, and the writes that record its use (for the sign-in's commit). */
 export interface PasskeyProof {
-  sub: string;
+  account: Account;
   passkey: StoredPasskey;
   writes: PendingWrite[];
+}
+
+/** The refusals of a passkey's answer, which a sign-in words for the user rather than failing. */
+export function isPasskeyRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey");
 }
 
 function subOfUserHandle(handle: string | undefined): string | undefined {
@@ -212,8 +218,8 @@ export async function checkPasskey(
   const handleSub = subOfUserHandle(response.response?.userHandle);
   const sub = expectedSub ?? handleSub;
   if (!sub || (expectedSub && handleSub && handleSub !== expectedSub)) throw problems.unknownPasskey();
-  const passkey = typeof response.id === "string" ? await deps.passkeys.get(sub, response.id) : undefined;
-  if (!passkey) throw problems.unknownPasskey();
+  const { passkey, account } = typeof response.id === "string" ? await deps.passkeys.withAccount(sub, response.id) : {};
+  if (!passkey || !account) throw problems.unknownPasskey();
   const now = deps.now();
   const { found, check } = challengeCheck(await deps.key(), "authenticate", binding, now);
   const verification = await verified(
@@ -235,7 +241,7 @@ export async function checkPasskey(
   );
   if (!verification.verified || !found.taken) throw problems.wrongPasskey("the passkey's answer does not verify");
   return {
-    sub,
+    account,
     passkey,
     writes: [
       deps.passkeys.usedItem(sub, passkey, verification.authenticationInfo.newCounter, now),
@@ -257,8 +263,7 @@ export async function passkeySecondFactor(
     const checked = await checkPasskey(deps, proof.response, proof.binding, sub);
     return await deps.passkeys.commit(checked.writes);
   } catch (error) {
-    if (error instanceof ApiError && (error.error === "wrong_passkey" || error.error === "unknown_passkey"))
-      return false;
+    if (isPasskeyRefusal(error)) return false;
     throw error;
   }
 }

@@ -31,7 +31,8 @@ export interface PasskeyRepository extends UnitOfWork {
   list(sub: string): Promise<StoredPasskey[]>;
   /** The account and its passkeys in one read (what creation options need); no account, undefined. */
   accountWithPasskeys(sub: string): Promise<{ account: Account; passkeys: StoredPasskey[] } | undefined>;
-  get(sub: string, id: string): Promise<StoredPasskey | undefined>;
+  /** The passkey and its account in one read (what a sign-in with it needs); either may be missing. */
+  withAccount(sub: string, id: string): Promise<{ passkey?: StoredPasskey; account?: Account }>;
   /** A new passkey; refused (commit false) when one with this id exists. */
   addItem(sub: string, passkey: StoredPasskey): PendingWrite;
   /** Refused when the challenge was taken before: each is good for one ceremony. */
