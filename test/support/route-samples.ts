@@ -73,9 +73,5 @@ export const PLACEHOLDER_VALUES: Record<string, string> = Object.fromEntries(
 );
 PLACEHOLDER_VALUES.base32Secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 PLACEHOLDER_VALUES.otpCode = "123456";
-// Well-formed enough to pass the schema; no authenticator made them, so it is a wrong passkey.
-PLACEHOLDER_VALUES.credentialId = "c2FtcGxlLXBhc3NrZXktaWQ";
-PLACEHOLDER_VALUES.clientDataJSON = "e30";
-PLACEHOLDER_VALUES.attestationObject = "oA";
 PLACEHOLDER_VALUES.state = "u1.c2FtcGxlLXVzZXI.AAAAAAAAAAAAAAAAAAAAAA";
 PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";
