@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HASHING_MEMORY_MB, MEMORY_MB, THROTTLE } from "../infra/sizing";
 import { parseSettings } from "../lib/config";
+import { MEMBERS_PER_PAGE } from "../lib/domain/groups/group";
 import { BRUTE_FORCE } from "../lib/domain/login/brute-force";
 import { gsi1 } from "../lib/store/keys";
 import { CACHE_SECONDS } from "../lib/tokens/key-ring";
@@ -99,6 +100,7 @@ function main(): void {
     keyRingCacheSeconds: CACHE_SECONDS,
     addressHourlyCap: BRUTE_FORCE.IP_HOURLY_CAP,
     inactivityShards: gsi1.inactivityShards,
+    membersPerPage: MEMBERS_PER_PAGE,
     memory: { hashing: HASHING_MEMORY_MB, plain: MEMORY_MB },
   };
   let costs = derivedCosts(facts.memory);

@@ -19,7 +19,7 @@ export const CORS_ALLOW_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", 
 export const CORS_ALLOW_HEADERS: readonly string[] = ["authorization", "content-type", "svc-ci-ua-id"];
 
 /** Response headers a script may read beyond the safelisted ones: the RFC 6750 challenge, the request id, 503's retry. */
-export const CORS_EXPOSE_HEADERS: readonly string[] = ["www-authenticate", "x-request-id", "retry-after"];
+export const CORS_EXPOSE_HEADERS: readonly string[] = ["www-authenticate", "x-request-id", "retry-after", "link"];
 
 /** Browsers cap it anyway (Chromium at 2 h); an hour spares a preflight per call without pinning a change for long. */
 export const CORS_MAX_AGE_SECONDS = 3600;

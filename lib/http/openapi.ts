@@ -75,6 +75,14 @@ function operationOf(route: RouteDefinition, names: SchemaNames) {
         status,
         {
           description: response.description,
+          ...(response.headers && {
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: "string" } },
+              ]),
+            ),
+          }),
           ...(response.schema && {
             content: { [response.contentType ?? "application/json"]: { schema: refOr(response.schema, names) } },
           }),

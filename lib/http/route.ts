@@ -57,6 +57,8 @@ export interface RouteResponse {
   description: string;
   schema?: Schema;
   contentType?: string;
+  /** Response headers worth documenting: name -> what it carries. */
+  headers?: Record<string, string>;
 }
 
 export interface BodySchema<S extends Schema = Schema> {

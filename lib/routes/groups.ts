@@ -5,6 +5,7 @@ import {
   MAX_ATTRIBUTE_LENGTH,
   MAX_ATTRIBUTES,
   MAX_MEMBERS_PER_CALL,
+  MEMBERS_PER_PAGE,
   PROFILE_PATTERN,
 } from "../domain/groups/group";
 import {
@@ -63,7 +64,20 @@ export const groupListQuery = {
 export const membersQuery = {
   type: "object",
   required: ["profile"],
-  properties: { profile, expand: { ...expand, description: "true: add family_name, middle_name, given_name" } },
+  properties: {
+    profile,
+    expand: { ...expand, description: "true: add family_name, middle_name, given_name" },
+    limit: {
+      type: "string",
+      pattern: "^(1000|[1-9][0-9]{0,2})$",
+      description: `members per page, 1-${MEMBERS_PER_PAGE} (default ${MEMBERS_PER_PAGE})`,
+    },
+    after: {
+      type: "string",
+      pattern: SUB_PATTERN,
+      description: "the subjectId the previous page ended with: members after it (the Link header's next page)",
+    },
+  },
 } as const;
 
 const attributeValue = {
@@ -285,13 +299,25 @@ const members = route({
   summary: "List the members of a group (interface §4.8)",
   request: { params: groupIdParam, query: membersQuery },
   responses: {
-    200: { description: "Members by subject id; expand=true adds names", schema: memberList },
+    200: {
+      description: "Members by subject id; expand=true adds names",
+      schema: memberList,
+      headers: { link: 'rel="next": the next page, present while more members follow' },
+    },
     400: { description: "validation_error", schema: v2Error },
     401: accessDenied,
     404: { description: "group_not_found", schema: v2Error },
   },
-  handler: async (call) =>
-    jsonResult(200, await listMembers(deps(), call.query.profile, call.params.groupId, call.query.expand === "true")),
+  handler: async (call) => {
+    const { profile, expand, after } = call.query;
+    const limit = call.query.limit === undefined ? MEMBERS_PER_PAGE : Number(call.query.limit);
+    const page = await listMembers(deps(), profile, call.params.groupId, expand === "true", { limit, after });
+    if (page.next === undefined) return jsonResult(200, page.members);
+    // The list stays the interface's array; the way on is an RFC 8288 link, as GitHub's.
+    const next = new URLSearchParams({ profile, ...(expand && { expand }), limit: String(limit), after: page.next });
+    const path = `/svc/api/v2/grps/${encodeURIComponent(call.params.groupId)}/members?${next}`;
+    return jsonResult(200, page.members, { link: `<${path}>; rel="next"` });
+  },
 });
 
 const membersAdd = route({

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { AttributeValue, Group } from "../domain/groups/group";
 import {
@@ -6,6 +6,8 @@ import {
   GroupFullError,
   GroupNotFoundError,
   type GroupRepository,
+  type MemberPage,
+  type MemberPageRead,
   MembersRefusedError,
 } from "../domain/groups/ports";
 import { partyOfKey } from "../domain/rights/parties";
@@ -14,7 +16,6 @@ import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryPages } from "./paging";
-import { readPartition } from "./partition-read";
 import type { TransactItem } from "./pending-writes";
 import { grantKey, holderKey } from "./rights";
 import { deleteAndFinish, transactWrite } from "./transact";
@@ -53,12 +54,12 @@ function toGroup(item: Record<string, unknown>): Group {
  * ways, docs/architecture.md), and the rights held on the group live there too (lib/store/rights.ts).
  */
 export function createGroupStore({ client, tableName }: StoreDeps): GroupRepository {
-  async function readItem(profile: string, id: string) {
-    const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: keys.group(profile, id), ConsistentRead: true }),
-    );
+  async function readKey(key: TableKey) {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     return Item;
   }
+
+  const readItem = (profile: string, id: string) => readKey(keys.group(profile, id));
 
   function headItem(profile: string, id: string) {
     return itemOf(ENTITY.groupHead, keys.groupHead(profile, id), { profile, id });
@@ -233,16 +234,33 @@ export function createGroupStore({ client, tableName }: StoreDeps): GroupReposit
     },
 
     /**
-     * Member subject ids in order, every page read, and whether the group is live: one
-     * Query of its partition takes the members and the head. A group without a head
-     * (none, or one written before heads existed) costs one GetItem of its record.
+     * One page of member subject ids in order, and whether the group is live: one Query of
+     * the partition from the cursor takes `limit` members and, on the last page, the head
+     * (it sorts after them), so a group of up to `limit` members costs one read. A page
+     * with more after it, or a group without a head (one written before heads existed),
+     * costs one GetItem more.
      */
-    async members(profile: string, id: string): Promise<{ live: boolean; subs: string[] }> {
+    async members(profile: string, id: string, page: MemberPage): Promise<MemberPageRead> {
       const head = keys.groupHead(profile, id);
-      const read = await readPartition(client, tableName, head.PK, [keys.groupMemberPrefix], head.SK);
-      const subs = (read.byPrefix.get(keys.groupMemberPrefix) ?? []).map((item) => item.sub as string);
-      const live = read.record ? !read.record.deleting : (await this.get(profile, id)) !== undefined;
-      return { live, subs };
+      const { Items = [], LastEvaluatedKey } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "PK = :pk AND SK BETWEEN :members AND :head",
+          ExpressionAttributeValues: { ":pk": head.PK, ":members": keys.groupMemberPrefix, ":head": head.SK },
+          ...(page.after !== undefined && { ExclusiveStartKey: keys.groupMember(profile, id, page.after) }),
+          // One more than asked: the head, or the member that shows another page follows.
+          Limit: page.limit + 1,
+          ConsistentRead: true,
+        }),
+      );
+      const inPage = Items.find((item) => item.SK === head.SK);
+      const memberItems = Items.filter((item) => item.SK !== head.SK);
+      const subs = memberItems.slice(0, page.limit).map((item) => item.sub as string);
+      const more = memberItems.length > page.limit || (inPage === undefined && LastEvaluatedKey !== undefined);
+      // Not in the page: past it when more follow, else the group has no head.
+      const record = inPage ?? (more ? await readKey(head) : undefined);
+      const live = record ? !record.deleting : (await this.get(profile, id)) !== undefined;
+      return { live, subs, ...(more && subs.length > 0 && { next: subs.at(-1) }) };
     },
 
     /**

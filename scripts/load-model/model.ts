@@ -202,6 +202,8 @@ export interface CodeFacts {
   keyRingCacheSeconds: number;
   addressHourlyCap: number;
   inactivityShards: number;
+  /** lib/domain/groups/group.ts MEMBERS_PER_PAGE. */
+  membersPerPage: number;
   memory: { hashing: number; plain: number };
 }
 
@@ -326,6 +328,9 @@ export function hotKeys(
   // A member item holds the sub and a time, about 120 bytes; Query reads are billed per 4 KB.
   const memberBytes = 120;
   const listingRcu = Math.ceil((s.groupMembers * memberBytes) / 4096);
+  const pages = Math.ceil(s.groupMembers / facts.membersPerPage);
+  // A page's Query plus the head's GetItem (the last page's Query reads the head itself).
+  const pageRcu = Math.ceil((Math.min(s.groupMembers, facts.membersPerPage) * memberBytes) / 4096) + 1;
   const oneUserRps = (rps.signIn + rps.apiRead + rps.refresh) / Math.max(1, w.monthlyActiveUsers);
   return [
     hotKey({
@@ -394,10 +399,10 @@ export function hotKeys(
       key: `GROUP#<profile>#<id>, ${fmt(s.groupMembers)} members`,
       route: "groups.members",
       share: 1,
-      // lib/store/groups.ts members: the whole partition in one answer, consistent.
-      rcuPerSecond: listingRcu,
+      // lib/store/groups.ts members: one page of facts.membersPerPage members per call, consistent.
+      rcuPerSecond: pageRcu,
       wcuPerSecond: 0,
-      note: `at one listing a second; one listing reads ${fmt(listingRcu)} RCU (${fmt(listingRcu / AWS_LIMITS.partitionRcu)} s at 3,000 RCU/s) and answers about ${fmt((s.groupMembers * 40) / 1e6)} MB, over Lambda's 6 MB`,
+      note: `at one page a second; a page is ${fmt(facts.membersPerPage)} members (about ${fmt((facts.membersPerPage * 40) / 1e3)} KB answered, ${fmt(pageRcu)} RCU); the whole list is ${fmt(pages)} pages, ${fmt(listingRcu)} RCU, so one partition serves about ${fmt(AWS_LIMITS.partitionRcu / pageRcu)} pages/s`,
     }),
     hotKey({
       key: "UNIQUE#email#<address>, one address attacked",

@@ -305,7 +305,7 @@ describe("CORS on the HTTP API", () => {
         AllowOrigins: ["https://app.example.org", "http://localhost:5173"],
         AllowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
         AllowHeaders: ["authorization", "content-type", "svc-ci-ua-id"],
-        ExposeHeaders: ["www-authenticate", "x-request-id", "retry-after"],
+        ExposeHeaders: ["www-authenticate", "x-request-id", "retry-after", "link"],
         MaxAge: 3600,
         AllowCredentials: false,
       },

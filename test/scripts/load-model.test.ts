@@ -21,6 +21,7 @@ const FACTS: CodeFacts = {
   keyRingCacheSeconds: 60,
   addressHourlyCap: 300,
   inactivityShards: 8,
+  membersPerPage: 1000,
   memory: { hashing: 1769, plain: 1024 },
 };
 
@@ -106,6 +107,9 @@ describe("load model", () => {
     expect(byKey.get("IPFAIL#<application server> HOUR#<h>")?.overPartition).toBe(true);
     expect(byKey.get("CLIENT#<id>")?.overPartition).toBe(false);
     expect(byKey.get("SIGNING_KEYS")?.rcuPerSecond).toBeLessThan(100);
+    // A million members are listed a page at a time: 1,000 members of 120 bytes (30 RCU) and the head.
+    const group = big.hotKeys.find((h) => h.route === "groups.members");
+    expect(group).toMatchObject({ rcuPerSecond: 31, overPartition: false });
   });
 
   it("takes measured figures where the file names the route, and keeps the rest derived", () => {

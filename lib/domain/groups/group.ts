@@ -12,6 +12,11 @@ export const MAX_ATTRIBUTES = 64;
 export const MAX_ATTRIBUTE_LENGTH = 1024;
 /** One DynamoDB transaction holds 100 items: the group check and three per added member. */
 export const MAX_MEMBERS_PER_CALL = 33;
+/**
+ * The most members one listing answers, and its default: a page stays far under a
+ * synchronous response's size limit and within one Query page, whatever the group's size.
+ */
+export const MEMBERS_PER_PAGE = 1000;
 
 /** Fields the service owns; a profile attribute cannot take these names. */
 export const RESERVED_FIELDS = ["id", "profile", "name", "instanceId"] as const;

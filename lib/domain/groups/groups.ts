@@ -18,6 +18,7 @@ import {
   GroupFullError,
   GroupNotFoundError,
   type GroupRepository,
+  type MemberPage,
   MembersRefusedError,
 } from "./ports";
 import { groupProblems } from "./problems";
@@ -172,15 +173,16 @@ export async function deleteGroup(deps: GroupDeps, profile: string, id: string):
 }
 
 /**
- * interface §2.3 member records; `expand` adds the names. One Query reads the members and the
- * group's head; names cost one BatchGetItem per 100 members.
+ * interface §2.3 member records, a page at a time; `next` names the page's last member
+ * when more follow. One Query reads the page and, on the last page, the group's head;
+ * `expand` names cost one BatchGetItem per 100 members.
  */
-export async function listMembers(deps: GroupDeps, profile: string, id: string, expand: boolean) {
-  const { live, subs } = await deps.groups.members(profile, id);
+export async function listMembers(deps: GroupDeps, profile: string, id: string, expand: boolean, page: MemberPage) {
+  const { live, subs, next } = await deps.groups.members(profile, id, page);
   if (!live) throw groupProblems.notFound(id, profile);
-  if (!expand) return subs.map((subjectId) => ({ subjectId }));
+  if (!expand) return { members: subs.map((subjectId) => ({ subjectId })), next };
   const accounts = new Map((await deps.groups.accounts(subs)).map((a) => [a.sub, a]));
-  return subs.map((subjectId) => {
+  const members = subs.map((subjectId) => {
     const account = accounts.get(subjectId);
     return {
       subjectId,
@@ -189,6 +191,7 @@ export async function listMembers(deps: GroupDeps, profile: string, id: string, 
       ...(account?.given_name !== undefined && { given_name: account.given_name }),
     };
   });
+  return { members, next };
 }
 
 function subjectIdsOf(body: Array<{ subjectId: string }>): string[] {

@@ -42,6 +42,19 @@ export interface GroupChange {
   remove: string[];
 }
 
+/** A page of a member list: at most `limit` members after the member `after` (a subject id). */
+export interface MemberPage {
+  limit: number;
+  after?: string;
+}
+
+export interface MemberPageRead {
+  live: boolean;
+  subs: string[];
+  /** The last member of this page, when more follow: the next page's `after`. */
+  next?: string;
+}
+
 /** Groups (interface §2.3, 4.8) and their members, membership kept both ways. */
 export interface GroupRepository {
   /** Throws GroupExistsError when the id is taken. */
@@ -58,8 +71,8 @@ export interface GroupRepository {
    * `maxAttributes` (each set attribute counted as new).
    */
   update(profile: string, id: string, change: GroupChange, now: number, maxAttributes: number): Promise<Group>;
-  /** Member subject ids in order, and whether the group is live. */
-  members(profile: string, id: string): Promise<{ live: boolean; subs: string[] }>;
+  /** One page of member subject ids in order, and whether the group is live. */
+  members(profile: string, id: string, page: MemberPage): Promise<MemberPageRead>;
   /** Adds members, all or none: GroupNotFoundError, or MembersRefusedError (unknown accounts, members already). */
   addMembers(profile: string, id: string, subs: string[], now: number): Promise<void>;
   /** Removes members, all or none: MembersRefusedError lists those that were not members. */

@@ -64,7 +64,9 @@ describe("CORS in the local gateway", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("access-control-allow-origin")).toBe(APP);
-    expect(response.headers.get("access-control-expose-headers")).toBe("www-authenticate,x-request-id,retry-after");
+    expect(response.headers.get("access-control-expose-headers")).toBe(
+      "www-authenticate,x-request-id,retry-after,link",
+    );
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     expect(response.headers.get("vary")).toBe("Origin");
   });
