@@ -22,10 +22,12 @@ const USAGE = `usage: svc-admin [--table NAME] <command> [options]
 commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
-                  [--resources "r1 r2"] [--first-party]
+                  [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr (default: all but password;
                                   --public: authorization_code refresh_token, no secret, PKCE)
+                                  --trust-relayed-address: password guesses count against the
+                                  X-Forwarded-For address alone (confidential clients only)
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
@@ -64,6 +66,7 @@ const OPTIONS = {
   "post-logout-redirect-uris": { type: "string" },
   resources: { type: "string" },
   "first-party": { type: "boolean" },
+  "trust-relayed-address": { type: "boolean" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
   app: { type: "string" },
@@ -88,6 +91,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "post-logout-redirect-uris",
       "resources",
       "first-party",
+      "trust-relayed-address",
     ],
     positionals: [],
   },
@@ -153,6 +157,7 @@ async function clientsCreate(values: Values): Promise<number> {
     postLogoutRedirectUris: words(values["post-logout-redirect-uris"]),
     resources: words(values.resources),
     firstParty: values["first-party"] === true,
+    trustRelayedAddress: values["trust-relayed-address"] === true,
   };
   try {
     const { clientId, secret } = await registerClient(services().clients, def, false);
@@ -189,6 +194,7 @@ async function clientsList(values: Values): Promise<number> {
     postLogoutRedirectUris: c.postLogoutRedirectUris,
     resources: c.resources,
     firstParty: c.firstParty,
+    trustRelayedAddress: c.trustRelayedAddress,
   }));
   if (values.json) {
     for (const row of rows) out(JSON.stringify(row));

@@ -64,6 +64,11 @@ const changeable = {
   postLogoutRedirectUris: uriList("where logout may return"),
   resources: uriList("audiences (RFC 8707) its access tokens may ask for"),
   firstParty: { type: "boolean", description: "ours: the hosted pages skip the consent screen" },
+  trustRelayedAddress: {
+    type: "boolean",
+    description:
+      "confidential clients only (default false): its back end relays every user's password grant with the user's address in X-Forwarded-For, and failed guesses count against that address instead of the back end's (docs/administration.md)",
+  },
 } as const;
 
 export const newClientBody = {
@@ -95,6 +100,7 @@ const clientProperties = {
   resources: stringList,
   public: { type: "boolean" },
   firstParty: { type: "boolean" },
+  trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
   bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },
   createdAt: { type: "integer" },

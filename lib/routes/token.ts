@@ -1,6 +1,6 @@
 import { config } from "../config";
 import { codeGrantDeps, loginDeps, passwordLoginDeps, services } from "../container";
-import { GRANT, GRANT_TYPES } from "../domain/clients/client";
+import { type ClientRecord, GRANT, GRANT_TYPES } from "../domain/clients/client";
 import { OAuthError } from "../domain/errors";
 import { passwordGrant } from "../domain/login/password-grant";
 import { QR_GRANT, qrGrant, startQrLogin } from "../domain/login/qr-login";
@@ -97,12 +97,16 @@ export const qrStartResponse = {
 } as const;
 
 /**
- * The addresses a password guess counts against: always the connection's; the relayed one
- * too when an application that proved itself (not a public client) vouches for it.
+ * The addresses a password guess counts against: the connection's; the relayed one too when
+ * an application that proved itself (not a public client) vouches for it. An application
+ * trusted to relay (trustRelayedAddress) is its users' connection: the relayed address alone
+ * counts, so its back end's address is not one counter shared by all its users.
  */
-function guessAddresses(call: CommonCall, client: { public?: boolean }): string[] {
+function guessAddresses(call: CommonCall, client: Pick<ClientRecord, "public" | "trustRelayedAddress">): string[] {
   const connection = call.connectionIp ?? "unknown";
-  return !client.public && call.sourceIp && call.sourceIp !== connection ? [connection, call.sourceIp] : [connection];
+  const relayed = !client.public && call.sourceIp && call.sourceIp !== connection ? call.sourceIp : undefined;
+  if (!relayed) return [connection];
+  return client.trustRelayedAddress ? [relayed] : [connection, relayed];
 }
 
 /** The token endpoint: client authentication, then the grant the form names. */

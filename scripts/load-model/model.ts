@@ -325,6 +325,7 @@ export function hotKeys(
       ? Math.min(oneClientRps, Math.max(1, tokenContainers) / facts.clientCacheSeconds)
       : oneClientRps;
   const perAddress = s.stuffingRps / Math.max(1, s.botnetAddresses);
+  const relayedPerAddress = rps.signIn / Math.max(1, w.monthlyActiveUsers);
   // A member item holds the sub and a time, about 120 bytes; Query reads are billed per 4 KB.
   const memberBytes = 120;
   const listingRcu = Math.ceil((s.groupMembers * memberBytes) / 4096);
@@ -378,13 +379,13 @@ export function hotKeys(
     }),
     hotKey({
       key: "IPFAIL#<application server> HOUR#<h>",
-      route: "token.issue, password grant (one back end)",
-      share: 1,
-      // The connection's address is always counted (lib/routes/token.ts guessAddresses): take and
-      // give-back, both transactional (2 WRU each).
-      rcuPerSecond: rps.signIn,
-      wcuPerSecond: rps.signIn * 4,
-      note: "not yet done: every password grant relayed by one back end writes its address's hour twice",
+      route: "token.issue, password grant (one back end, trustRelayedAddress)",
+      share: 1 / Math.max(1, w.monthlyActiveUsers),
+      // A trusted relay's own address is never counted (lib/routes/token.ts guessAddresses): each
+      // user's relayed address takes and gives back its attempt (2 WRU each), one address per user.
+      rcuPerSecond: relayedPerAddress,
+      wcuPerSecond: relayedPerAddress * 4,
+      note: "the back end's address is never written; each user's relayed address counts, spread like the botnet's",
     }),
     hotKey({
       key: "GSI1 INACTIVITY#<shard>",

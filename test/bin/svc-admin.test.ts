@@ -92,6 +92,7 @@ describe.concurrent("svc-admin clients", () => {
       postLogoutRedirectUris: [],
       resources: [],
       firstParty: false,
+      trustRelayedAddress: false,
     });
   });
 
@@ -136,6 +137,31 @@ describe.concurrent("svc-admin clients", () => {
     const run = await svcAdmin("clients", "create", "--id", uniqueId("cli-"), "--scopes", "no_such_permission");
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("invalid client: unknown permissions: no_such_permission");
+  });
+
+  it("when --trust-relayed-address is given, a confidential client stores it and a public one is refused", async ({
+    expect,
+  }) => {
+    const id = uniqueId("cli-");
+    const run = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user", "--trust-relayed-address");
+    expect(run.code).toBe(0);
+    expect((await services().clients.get(id))?.trustRelayedAddress).toBe(true);
+    const publicId = uniqueId("cli-");
+    const refused = await svcAdmin(
+      "clients",
+      "create",
+      "--id",
+      publicId,
+      "--scopes",
+      "svc_api_user",
+      "--public",
+      "--redirect-uris",
+      "https://app.example/cb",
+      "--trust-relayed-address",
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("only a confidential client may have the address it relays trusted");
+    expect(await services().clients.get(publicId)).toBeUndefined();
   });
 
   it("when a client is deleted, it leaves the list, and deleting it again exits 1", async ({ expect }) => {

@@ -30,6 +30,7 @@ const CLIENT_FIELDS = [
   "resources",
   "public",
   "firstParty",
+  "trustRelayedAddress",
   "hasRestPassword",
   "bootstrap",
   "createdAt",
@@ -141,6 +142,7 @@ describe("client sample events", () => {
       resources: ["https://api.billing.example"],
       public: false,
       firstParty: false,
+      trustRelayedAddress: false,
       hasRestPassword: false,
       bootstrap: false,
       createdAt: expect.any(Number),
@@ -234,6 +236,31 @@ describe("POST /svc/admin/api/v3/clients", () => {
       desc: "unknown permissions: no_such_permission",
     });
     expectNothingStored(before, await tableSnapshot(), "bad definition");
+  });
+
+  it("when a confidential client trusts the address it relays, that is stored and shown; a public one is refused", async () => {
+    const { clientId, created } = await newClient({ trustRelayedAddress: true });
+    expect(created.json.trustRelayedAddress).toBe(true);
+    expect((await storedItem(keys.client(clientId)))?.trustRelayedAddress).toBe(true);
+    expect((await getClient(clientId)).json.trustRelayedAddress).toBe(true);
+    expect((await services().clients.getWithSecrets(clientId))?.trustRelayedAddress).toBe(true);
+    const before = await tableSnapshot();
+    const spaId = uniqueId("spa-");
+    const refused = await create({
+      clientId: spaId,
+      scopes: ["svc_api_user"],
+      public: true,
+      redirectUris: ["https://spa.example/cb"],
+      trustRelayedAddress: true,
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json).toMatchObject({
+      type: "input_error",
+      error: "wrong_values",
+      errors: [{ error: "wrong_value", pos: "trustRelayedAddress" }],
+    });
+    expect(await storedItem(keys.client(spaId))).toBeUndefined();
+    expectNothingStored(before, await tableSnapshot(), "public client trusting its relayed address");
   });
 
   it("when the body breaks the schema or offers a secret, it answers 400 and stores nothing", async () => {
@@ -381,6 +408,25 @@ describe("POST /svc/admin/api/v3/clients/{clientId}", () => {
     expect((await clientCredentials(clientId, secret, "svc_groups")).statusCode).toBe(200);
     // The secret is untouched by a change.
     expect((await storedItem(keys.client(clientId)))?.secretHash).toBe(digestSecret(secret));
+  });
+
+  it("when trustRelayedAddress is changed, it is stored and shown; a public client asking for it is refused", async () => {
+    const { clientId } = await newClient();
+    const trusted = await change(clientId, { trustRelayedAddress: true });
+    expect(trusted.statusCode, trusted.body).toBe(200);
+    expect(trusted.json.trustRelayedAddress).toBe(true);
+    expect((await storedItem(keys.client(clientId)))?.trustRelayedAddress).toBe(true);
+    expect((await getClient(clientId)).json).toEqual(trusted.json);
+    const untrusted = await change(clientId, { trustRelayedAddress: false });
+    expect(untrusted.json.trustRelayedAddress).toBe(false);
+    expect((await storedItem(keys.client(clientId)))?.trustRelayedAddress).toBe(false);
+    const spaId = uniqueId("spa-");
+    await create({ clientId: spaId, scopes: [], public: true, redirectUris: ["https://spa.example/cb"] });
+    const before = await storedItem(keys.client(spaId));
+    const refused = await change(spaId, { trustRelayedAddress: true });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json).toMatchObject({ error: "wrong_values", errors: [{ pos: "trustRelayedAddress" }] });
+    expect(await storedItem(keys.client(spaId))).toEqual(before);
   });
 
   it("when the change would make a bad client, it answers 400 and the client stays as it was", async () => {

@@ -42,12 +42,13 @@ function freshAddress(): string {
   return `198.18.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`;
 }
 
+/** A password grant the application relays; `forwarded` null: it sends no X-Forwarded-For. */
 async function login(
   client: { clientId: string; secret: string },
   username: string,
   password: string,
   connection = freshAddress(),
-  forwarded = freshAddress(),
+  forwarded: string | null = freshAddress(),
 ) {
   const event = await sampleEvent("events/token/password-grant.json", {
     clientBasic: Buffer.from(`${client.clientId}:${client.secret}`).toString("base64"),
@@ -55,7 +56,8 @@ async function login(
     password: "x",
   });
   event.body = new URLSearchParams({ grant_type: "password", scope: "svc_api_user", username, password }).toString();
-  event.headers["x-forwarded-for"] = forwarded;
+  if (forwarded === null) delete event.headers["x-forwarded-for"];
+  else event.headers["x-forwarded-for"] = forwarded;
   event.requestContext.http.sourceIp = connection;
   const answer = await invoke("token", event);
   tally.answered(answer.statusCode);
@@ -184,6 +186,45 @@ describe("the per-address limit and anonymous hashing (issue 21 item 3)", () => 
     // Anonymous HTTP Basic may not name an address to blame: its forwarded one is not counted.
     const anonymous = await bind(basicAuthorization(account.sub, PASSWORD), freshAddress(), forwarded);
     await tally.invariant(() => expect(anonymous.statusCode, anonymous.body).toBe(200));
+  });
+
+  it("when a client trusted to relay forwards its user's address, only that address counts, not its back end's", async () => {
+    const client = await createClient(["svc_api_user"], { trustRelayedAddress: true });
+    const account = await seedAccount({}, PASSWORD);
+    const backEnd = freshAddress();
+    const user = freshAddress();
+    const wrong = await login(client, account.sub, "wrong-guess", backEnd, user);
+    tally.badInput();
+    await tally.invariant(async () => {
+      expect(descriptionOf(wrong)).toBe(WRONG);
+      expect(await storedItem(keys.ipFailures(backEnd, hour()))).toBeUndefined();
+      expect((await storedItem(keys.ipFailures(user, hour())))?.count).toBe(1);
+    });
+    // The back end's address at its cap no longer shuts out the users it relays.
+    await presetCounter(keys.ipFailures(backEnd, hour()), ENTITY.ipFailures, BRUTE_FORCE.IP_HOURLY_CAP);
+    const right = await login(client, account.sub, PASSWORD, backEnd, freshAddress());
+    await tally.invariant(async () => {
+      expect(right.statusCode, right.body).toBe(200);
+      expect((await storedItem(keys.ipFailures(backEnd, hour())))?.count).toBe(BRUTE_FORCE.IP_HOURLY_CAP);
+    });
+  });
+
+  it("when a client trusted to relay forwards no address, or the connection's own, the connection counts", async () => {
+    const client = await createClient(["svc_api_user"], { trustRelayedAddress: true });
+    const account = await seedAccount({}, PASSWORD);
+    const connection = freshAddress();
+    const bare = await login(client, account.sub, "wrong-guess", connection, null);
+    const same = await login(client, account.sub, "wrong-guess", connection, connection);
+    tally.badInput(2);
+    await tally.invariant(async () => {
+      expect(descriptionOf(bare)).toBe(WRONG);
+      expect(descriptionOf(same)).toBe(WRONG);
+      expect((await storedItem(keys.ipFailures(connection, hour())))?.count).toBe(2);
+    });
+    await presetCounter(keys.ipFailures(connection, hour()), ENTITY.ipFailures, BRUTE_FORCE.IP_HOURLY_CAP);
+    const capped = await login(client, account.sub, PASSWORD, connection, null);
+    tally.badInput();
+    await tally.invariant(() => expect(descriptionOf(capped)).toMatch(/too many failed logins/));
   });
 
   it("when 12 anonymous HTTP Basic logins arrive at once, only a few are hashed and the rest are told to come back", async () => {

@@ -37,6 +37,11 @@ export interface ClientRecord {
   resources: string[];
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
+  /**
+   * Its back end relays every user's sign-in with the user's address in X-Forwarded-For:
+   * password guesses then count against that address alone, not the server's.
+   */
+  trustRelayedAddress: boolean;
   /** Written by `npm start` from SVC_BOOTSTRAP_CLIENT_*, again on every start: the admin API leaves it alone. */
   bootstrap: boolean;
   createdAt: number;
@@ -51,6 +56,7 @@ export const CHANGEABLE_FIELDS = [
   "postLogoutRedirectUris",
   "resources",
   "firstParty",
+  "trustRelayedAddress",
 ] as const;
 export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)[number]>>;
 
@@ -101,6 +107,7 @@ export interface ClientDefinition {
   postLogoutRedirectUris?: string[];
   resources?: string[];
   firstParty?: boolean;
+  trustRelayedAddress?: boolean;
   bootstrap?: boolean;
 }
 
@@ -146,6 +153,9 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
   if (def.public) {
     if (def.secret !== undefined || def.restPassword !== undefined)
       add("secret", "a public client has no secret and no REST password");
+    // Anyone can call as a public client, so the address it relays proves nothing.
+    if (def.trustRelayedAddress)
+      add("trustRelayedAddress", "only a confidential client may have the address it relays trusted");
     const confidentialOnly = grants.filter((g) => !PUBLIC_GRANT_TYPES.includes(g));
     if (confidentialOnly.length > 0)
       add(
@@ -172,6 +182,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     postLogoutRedirectUris: def.postLogoutRedirectUris ?? [],
     resources: def.resources ?? [],
     firstParty: def.firstParty ?? false,
+    trustRelayedAddress: def.trustRelayedAddress ?? false,
     bootstrap: def.bootstrap ?? false,
     createdAt: now,
     updatedAt: now,

@@ -66,6 +66,7 @@ export function clientView(record: ClientRecord) {
     resources: record.resources,
     public: record.public,
     firstParty: record.firstParty,
+    trustRelayedAddress: record.trustRelayedAddress,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,
     createdAt: record.createdAt,
