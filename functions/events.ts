@@ -1,9 +1,9 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { config } from "../lib/config";
 import { publishChanges } from "../lib/events/publish";
 import { eventPublisher } from "../lib/events/publisher";
 import { changeOf } from "../lib/events/stream-records";
-import { log } from "../lib/log";
+import { log, withLogContext } from "../lib/log";
 
 /**
  * The event stream (docs/events.md): a batch of the table's stream records -> CloudEvents on
@@ -11,7 +11,13 @@ import { log } from "../lib/log";
  * stream poller of `npm start` (lib/local/event-stream.ts). An event still refused after
  * the retries reports its record as the batch's failure, so the stream resumes there.
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export function handler(event: DynamoDBStreamEvent, context?: Pick<Context, "awsRequestId">) {
+  // The local poller has no invocation id; the batch's first record names it instead.
+  const requestId = context?.awsRequestId ?? event.Records[0]?.eventID ?? "";
+  return withLogContext({ requestId, function: "events" }, () => publishBatch(event));
+}
+
+async function publishBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const changes = event.Records.map(changeOf);
   const outcome = await publishChanges(changes, eventPublisher(), config().issuer);
   if (outcome.failedSequence === undefined) {
