@@ -230,8 +230,7 @@ function passwordEvents(change: ChangeRecord): Draft[] {
   const item = image(change);
   const sub = userOf(item);
   const changedAt = num(item, "changedAt");
-  // A rewrite that keeps changedAt (stronger hash parameters at login) is the same password.
-  if (change.kind === "MODIFY" && num(change.oldImage, "changedAt") === changedAt) return [];
+  // The credential is only ever put to set a new password (DynamoDB streams no write that changes nothing).
   return [
     {
       type: "password.changed",

@@ -88,9 +88,28 @@ export async function openStreamReader(
   };
 }
 
+type Image = Record<string, unknown>;
+
+/**
+ * The streams client decodes an empty map attribute ({"M":{}}) as {}, which unmarshall
+ * refuses; Lambda passes {"M":{}}. Restores it, at any depth.
+ */
+function repaired(image: Image | undefined): Image | undefined {
+  if (!image) return image;
+  const value = (attribute: unknown): unknown => {
+    if (typeof attribute !== "object" || attribute === null) return attribute;
+    const typed = attribute as { M?: Image; L?: unknown[] };
+    if (Object.keys(typed).length === 0) return { M: {} };
+    if (typed.M) return { M: repaired(typed.M) };
+    if (typed.L) return { L: typed.L.map(value) };
+    return attribute;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, value(attribute)]));
+}
+
 /** The record as Lambda passes it: the same fields, the creation time in epoch seconds. */
 function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
-  const { ApproximateCreationDateTime, ...change } = record.dynamodb ?? {};
+  const { ApproximateCreationDateTime, NewImage, OldImage, ...change } = record.dynamodb ?? {};
   return {
     eventID: record.eventID,
     eventName: record.eventName,
@@ -103,6 +122,8 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
     }),
     dynamodb: {
       ...(change as NonNullable<DynamoDBRecord["dynamodb"]>),
+      ...(NewImage && { NewImage: repaired(NewImage) as never }),
+      ...(OldImage && { OldImage: repaired(OldImage) as never }),
       ApproximateCreationDateTime: Math.floor((ApproximateCreationDateTime?.getTime() ?? Date.now()) / 1000),
     },
   };
