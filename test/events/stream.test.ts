@@ -13,7 +13,15 @@ import { eventSchema } from "../../lib/events/schemas";
 import { mintUserToken } from "../../lib/local/user-token";
 import { keys } from "../../lib/store/keys";
 import { openStreamReader, type TableStreamReader } from "../../lib/store/table-stream";
-import { createClient, invoke, sampleEvent, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import {
+  createClient,
+  invoke,
+  sampleEvent,
+  seedAccount,
+  systemBearer,
+  uniqueId,
+  userBearer,
+} from "../support/fixtures";
 import { passwordLogin } from "../support/login";
 import { lastCode } from "../support/outbox";
 import { confirmRegistration, request } from "../support/requests";
@@ -247,5 +255,39 @@ describe("identity events from the table's stream", () => {
     ]);
     expect(events.find((e) => e.type.endsWith("session.ended"))?.data).toMatchObject({ sid, reason: "ended" });
     expect(events.find((e) => e.type.endsWith("device.deleted"))?.data).toMatchObject({ uaId });
+  });
+
+  it("when a user proves a new phone with its code, account.confirmed names it; the waiting change and its code publish nothing", async () => {
+    const account = await seedAccount();
+    const phone = `7${String(Math.floor(Math.random() * 1e10)).padStart(10, "0")}`;
+    const userEvent = async (path: string, values: Record<string, string>) => {
+      const event = await sampleEvent(path, values);
+      if (event.pathParameters?.subjectId) {
+        event.pathParameters = { subjectId: instanceIdOf(account.sub) };
+        event.rawPath = `/svc/api/v3/users/${instanceIdOf(account.sub)}`;
+      }
+      event.headers.authorization = await userBearer(account.sub, ["svc_api_user_chg"]);
+      return invoke("users", event);
+    };
+    // The user's token opens a session and each call records a security event; the rest is the change.
+    const ofChange = (events: CloudEvent[]) =>
+      typeAndSubject(events).filter(([type]) => type !== "session.started" && type !== "security.recorded");
+    await committed();
+    const asked = await userEvent("events/users/change-phone-with-code.json", { phone });
+    expect(asked.statusCode).toBe(200);
+    const waiting = await committed();
+    expect(ofChange(waiting.events)).toEqual([]);
+    const code = lastCode(phone);
+    const state = (asked.json.notes as { actions: { state: string }[] }).actions[0].state;
+    const validated = await userEvent("events/users/validate-mobile.json", { state, code });
+    expect(validated.statusCode).toBe(200);
+    const proven = await committed();
+    expect(ofChange(proven.events)).toEqual([["account.confirmed", account.sub]]);
+    expect(proven.events.find((e) => e.type.endsWith("account.confirmed"))?.data).toEqual({
+      sub: account.sub,
+      contact: "phone_number",
+      value: phone,
+    });
+    expect(JSON.stringify([...waiting.events, ...proven.events])).not.toContain(code);
   });
 });
