@@ -40,6 +40,21 @@ module.exports = {
       to: { path: "^functions/" },
     },
     {
+      name: "event-mapping-is-pure",
+      comment:
+        "Stream record -> CloudEvents is pure: no AWS SDK, no Lambda types, no storage but the key names (docs/events.md).",
+      severity: "error",
+      from: { path: "^lib/events/(mapping|cloud-event|schemas|publish)\\.ts$" },
+      to: {
+        path: [
+          "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda)",
+          "^lib/(http|routes|local|notify|tokens)/",
+          "^lib/store/",
+        ],
+        pathNot: "^lib/store/keys\\.ts$",
+      },
+    },
+    {
       name: "no-circular",
       comment: "An import circle makes load order matter and hides which layer depends on which.",
       severity: "error",

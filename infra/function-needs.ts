@@ -7,7 +7,10 @@ import { HASHING_MEMORY_MB, MEMORY_MB } from "./sizing";
  * says what it needs here.
  */
 export interface FunctionNeeds {
-  table: "read" | "read-write";
+  /** stream: reads the table's stream only (its event source), never the table's items. */
+  table: "read" | "read-write" | "stream";
+  /** Publishes to the event bus (events:PutEvents on that bus only). */
+  publishes?: true;
   /** Sends SMS (SNS) or e-mail (SES). */
   messaging?: true;
   /** EventBridge schedule expression; the function then runs on it. */
@@ -51,6 +54,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
+  // The event stream: committed changes from the table's stream to the event bus (no HTTP route).
+  events: { table: "stream", publishes: true },
 };
 
 /** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */

@@ -21,14 +21,16 @@ import {
   LogGroupLogDestination,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
-import { Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { EventBus, type IEventBus, Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, Runtime, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { parseSettings } from "../lib/config";
 import {
@@ -52,6 +54,8 @@ export interface SvcIdentityStackProps extends StackProps {
   settingsJson?: string;
   /** Sender address of e-mails (SES-verified identity). */
   mailFrom?: string;
+  /** An existing event bus for the event stream (docs/events.md); unset: the stack creates one. */
+  eventBusArn?: string;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -71,11 +75,16 @@ export class SvcIdentityStack extends Stack {
   /** The data key (lib/crypto/data-key.ts): never in the table, read only by functions that need it. */
   readonly dataKey: Secret;
   readonly functions: Record<FunctionName, NodejsFunction>;
+  /** Where the events function publishes identity events (docs/events.md). */
+  readonly eventBus: IEventBus;
+  /** Stream batches the events function gave up on (their shard and sequence range), for replay. */
+  readonly eventFailures: Queue;
 
   constructor(scope: Construct, id: string, props: SvcIdentityStackProps = {}) {
     super(scope, id, props);
 
     this.table = new TableV2(this, "Table", {
+      dynamoStream: StreamViewType[TABLE.streamView],
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
@@ -136,6 +145,20 @@ export class SvcIdentityStack extends Stack {
       id: "AwsSolutions-SMG4",
       reason:
         "A data key, not a credential: rotating it needs re-encryption of the stored external tokens, which the sealed format (v1 prefix) leaves room for but which does not exist yet. The secret is readable only by the functions whose needs say dataKey.",
+    });
+
+    this.eventBus = props.eventBusArn
+      ? EventBus.fromEventBusArn(this, "EventBus", props.eventBusArn)
+      : new EventBus(this, "EventBus", { description: "svc-identity: identity changes and security events" });
+    this.eventFailures = new Queue(this, "EventFailures", {
+      enforceSSL: true,
+      // The longest SQS keeps a message: time to find why a batch failed and replay it.
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.eventFailures).acknowledge({
+      id: "AwsSolutions-SQS3",
+      reason:
+        "This queue is itself the on-failure destination of the event stream; what lands here is read by an operator, not a consumer that could fail again.",
     });
 
     // The issuer names the /svc prefix, so discovery sits at <issuer>/.well-known/openid-configuration.
@@ -227,6 +250,7 @@ export class SvcIdentityStack extends Stack {
         ...(settingsJson === undefined ? {} : { SVC_CONFIG_JSON: settingsJson }),
         ...(needs.messaging && mailFrom ? { SVC_MAIL_FROM: mailFrom } : {}),
         ...(needs.dataKey && { SVC_DATA_KEY_SECRET_ID: this.dataKey.secretArn }),
+        ...(needs.publishes && { EVENT_BUS_NAME: this.eventBus.eventBusArn }),
       },
     });
     Validations.of(fn).acknowledge({
@@ -234,9 +258,13 @@ export class SvcIdentityStack extends Stack {
       reason: "The service targets nodejs22.x (docs/deployment.md); moving to a newer runtime is a design change.",
     });
 
-    if (needs.table === "read-write") this.table.grantReadWriteData(role);
-    else this.table.grantReadData(role);
-    this.acknowledgeIndexWildcard(role);
+    if (needs.table === "stream") this.consumeStream(fn, role);
+    else {
+      if (needs.table === "read-write") this.table.grantReadWriteData(role);
+      else this.table.grantReadData(role);
+      this.acknowledgeIndexWildcard(role);
+    }
+    if (needs.publishes) this.eventBus.grantPutEventsTo(role);
     if (needs.messaging) this.allowMessaging(role);
     if (needs.dataKey) this.dataKey.grantRead(role);
     if (needs.schedule) {
@@ -246,6 +274,32 @@ export class SvcIdentityStack extends Stack {
       });
     }
     return fn;
+  }
+
+  /**
+   * The table's stream feeds the function in batches. A throw halves the batch until the bad
+   * record stands alone (bisect); an event the bus keeps refusing reports its record, and the
+   * stream resumes there (docs/events.md). After the retries the batch's position goes to the
+   * failure queue and the stream moves on.
+   */
+  private consumeStream(fn: NodejsFunction, role: Role): void {
+    fn.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: 10,
+        // The stream keeps records 24 hours; past that a retry would find them gone.
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(this.eventFailures),
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason: "dynamodb:ListStreams, which reading a table's stream needs, has no resource-level permissions.",
+    });
   }
 
   private acknowledgeIndexWildcard(role: Role): void {

@@ -102,6 +102,12 @@ export interface Config {
   bootstrapClient: { id?: string; secret?: string };
   outboxFile: string;
   /**
+   * Where the event stream publishes (docs/events.md): the EventBridge bus named by
+   * EVENT_BUS_NAME (a name or ARN; the CDK stack sets it), else the JSON-lines file
+   * SVC_EVENTS_FILE (local stack).
+   */
+  events: { busName?: string; file: string };
+  /**
    * How SMS and e-mail leave: `outbox` appends to outboxFile (local stack, docs/configuration.md),
    * `aws` sends through SNS and SES (SVC_MESSAGES; default aws on Lambda).
    */
@@ -326,6 +332,7 @@ export function loadConfig(env: Env): Config {
       secret: env.SVC_BOOTSTRAP_CLIENT_SECRET || undefined,
     },
     outboxFile: resolve(env.SVC_OUTBOX_FILE || ".local/outbox.jsonl"),
+    events: { busName: env.EVENT_BUS_NAME || undefined, file: resolve(env.SVC_EVENTS_FILE || ".local/events.jsonl") },
     messages: {
       transport: messageTransport(env.SVC_MESSAGES, Boolean(env.AWS_LAMBDA_FUNCTION_NAME)),
       mailFrom: env.SVC_MAIL_FROM || "no-reply@svc-identity.local",

@@ -5,6 +5,7 @@ import { _, Ajv, type Options } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
+import { eventSchemaFiles } from "../lib/events/schemas";
 import { buildOpenApiDocument } from "../lib/http/openapi";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
@@ -22,6 +23,7 @@ import { settingsSchema } from "../lib/settings-schema";
  */
 
 export const COMPILED_DIR = "lib/compiled";
+export const EVENT_SCHEMAS_DIR = "schemas/events";
 
 const HEADER = [
   "// @ts-nocheck",
@@ -185,4 +187,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     writeFileSync(path, text);
   }
   console.log(`compiled ${Object.keys(modules).length} modules into ${COMPILED_DIR}/`);
+  // The event stream's schemas (docs/events.md), for consumers; test/events checks they are current.
+  rmSync(EVENT_SCHEMAS_DIR, { recursive: true, force: true });
+  mkdirSync(EVENT_SCHEMAS_DIR, { recursive: true });
+  const schemas = eventSchemaFiles();
+  for (const [path, text] of Object.entries(schemas)) writeFileSync(path, text);
+  console.log(`wrote ${Object.keys(schemas).length} event schemas into ${EVENT_SCHEMAS_DIR}/`);
 }

@@ -43,6 +43,7 @@ export const FUNCTION_NAMES = [
   "audit",
   "hosted",
   "clients",
+  "events",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

@@ -19,6 +19,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   audit: () => import("../../functions/audit"),
   hosted: () => import("../../functions/hosted"),
   clients: () => import("../../functions/clients"),
+  events: () => import("../../functions/events"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

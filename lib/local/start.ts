@@ -1,9 +1,11 @@
 import type { AddressInfo } from "node:net";
+import { relative } from "node:path";
 import { ConfigError, config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
 import { weakSecretWarnings } from "../domain/clients/client";
 import { ensureBootstrapClient } from "./bootstrap";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
+import { startEventStream } from "./event-stream";
 import { createGateway } from "./gateway";
 import { ensureSampleClients } from "./sample-clients";
 import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
@@ -16,6 +18,7 @@ async function main(): Promise<void> {
   const dataKeySource = ensureLocalDataKey(config().inMemory ? undefined : DATA_KEY_FILE);
   const settings = config();
   let dynamo: RunningDynamo | undefined;
+  let events: { stop(): Promise<void> } | undefined;
   const gateway = createGateway();
   let stopping = false;
   const stop = async (signal: string) => {
@@ -24,6 +27,7 @@ async function main(): Promise<void> {
     console.log(`\n${signal}: stopping`);
     gateway.close();
     gateway.closeAllConnections();
+    await events?.stop();
     await dynamo?.stop();
     process.exit(0);
   };
@@ -45,6 +49,8 @@ async function main(): Promise<void> {
     `DynamoDB Local on ${dynamo.endpoint} (${settings.inMemory ? "in memory" : `data in ${LOCAL_DATA_DIR}/`}), table ${settings.tableName}`,
   );
   await prepareTable(dynamo.endpoint);
+  events = await startEventStream(dynamo.endpoint);
+  console.log(`identity events to ${relative(process.cwd(), settings.events.file)} (docs/events.md)`);
   const client = await ensureBootstrapClient(settings.inMemory ? undefined : BOOTSTRAP_FILE);
   for (const warning of weakSecretWarnings({ clientId: client.clientId, secret: client.secret, scopes: [] })) {
     console.warn(`warning: bootstrap client: ${warning}`);

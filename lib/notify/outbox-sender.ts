@@ -6,7 +6,7 @@ import type { MessageSender, OutgoingMessage } from "./message";
  * Control and format characters but the line feed as \uXXXX: an address or a text must
  * not drive the operator's terminal (ESC sequences, BEL, CR, bidirectional overrides).
  */
-function printable(text: string): string {
+export function printable(text: string): string {
   return text.replace(/(?!\n)[\p{Cc}\p{Cf}]/gu, (c) => {
     const code = c.codePointAt(0) ?? 0;
     return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;

@@ -4,14 +4,23 @@ import {
   type DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import { TABLE } from "./table-definition";
 
-/** Creates the single table when it is missing (local stack and tests; CDK does it on AWS). */
+const STREAM = { StreamEnabled: true, StreamViewType: TABLE.streamView } as const;
+
+/**
+ * Creates the single table when it is missing (local stack and tests; CDK does it on AWS),
+ * with its stream; a table made before the event stream existed gets the stream turned on.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<"created" | "exists"> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+    }
     return "exists";
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -21,6 +30,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: "PAY_PER_REQUEST",
+        StreamSpecification: STREAM,
         AttributeDefinitions: [
           { AttributeName: TABLE.partitionKey, AttributeType: "S" },
           { AttributeName: TABLE.sortKey, AttributeType: "S" },

@@ -190,7 +190,8 @@ describe("IAM grants", () => {
 
   it.each(FUNCTION_NAMES)("when %s uses the table, it may write only if infra/function-needs says so", (fn) => {
     const actions = actionsOf(fn);
-    expect(actions).toContain("dynamodb:GetItem");
+    if (FUNCTION_NEEDS[fn].table === "stream") expect(actions).not.toContain("dynamodb:GetItem");
+    else expect(actions).toContain("dynamodb:GetItem");
     if (FUNCTION_NEEDS[fn].table === "read-write") expect(actions).toEqual(expect.arrayContaining(writes));
     else for (const write of writes) expect(actions).not.toContain(write);
   });
@@ -211,6 +212,87 @@ describe("IAM grants", () => {
     for (const role of resources("AWS::IAM::Role")) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
+  });
+});
+
+describe("the event stream", () => {
+  type Statement = { Action: string | string[]; Resource: unknown };
+  const statementsOf = (fn: FunctionName) =>
+    resources<{ PolicyDocument: { Statement: Statement[] } }>("AWS::IAM::Policy", {
+      Properties: { Roles: Match.arrayWith([{ Ref: logicalId(stack.functions[fn].role!) }]) },
+    }).flatMap((p) => p.Properties.PolicyDocument.Statement);
+  const busArn = () => ({ "Fn::GetAtt": [logicalId(stack.eventBus as unknown as IConstruct), "Arn"] });
+
+  it("when the table is created, it streams new and old images of every change", () => {
+    template.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      StreamSpecification: { StreamViewType: "NEW_AND_OLD_IMAGES" },
+    });
+  });
+
+  it("when the stream has records, the events function alone reads it: batches, bisect, retries, failures to SQS", () => {
+    const mappings = resources("AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0].Properties).toMatchObject({
+      FunctionName: { Ref: logicalId(stack.functions.events) },
+      EventSourceArn: { "Fn::GetAtt": [logicalId(stack.table), "StreamArn"] },
+      StartingPosition: "TRIM_HORIZON",
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86400,
+      DestinationConfig: {
+        OnFailure: { Destination: { "Fn::GetAtt": [logicalId(stack.eventFailures), "Arn"] } },
+      },
+    });
+  });
+
+  it("when the failure queue is created, it keeps messages 14 days and refuses plain HTTP", () => {
+    template.resourceCountIs("AWS::SQS::Queue", 1);
+    template.hasResourceProperties("AWS::SQS::Queue", { MessageRetentionPeriod: 14 * 86400 });
+    const policy = resources<{ PolicyDocument: { Statement: (Statement & { Effect: string; Condition: unknown })[] } }>(
+      "AWS::SQS::QueuePolicy",
+    );
+    expect(policy[0].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+    );
+  });
+
+  it("when no bus is given, the stack creates one and the events function is told its ARN", () => {
+    template.resourceCountIs("AWS::Events::EventBus", 1);
+    template.hasResourceProperties("AWS::Lambda::Function", {
+      Role: { "Fn::GetAtt": [logicalId(stack.functions.events.role!), "Arn"] },
+      Environment: { Variables: Match.objectLike({ EVENT_BUS_NAME: busArn() }) },
+    });
+  });
+
+  it("when the events function publishes, it may call events:PutEvents on that bus only, and no other function may", () => {
+    const puts = statementsOf("events").filter((s) => [s.Action].flat().includes("events:PutEvents"));
+    expect(puts).toEqual([expect.objectContaining({ Action: "events:PutEvents", Resource: busArn() })]);
+    for (const fn of FUNCTION_NAMES.filter((name) => name !== "events")) {
+      expect(actionsOf(fn)).not.toContain("events:PutEvents");
+    }
+  });
+
+  it("when the events function reads the stream, it gets stream reads and no table item access", () => {
+    const actions = actionsOf("events");
+    expect(actions).toEqual(expect.arrayContaining(["dynamodb:GetRecords", "dynamodb:GetShardIterator"]));
+    for (const action of actions) {
+      expect(action).not.toMatch(
+        /^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|BatchGetItem|BatchWriteItem|Query|Scan)$/,
+      );
+    }
+    expect(actions).toContain("sqs:SendMessage");
+  });
+
+  it("when a bus ARN is given, the stack creates no bus and grants PutEvents on the given one", () => {
+    const arn = "arn:aws:events:eu-west-1:123456789012:event-bus/identity";
+    const given = synthesize({ eventBusArn: arn }).template;
+    given.resourceCountIs("AWS::Events::EventBus", 0);
+    const statements = resources<{ PolicyDocument: { Statement: Statement[] } }>("AWS::IAM::Policy", {}, given)
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((s) => [s.Action].flat().includes("events:PutEvents"));
+    expect(statements).toEqual([expect.objectContaining({ Resource: arn })]);
   });
 });
 

@@ -12,6 +12,9 @@ process.env.TABLE_NAME = `test-${randomBytes(6).toString("hex")}`;
 process.env.LOG_LEVEL ??= "silent";
 // Each file's messages go to its own outbox, read by its tests (docs/configuration.md format).
 process.env.SVC_OUTBOX_FILE = join(tmpdir(), `${process.env.TABLE_NAME}-outbox.jsonl`);
+// Events the events function publishes locally go to the file's own events file (docs/events.md).
+process.env.SVC_EVENTS_FILE = join(tmpdir(), `${process.env.TABLE_NAME}-events.jsonl`);
+delete process.env.EVENT_BUS_NAME;
 delete process.env.SVC_MESSAGES;
 // The data key that seals stored external tokens and signs bind states (lib/crypto/data-key.ts).
 process.env.SVC_DATA_KEY = randomBytes(32).toString("base64");

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -108,6 +108,48 @@ describe("npm start", () => {
     stack.child.kill("SIGTERM");
     expect(await stack.exited).toBe(0);
     expect(javaOnPort(stack.dynamodbPort)).toBe(false);
+  });
+
+  it("when an account registers, the account.created event lands in .local/events.jsonl and on the console", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "svc-start-"));
+    const secret = "boot-secret-that-is-long-enough-000000";
+    // Empty: the default, .local/events.jsonl under the working directory.
+    const stack = await start(cwd, {
+      SVC_IN_MEMORY: "1",
+      SVC_BOOTSTRAP_CLIENT_ID: "boot",
+      SVC_BOOTSTRAP_CLIENT_SECRET: secret,
+      SVC_EVENTS_FILE: "",
+    });
+    expect(stack.ready, stack.output()).toBe(true);
+    const issued = await fetch(`${stack.base}/svc/oauth/te`, {
+      method: "POST",
+      headers: {
+        authorization: basicAuthorization("boot", secret),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "grant_type=client_credentials&scope=svc_api_sys_users_reg",
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const registered = await fetch(`${stack.base}/svc/reg/api/v3/users`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ user: { attrs: { sub: "eva", email: { value: "eva@example.com", verified: true } } } }),
+    });
+    expect(registered.status).toBe(200);
+    const file = join(cwd, ".local/events.jsonl");
+    const created = async () => {
+      for (let i = 0; i < 100; i += 1) {
+        const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+        const found = lines.map((line) => JSON.parse(line)).find((e) => e.type === "svc.identity.account.created");
+        if (found) return found;
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      return undefined;
+    };
+    expect(await created()).toMatchObject({ specversion: "1.0", subject: "eva", source: `${stack.base}/svc` });
+    expect(stack.output()).toContain("event svc.identity.account.created eva");
+    stack.child.kill("SIGTERM");
+    expect(await stack.exited).toBe(0);
   });
 
   it("when started twice on the same folder, the second start keeps the data of the first", async () => {
