@@ -1,8 +1,9 @@
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
-import { config, relyingParty } from "./config";
+import { config, relyingParty, type ServiceSettings } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import type { HookRunner } from "./domain/hooks/ports";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
@@ -13,6 +14,8 @@ import type { RegistrationDeps } from "./domain/registration/register";
 import type { RecoveryCodeDeps } from "./domain/security/recovery-codes";
 import type { SecondFactorDeps } from "./domain/security/second-factor";
 import type { TotpDeps } from "./domain/security/totp-generators";
+import { createHookRunner } from "./hooks/runner";
+import { transportsFor } from "./hooks/transports";
 import { log } from "./log";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
@@ -101,6 +104,16 @@ export type Services = ReturnType<typeof services>;
 
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
 export const courier = /* @__PURE__ */ once(() => courierFor(config()));
+
+let hookRunner: { settings: ServiceSettings["hooks"]; runner: HookRunner } | undefined;
+
+/** The configured extension hooks (docs/hooks.md); rebuilt when the configuration changes (local tools, tests). */
+export function hooks(): HookRunner {
+  const settings = config().settings.hooks;
+  if (hookRunner?.settings !== settings)
+    hookRunner = { settings, runner: createHookRunner(settings, transportsFor(config().region), log.warn) };
+  return hookRunner.runner;
+}
 
 /** The breached-password lookup every new password passes, when passwordPolicy.breachedPasswords names one. */
 const breachedPasswords = (): BreachedPasswordCheck | undefined => {
