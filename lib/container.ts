@@ -152,6 +152,7 @@ export const registrationDeps = (): RegistrationDeps => {
     courier: courier(),
     settings: config().settings,
     breachedPasswords: breachedPasswords(),
+    hooks: hooks(),
   };
 };
 
