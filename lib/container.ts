@@ -135,6 +135,8 @@ export const loginDeps = (): LoginDeps => {
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
     settings,
     breachedPasswords: breachedPasswords(),
+    hooks: hooks(),
+    migration: { hooks: hooks(), accounts: services().accounts },
   };
 };
 
@@ -182,6 +184,7 @@ export const passwordChangeDeps = (): PasswordChangeDeps => {
 export const passwordResetDeps = (): PasswordResetDeps => ({
   ...passwordChangeDeps(),
   resets: services().passwordResets,
+  migration: { hooks: hooks(), accounts: services().accounts },
 });
 
 /** What TOTP enrolment and checks need: the generators' secrets are sealed with the data key. */

@@ -1,5 +1,6 @@
 import { loginDeps, passwordResetDeps, registrationDeps, services } from "../container";
 import { ApiError } from "../domain/errors";
+import { HookFailedError } from "../domain/hooks/ports";
 import type { PolicyViolation } from "../domain/passwords/policy";
 import { finishPasswordReset, ResetCodeError, requestPasswordReset } from "../domain/passwords/reset-password";
 import { confirmRegistration } from "../domain/registration/confirm";
@@ -316,7 +317,14 @@ const resetRequest = route({
   handler: (call) =>
     answeringForm(call, call.body, async (query, lang) => {
       const login = text(call.body.username);
-      if (login) await requestPasswordReset(login, callerOf(call, query, lang), passwordResetDeps(), now());
+      try {
+        if (login) await requestPasswordReset(login, callerOf(call, query, lang), passwordResetDeps(), now());
+      } catch (error) {
+        // The userMigration hook failed: fail closed, and say so rather than claim a code went out.
+        if (!(error instanceof HookFailedError)) throw error;
+        const message = TEXT[lang].hookFailed;
+        return pageResult(503, resetRequestPage({ lang, state: stateOf(call.body), loginHint: login, message }));
+      }
       return pageResult(200, resetCodePage({ lang, state: stateOf(call.body), login }));
     }),
 });

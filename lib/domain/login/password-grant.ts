@@ -5,7 +5,8 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
-import { OAuthError } from "../errors";
+import { OAuthError, signInHookFailed } from "../errors";
+import { HookFailedError, type HookRunner } from "../hooks/ports";
 import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
@@ -25,6 +26,7 @@ import type { ConsentRepository, SessionRecord, SessionRepository } from "../ses
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { PendingWrite } from "../unit-of-work";
 import type { LoginRepository, TakenAttempt } from "./ports";
+import { migrateUser, type UserMigrationDeps } from "./user-migration";
 import { verifyUserPassword, waitOf } from "./verify-user-password";
 
 export interface LoginDeps {
@@ -40,6 +42,10 @@ export interface LoginDeps {
   breachedPasswords?: BreachedPasswordCheck;
   /** Checks second factors and sends sign-in codes; absent, every second factor is refused. */
   secondFactor?: SecondFactorDeps;
+  /** The extension hooks (preSignIn, postSignIn, preTokenIssue); unset: none. */
+  hooks?: HookRunner;
+  /** Creates accounts the userMigration hook vouches for; unset: no migration. */
+  migration?: UserMigrationDeps;
   now?: () => number;
 }
 
@@ -148,13 +154,15 @@ export async function authenticateUser(
   deps: LoginDeps,
   now: number,
 ): Promise<AuthenticatedUser> {
-  const verdict = await verifyUserPassword(
-    deps.logins,
-    input.username,
-    input.password,
-    input.addresses ?? [input.ip],
-    now,
-  );
+  const verify = () =>
+    verifyUserPassword(deps.logins, input.username, input.password, input.addresses ?? [input.ip], now);
+  let verdict = await verify();
+  // An unknown login may be a user of the old system: once migrated, the same checks run again.
+  if (!verdict.ok && verdict.why === "wrong" && !verdict.account && deps.migration) {
+    const request = { trigger: "signIn", ...input, clientId: client.clientId } as const;
+    if (await hookAnswer(() => migrateUser(deps.migration as UserMigrationDeps, request, now)))
+      verdict = await verify();
+  }
   if (!verdict.ok) {
     if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message, "throttled");
     if (verdict.account)
@@ -212,6 +220,16 @@ export async function authenticateUser(
     }
   }
   return { account, newCredential, attempt, secondFactor };
+}
+
+/** A hook's answer; a failed hook stops the sign-in in the grant's shape (503 temporarily_unavailable). */
+export async function hookAnswer<T>(ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof HookFailedError) throw signInHookFailed();
+    throw error;
+  }
 }
 
 const filled = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
