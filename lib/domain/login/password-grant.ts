@@ -5,8 +5,10 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
-import { OAuthError, signInHookFailed } from "../errors";
-import { HookFailedError, type HookRunner } from "../hooks/ports";
+import { OAuthError } from "../errors";
+import { hookAnswer } from "../hooks/fail-closed";
+import type { HookRunner } from "../hooks/ports";
+import { addedClaims } from "../hooks/token-claims";
 import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
@@ -222,16 +224,6 @@ export async function authenticateUser(
   return { account, newCredential, attempt, secondFactor };
 }
 
-/** A hook's answer; a failed hook stops the sign-in in the grant's shape (503 temporarily_unavailable). */
-export async function hookAnswer<T>(ask: () => Promise<T>): Promise<T> {
-  try {
-    return await ask();
-  } catch (error) {
-    if (error instanceof HookFailedError) throw signInHookFailed();
-    throw error;
-  }
-}
-
 const filled = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** Sends a sign-in code; answers the refusal that tells where it went, or why it did not. */
@@ -445,6 +437,14 @@ export async function signIn(
   newCredential: NewCredential | undefined,
   flow: LoginFlow = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
+  // Asked before the login is committed, so a failed hook leaves no session behind.
+  const request = {
+    clientId: client.clientId,
+    grant: flow.method === "qr" ? "qr" : "password",
+    sub: account.sub,
+    scopes,
+  } as const;
+  const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const { session, uaId, refreshToken } = await recordLogin(
     account,
     {
@@ -468,6 +468,7 @@ export async function signIn(
     ttlSeconds: accessTtlSeconds,
     sid: session.sid,
     uaId,
+    extraClaims: added.access,
   });
   return {
     access_token: token,
@@ -481,6 +482,7 @@ export async function signIn(
       sid: session.sid,
       uaId,
       authTime: now,
+      claims: added.id,
     }),
   };
 }
