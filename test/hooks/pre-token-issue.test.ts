@@ -1,8 +1,7 @@
 import { decodeJwt } from "jose";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Account } from "../../lib/domain/accounts/account";
-import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
-import { forgetHookCalls, hookCalls, scriptHook, sleep, useScriptedHooks } from "../support/hooks";
+import { beforeEach, describe, expect, it } from "vitest";
+import { invoke, sampleEvent } from "../support/fixtures";
+import { forgetHookCalls, hookCalls, scriptHook, sleep, useScriptedHooks, useSignInAccount } from "../support/hooks";
 import { passwordLogin } from "../support/login";
 import { basicCredentials } from "../support/requests";
 import { storedItems } from "../support/stored";
@@ -11,25 +10,19 @@ import { storedItems } from "../support/stored";
 
 const PASSWORD = "a long enough passphrase";
 const SCOPE = "svc_api_user";
-let client: Awaited<ReturnType<typeof createClient>>;
-let account: Account;
-
-beforeAll(async () => {
-  client = await createClient();
-  account = await seedAccount({}, PASSWORD);
-});
+const seeded = useSignInAccount(PASSWORD);
 
 beforeEach(() => {
   useScriptedHooks({ preTokenIssue: 300 });
   forgetHookCalls();
 });
 
-const login = () => passwordLogin(client, { username: account.sub, password: PASSWORD, scope: SCOPE });
+const login = () => passwordLogin(seeded.client, { username: seeded.account.sub, password: PASSWORD, scope: SCOPE });
 const refresh = async (token: string) =>
   invoke(
     "token",
     await sampleEvent("events/token/refresh-token-grant.json", {
-      clientBasic: basicCredentials(client.clientId, client.secret),
+      clientBasic: basicCredentials(seeded.client.clientId, seeded.client.secret),
       refreshToken: encodeURIComponent(token),
     }),
   );
@@ -45,18 +38,18 @@ describe("preTokenIssue hook", () => {
     const response = await login();
     expect(response.json).toMatchObject({ token_type: "Bearer" });
     const access = decodeJwt(response.json.access_token as string);
-    expect(access).toMatchObject({ tenant: "acme", roles: ["reader"], sub: account.sub, scope: SCOPE });
+    expect(access).toMatchObject({ tenant: "acme", roles: ["reader"], sub: seeded.account.sub, scope: SCOPE });
     expect(access.iss).not.toBe("https://evil.example");
     const id = decodeJwt(response.json.id_token as string);
-    expect(id).toMatchObject({ tenant: "acme", sub: account.sub });
+    expect(id).toMatchObject({ tenant: "acme", sub: seeded.account.sub });
     expect(id.email).toBeUndefined();
     expect(hookCalls("preTokenIssue")).toEqual([
       {
         version: "1",
         hook: "preTokenIssue",
-        clientId: client.clientId,
+        clientId: seeded.client.clientId,
         grant: "password",
-        sub: account.sub,
+        sub: seeded.account.sub,
         scopes: SCOPE.split(" "),
       },
     ]);
@@ -77,14 +70,14 @@ describe("preTokenIssue hook", () => {
     ["throws", () => Promise.reject(new Error("claims store down"))],
   ])("when the hook %s, the grant fails closed with 503 and no session is opened", async (_what, script) => {
     scriptHook("preTokenIssue", script);
-    const sessionsBefore = (await storedItems(account.sub, "SESSION#")).length;
+    const sessionsBefore = (await storedItems(seeded.account.sub, "SESSION#")).length;
     const response = await login();
     expect(response.statusCode).toBe(503);
     expect(response.json).toEqual({
       error: "temporarily_unavailable",
       error_description: "a sign-in check could not be completed; try again",
     });
-    expect(await storedItems(account.sub, "SESSION#")).toHaveLength(sessionsBefore);
+    expect(await storedItems(seeded.account.sub, "SESSION#")).toHaveLength(sessionsBefore);
   });
 
   it("when the hook fails at a refresh, the refresh token is not spent and works once the hook answers", async () => {

@@ -1,7 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
+import { beforeAll } from "vitest";
+import type { Account } from "../../lib/domain/accounts/account";
 import type { HookName } from "../../lib/domain/hooks/contracts";
+import { createClient, seedAccount } from "./fixtures";
 import { useSettings } from "./oauth-provider";
 
 /** A real module target (test/support/scripted-hook.mjs) answering with the test's functions. */
@@ -75,4 +78,14 @@ export async function startHookServer(
         server.close(() => done());
       }),
   };
+}
+
+/** An application that may use the password grant, and an account with `password`, made once per file. */
+export function useSignInAccount(password: string) {
+  const seeded = {} as { client: Awaited<ReturnType<typeof createClient>>; account: Account };
+  beforeAll(async () => {
+    seeded.client = await createClient();
+    seeded.account = await seedAccount({}, password);
+  });
+  return seeded;
 }

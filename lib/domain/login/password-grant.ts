@@ -5,9 +5,10 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
-import { OAuthError } from "../errors";
+import { OAuthError, signInHookFailed } from "../errors";
+import type { HookOutput } from "../hooks/contracts";
 import { hookAnswer } from "../hooks/fail-closed";
-import type { HookRunner } from "../hooks/ports";
+import { HookFailedError, type HookRunner } from "../hooks/ports";
 import { addedClaims } from "../hooks/token-claims";
 import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
@@ -187,6 +188,23 @@ export async function authenticateUser(
     throw await refuse("the account is locked for inactivity", "inactivity_lock");
   if (account.methodsLocked?.includes("password"))
     throw await refuse("password login is locked for this account", "method_locked");
+  // Asked once the password is proved, so the hook learns nothing of unknown logins or wrong guesses.
+  let decision: HookOutput<"preSignIn"> | undefined;
+  try {
+    decision = await deps.hooks?.call("preSignIn", {
+      clientId: client.clientId,
+      sub: account.sub,
+      method: "password",
+      ip: input.ip,
+      userAgent: input.userAgent,
+    });
+  } catch (error) {
+    if (!(error instanceof HookFailedError)) throw error;
+    await refuse("a sign-in check could not be completed", "hook_failed");
+    throw signInHookFailed();
+  }
+  // A refusal is no login: counted and recorded as the other refusals past the password are.
+  if (decision?.action === "deny") throw await refuse(decision.message ?? "the sign-in was refused", "sign_in_refused");
   let secondFactor: AuthenticatedUser["secondFactor"];
   if (account.requiredFactor === 2) {
     const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode), passkey: input.passkey };
@@ -418,6 +436,15 @@ export async function recordLogin(
   // Refused only if the account vanished or changed state in this very moment.
   if (!(await deps.logins.commit(items)))
     throw new OAuthError("invalid_grant", "the account changed during login; try again");
+  // Told after the commit; it never undoes the login and its failures are retried behind the answer.
+  await deps.hooks?.notify("postSignIn", {
+    clientId: login.clientId,
+    sub: account.sub,
+    method: flow.method,
+    sid: session.sid,
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
   return {
     session,
     uaId,
