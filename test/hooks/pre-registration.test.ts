@@ -1,20 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
-import { invoke, sampleEvent, uniqueId } from "../support/fixtures";
-import { forgetHookCalls, hookCalls, scriptHook, sleep, useScriptedHooks } from "../support/hooks";
+import { uniqueId } from "../support/fixtures";
+import { forgetHookCalls, hookCalls, registerWithEmail, scriptHook, sleep, useScriptedHooks } from "../support/hooks";
 import { outbox } from "../support/outbox";
 import { expectNothingStored, tableSnapshot } from "../support/table-snapshot";
 
 /** preRegistration (docs/hooks.md): a real module target, the registration route, the table read back. */
-
-async function registration(email: { value: string; verified: boolean }) {
-  const sub = uniqueId("hook-reg-");
-  const event = await sampleEvent("events/registration/register-confirmed.json", { sub, email: email.value });
-  event.body = JSON.stringify({
-    user: { attrs: { sub, family_name: "Orlov", email }, credentials: { password: "a long enough passphrase" } },
-  });
-  return { response: await invoke("registration", event), sub };
-}
 
 beforeEach(() => {
   useScriptedHooks({ preRegistration: 300 });
@@ -25,7 +16,7 @@ describe("preRegistration hook", () => {
   it("when the hook allows and vouches for the e-mail, the account is created with it confirmed and no code is sent", async () => {
     scriptHook("preRegistration", () => ({ action: "allow", confirm: { email: true } }));
     const email = `${uniqueId("vouched")}@example.com`;
-    const { response, sub } = await registration({ value: email, verified: false });
+    const { response, sub } = await registerWithEmail({ value: email, verified: false });
     expect(response.statusCode).toBe(200);
     expect(response.json).toMatchObject({ subject: sub, instructions: [] });
     expect(await services().accounts.get(sub)).toMatchObject({ email: { value: email, verified: true } });
@@ -43,7 +34,7 @@ describe("preRegistration hook", () => {
   it("when the hook allows without vouching, the e-mail still gets its code", async () => {
     scriptHook("preRegistration", () => ({ action: "allow" }));
     const email = `${uniqueId("plain")}@example.com`;
-    const { response } = await registration({ value: email, verified: false });
+    const { response } = await registerWithEmail({ value: email, verified: false });
     expect(response.statusCode).toBe(200);
     expect(response.json.subject).toBeUndefined();
     expect(outbox(email)).toHaveLength(1);
@@ -53,7 +44,7 @@ describe("preRegistration hook", () => {
     scriptHook("preRegistration", () => ({ action: "deny", message: "Registrations from this domain are closed" }));
     const before = await tableSnapshot();
     const email = `${uniqueId("refused")}@blocked.example`;
-    const { response, sub } = await registration({ value: email, verified: false });
+    const { response, sub } = await registerWithEmail({ value: email, verified: false });
     expect(response.statusCode).toBe(403);
     expect(response.json).toEqual({
       errors: [{ errMsg: "Registrations from this domain are closed", field: "user" }],
@@ -72,7 +63,7 @@ describe("preRegistration hook", () => {
     scriptHook("preRegistration", script);
     const before = await tableSnapshot();
     const email = `${uniqueId("failed")}@example.com`;
-    const { response, sub } = await registration({ value: email, verified: true });
+    const { response, sub } = await registerWithEmail({ value: email, verified: true });
     expect(response.statusCode).toBe(503);
     expect(response.json).toEqual({
       errors: [{ errMsg: expect.stringContaining("nothing was registered"), field: "user" }],

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { beforeAll } from "vitest";
 import type { Account } from "../../lib/domain/accounts/account";
 import type { HookName } from "../../lib/domain/hooks/contracts";
-import { createClient, seedAccount } from "./fixtures";
+import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "./fixtures";
 import { useSettings } from "./oauth-provider";
 
 /** A real module target (test/support/scripted-hook.mjs) answering with the test's functions. */
@@ -88,4 +88,14 @@ export function useSignInAccount(password: string) {
     seeded.account = await seedAccount({}, password);
   });
   return seeded;
+}
+
+/** A REST registration with this e-mail (confirmed or not) and a password; the sub is new. */
+export async function registerWithEmail(email: { value: string; verified: boolean }) {
+  const sub = uniqueId("hook-reg-");
+  const event = await sampleEvent("events/registration/register-confirmed.json", { sub, email: email.value });
+  event.body = JSON.stringify({
+    user: { attrs: { sub, family_name: "Orlov", email }, credentials: { password: "a long enough passphrase" } },
+  });
+  return { response: await invoke("registration", event), sub };
 }

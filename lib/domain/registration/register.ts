@@ -198,6 +198,7 @@ export async function register(
   }
   const extra = unconfirmed.length > 0 ? [deps.registrations.putItem(pending)] : [];
   const cookies = await createAccount(pending, account, caller, deps, now, extra);
+  if (unconfirmed.length === 0) await registrationConfirmed(pending.clientId, account, deps);
   return {
     instanceId: instanceIdOf(account.sub),
     subject: account.sub,
@@ -241,6 +242,20 @@ async function preRegistration(account: Account, caller: RegistrationCaller, hoo
     if (answer.confirm?.[field] && held) confirmed[field] = { ...held, verified: true };
   }
   return confirmed;
+}
+
+/**
+ * The postConfirmation hook: the account exists with every contact confirmed. Told after the
+ * commit and never undoes it; a failure is retried behind the answer (docs/hooks.md).
+ */
+export async function registrationConfirmed(clientId: string, account: Account, deps: RegistrationDeps) {
+  const contact = (c: Account["email"]) => c && { value: c.value, verified: true };
+  await deps.hooks?.notify("postConfirmation", {
+    clientId,
+    sub: account.sub,
+    ...(account.email && { email: contact(account.email) }),
+    ...(account.phone_number && { phone_number: contact(account.phone_number) }),
+  });
 }
 
 export async function sendCode(
