@@ -17,6 +17,7 @@ import type { TotpDeps } from "./domain/security/totp-generators";
 import { createHookRunner } from "./hooks/runner";
 import { transportsFor } from "./hooks/transports";
 import { log } from "./log";
+import { hookRenderer } from "./notify/custom-message";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
@@ -103,7 +104,7 @@ export const services = /* @__PURE__ */ once(() => {
 export type Services = ReturnType<typeof services>;
 
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
-export const courier = /* @__PURE__ */ once(() => courierFor(config()));
+export const courier = /* @__PURE__ */ once(() => courierFor(config(), hookRenderer(hooks, log.warn)));
 
 let hookRunner: { settings: ServiceSettings["hooks"]; runner: HookRunner } | undefined;
 
