@@ -1,3 +1,4 @@
+import type { HookName } from "../lib/domain/hooks/contracts";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { HASHING_MEMORY_MB, MEMORY_MB } from "./sizing";
 
@@ -66,3 +67,18 @@ export function memoryMbOf(name: FunctionName): number {
 export const MESSAGING_FUNCTIONS: ReadonlySet<FunctionName> = new Set(
   FUNCTION_NAMES.filter((name) => FUNCTION_NEEDS[name].messaging),
 );
+
+/**
+ * The endpoint groups whose code paths call each hook (docs/hooks.md): only they may invoke it.
+ * Sign-ins, registrations and forgotten passwords run in token and hosted (the pages) and
+ * registration; every function that sends a message renders it through customMessage.
+ */
+export const HOOK_CALLERS: Record<HookName, readonly FunctionName[]> = {
+  preRegistration: ["registration", "hosted"],
+  postConfirmation: ["registration", "hosted"],
+  userMigration: ["token", "hosted"],
+  preSignIn: ["token", "hosted"],
+  postSignIn: ["token", "hosted"],
+  preTokenIssue: ["token"],
+  customMessage: [...MESSAGING_FUNCTIONS],
+};

@@ -25,7 +25,7 @@ import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 
 import { EventBus, type IEventBus, Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { Architecture, type IFunction, Runtime, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -33,6 +33,7 @@ import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { parseSettings } from "../lib/config";
+import type { HookName } from "../lib/domain/hooks/contracts";
 import {
   CORS_ALLOW_HEADERS,
   CORS_ALLOW_METHODS,
@@ -44,7 +45,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
 import { lambdaBundling } from "./bundling";
-import { FUNCTION_NEEDS, memoryMbOf } from "./function-needs";
+import { FUNCTION_NEEDS, HOOK_CALLERS, memoryMbOf } from "./function-needs";
 import { THROTTLE } from "./sizing";
 
 export interface SvcIdentityStackProps extends StackProps {
@@ -56,6 +57,11 @@ export interface SvcIdentityStackProps extends StackProps {
   mailFrom?: string;
   /** An existing event bus for the event stream (docs/events.md); unset: the stack creates one. */
   eventBusArn?: string;
+  /**
+   * Extension hooks as Lambda functions (docs/hooks.md): each is written into the settings as the
+   * hook's target, and only the functions that call it may invoke it.
+   */
+  hooks?: Partial<Record<HookName, { function: IFunction; timeoutMs?: number }>>;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -102,10 +108,11 @@ export class SvcIdentityStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const settingsJson = withHookTargets(props.settingsJson, props.hooks);
     this.api = new HttpApi(this, "Api", {
       apiName: "svc-identity",
       createDefaultStage: false,
-      corsPreflight: corsPreflight(parseSettings(JSON.parse(props.settingsJson ?? "{}")).cors),
+      corsPreflight: corsPreflight(parseSettings(JSON.parse(settingsJson ?? "{}")).cors),
     });
     const stage = new HttpStage(this, "DefaultStage", {
       httpApi: this.api,
@@ -164,11 +171,12 @@ export class SvcIdentityStack extends Stack {
     // The issuer names the /svc prefix, so discovery sits at <issuer>/.well-known/openid-configuration.
     const issuer = props.issuer ?? `${this.api.apiEndpoint}/svc`;
     this.functions = Object.fromEntries(
-      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, props.settingsJson, props.mailFrom)]),
+      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, settingsJson, props.mailFrom)]),
     ) as Record<FunctionName, NodejsFunction>;
+    this.allowHooks(props.hooks ?? {});
 
     // Staged signing-key rotation (lib/tokens/rotation.ts) every tokens.keyRotationDays.
-    const settings = parseSettings(props.settingsJson === undefined ? {} : JSON.parse(props.settingsJson));
+    const settings = parseSettings(settingsJson === undefined ? {} : JSON.parse(settingsJson));
     if (settings.tokens.keyRotationDays > 0) {
       new Rule(this, "KeyRotationSchedule", {
         schedule: Schedule.rate(Duration.days(settings.tokens.keyRotationDays)),
@@ -302,6 +310,17 @@ export class SvcIdentityStack extends Stack {
     });
   }
 
+  /** lambda:InvokeFunction on exactly each hook's function, for exactly the functions that call it. */
+  private allowHooks(hooks: NonNullable<SvcIdentityStackProps["hooks"]>): void {
+    for (const [hook, given] of Object.entries(hooks) as Array<[HookName, { function: IFunction }]>) {
+      for (const caller of HOOK_CALLERS[hook]) {
+        this.functions[caller].addToRolePolicy(
+          new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [given.function.functionArn] }),
+        );
+      }
+    }
+  }
+
   private acknowledgeIndexWildcard(role: Role): void {
     const tableLogicalId = this.getLogicalId(this.table.node.defaultChild as CfnElement);
     Validations.of(role).acknowledge({
@@ -344,6 +363,19 @@ function corsPreflight(cors: CorsSettings): CorsPreflightOptions | undefined {
     // Bearer tokens, no cookies (lib/http/cors.ts); and never with "*".
     allowCredentials: false,
   };
+}
+
+/** The operator's settings with each hook function as its target ("lambda:<arn>", resolved at deploy). */
+function withHookTargets(settingsJson: string | undefined, hooks: SvcIdentityStackProps["hooks"]): string | undefined {
+  if (!hooks || Object.keys(hooks).length === 0) return settingsJson;
+  const settings = JSON.parse(settingsJson ?? "{}") as { hooks?: Record<string, unknown> };
+  const targets = Object.fromEntries(
+    Object.entries(hooks).map(([hook, given]) => [
+      hook,
+      { target: `lambda:${given.function.functionArn}`, ...(given.timeoutMs && { timeoutMs: given.timeoutMs }) },
+    ]),
+  );
+  return JSON.stringify({ ...settings, hooks: { ...settings.hooks, ...targets } });
 }
 
 function pascal(name: string): string {

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { validateSettings } from "./compiled/settings-validator";
+import { HOOK_NAMES, type HookName } from "./domain/hooks/contracts";
 import { type CorsSettings, corsOriginProblem } from "./http/cors";
 
 /**
@@ -37,6 +38,20 @@ export interface FederationProviderConfig {
   rememberTokens: boolean;
   /** OAuth scope asked of the provider. */
   scope: string;
+}
+
+/**
+ * Where a hook runs (docs/hooks.md): a Lambda function (`arn:aws:lambda:...` or `lambda:<name>`),
+ * a module exporting `handler(input)` (absolute path), or a loopback HTTP URL; on Lambda, only the first.
+ */
+export type HookTarget =
+  | { kind: "lambda"; functionName: string }
+  | { kind: "module"; path: string }
+  | { kind: "http"; url: string };
+
+export interface HookSettings {
+  target: HookTarget;
+  timeoutMs: number;
 }
 
 export interface ServiceSettings {
@@ -80,6 +95,8 @@ export interface ServiceSettings {
    * origins besides the issuer's where applications enrol or use passkeys.
    */
   passkeys: { rpId?: string; rpName: string; origins: string[] };
+  /** Configured extension hooks by name; none by default. */
+  hooks: Partial<Record<HookName, HookSettings>>;
 }
 
 /**
@@ -146,7 +163,11 @@ export const defaultSettings: ServiceSettings = {
   clients: { cacheSeconds: 10 },
   cors: { allowedOrigins: [] },
   passkeys: { rpName: "svc-identity", origins: [] },
+  hooks: {},
 };
+
+/** How long a hook may take when its entry names no timeoutMs. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
 
 /** How long a breached-password lookup may take when its entry names no timeoutMs. */
 export const DEFAULT_BREACHED_TIMEOUT_MS = 2000;
@@ -209,6 +230,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     clients: { ...defaultSettings.clients, ...given.clients },
     cors: corsSettings(given.cors),
     passkeys: passkeySettings(given.passkeys),
+    hooks: hookSettings(given.hooks as Record<string, { target: string; timeoutMs?: number }> | undefined),
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
@@ -298,6 +320,55 @@ function passkeySettings(given: Partial<ServiceSettings["passkeys"]> | undefined
   return settings;
 }
 
+const MODULE_FILE = /\.(mjs|js|cjs|ts|mts)$/;
+
+/**
+ * A hook's target from its string. HTTP targets get the user's password (userMigration) and
+ * attributes, so only this machine may answer them: anything else is refused here.
+ */
+function hookTarget(where: string, raw: string): HookTarget | string {
+  if (raw.startsWith("arn:aws:lambda:")) return { kind: "lambda", functionName: raw };
+  if (raw.startsWith("lambda:"))
+    return raw.length > 7 ? { kind: "lambda", functionName: raw.slice(7) } : `${where} names no function`;
+  if (/^https?:\/\//.test(raw)) {
+    if (!URL.canParse(raw)) return `${where} is not an absolute URL`;
+    if (!LOOPBACK_HOSTS.has(new URL(raw).hostname))
+      return `${where} must be a loopback URL (localhost, 127.0.0.1 or [::1]); use a Lambda function elsewhere`;
+    return { kind: "http", url: raw };
+  }
+  if (MODULE_FILE.test(raw)) {
+    const path = isAbsolute(raw) ? raw : resolve(raw);
+    return existsSync(path) ? { kind: "module", path } : `${where}: no module at ${path}`;
+  }
+  return `${where} must be a Lambda ARN, lambda:<name>, a loopback http URL or a .mjs/.js/.ts module path`;
+}
+
+function hookSettings(
+  given: Record<string, { target: string; timeoutMs?: number }> | undefined,
+): ServiceSettings["hooks"] {
+  const hooks: ServiceSettings["hooks"] = {};
+  const found: string[] = [];
+  for (const name of HOOK_NAMES) {
+    const entry = given?.[name];
+    if (!entry) continue;
+    const target = hookTarget(`hooks.${name}.target`, entry.target);
+    if (typeof target === "string") found.push(target);
+    else hooks[name] = { target, timeoutMs: entry.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS };
+  }
+  if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
+  return hooks;
+}
+
+/** On Lambda there is no local module or loopback server to reach. */
+function onlyLambdaHooks(settings: ServiceSettings): ServiceSettings {
+  const local = Object.entries(settings.hooks).filter(([, hook]) => hook.target.kind !== "lambda");
+  if (local.length > 0)
+    throw new ConfigError(
+      `SVC_CONFIG is invalid: on Lambda hooks must be Lambda functions (${local.map(([n]) => n).join(", ")})`,
+    );
+  return settings;
+}
+
 /** SVC_DATA_KEY: base64 of exactly 32 random bytes (`openssl rand -base64 32`). */
 function dataKeyFrom(env: Env): DataKeySource | undefined {
   if (env.SVC_DATA_KEY) {
@@ -340,7 +411,9 @@ export function loadConfig(env: Env): Config {
     issuer: env.SVC_ISSUER || "svc-identity",
     logLevel,
     dataKey: dataKeyFrom(env),
-    settings: parseSettings(readSettingsSource(env)),
+    settings: env.AWS_LAMBDA_FUNCTION_NAME
+      ? onlyLambdaHooks(parseSettings(readSettingsSource(env)))
+      : parseSettings(readSettingsSource(env)),
   };
 }
 

@@ -1,8 +1,9 @@
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
-import { config, relyingParty } from "./config";
+import { config, relyingParty, type ServiceSettings } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import type { HookRunner } from "./domain/hooks/ports";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
@@ -13,7 +14,10 @@ import type { RegistrationDeps } from "./domain/registration/register";
 import type { RecoveryCodeDeps } from "./domain/security/recovery-codes";
 import type { SecondFactorDeps } from "./domain/security/second-factor";
 import type { TotpDeps } from "./domain/security/totp-generators";
+import { createHookRunner } from "./hooks/runner";
+import { transportsFor } from "./hooks/transports";
 import { log } from "./log";
+import { hookRenderer } from "./notify/custom-message";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
@@ -100,7 +104,17 @@ export const services = /* @__PURE__ */ once(() => {
 export type Services = ReturnType<typeof services>;
 
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
-export const courier = /* @__PURE__ */ once(() => courierFor(config()));
+export const courier = /* @__PURE__ */ once(() => courierFor(config(), hookRenderer(hooks, log.warn)));
+
+let hookRunner: { settings: ServiceSettings["hooks"]; runner: HookRunner } | undefined;
+
+/** The configured extension hooks (docs/hooks.md); rebuilt when the configuration changes (local tools, tests). */
+export function hooks(): HookRunner {
+  const settings = config().settings.hooks;
+  if (hookRunner?.settings !== settings)
+    hookRunner = { settings, runner: createHookRunner(settings, transportsFor(config().region), log.warn) };
+  return hookRunner.runner;
+}
 
 /** The breached-password lookup every new password passes, when passwordPolicy.breachedPasswords names one. */
 const breachedPasswords = (): BreachedPasswordCheck | undefined => {
@@ -122,6 +136,8 @@ export const loginDeps = (): LoginDeps => {
       issueIdToken(keyRing, config().issuer, { ...input, ttlSeconds: settings.tokens.accessTtlSeconds }),
     settings,
     breachedPasswords: breachedPasswords(),
+    hooks: hooks(),
+    migration: { hooks: hooks(), accounts: services().accounts },
   };
 };
 
@@ -139,6 +155,7 @@ export const registrationDeps = (): RegistrationDeps => {
     courier: courier(),
     settings: config().settings,
     breachedPasswords: breachedPasswords(),
+    hooks: hooks(),
   };
 };
 
@@ -168,6 +185,7 @@ export const passwordChangeDeps = (): PasswordChangeDeps => {
 export const passwordResetDeps = (): PasswordResetDeps => ({
   ...passwordChangeDeps(),
   resets: services().passwordResets,
+  migration: { hooks: hooks(), accounts: services().accounts },
 });
 
 /** What TOTP enrolment and checks need: the generators' secrets are sealed with the data key. */

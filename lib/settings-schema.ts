@@ -1,3 +1,4 @@
+import { HOOK_NAMES, type HookName } from "./domain/hooks/contracts";
 /**
  * The schema of the operator's settings (SVC_CONFIG, docs/configuration.md). Its validator is compiled
  * ahead of time into lib/compiled/settings-validator.ts (npm run compile-schemas), so a
@@ -6,6 +7,18 @@
 
 /** A provider's type or name: letters, digits and "-" (no "_": it separates them in fed_tkn_<type>_<name>). */
 export const PROVIDER_PART_PATTERN = "^[A-Za-z0-9-]{1,64}$";
+
+/** One hook: where it runs, and how long it may take. */
+const HOOK_SETTING = {
+  type: "object",
+  additionalProperties: false,
+  required: ["target"],
+  properties: {
+    target: { type: "string", minLength: 1, maxLength: 1024 },
+    // API Gateway gives a request 30 s in all; a hook must leave the flow time to finish.
+    timeoutMs: { type: "integer", minimum: 10, maximum: 25000 },
+  },
+} as const;
 
 export const settingsSchema = {
   type: "object",
@@ -142,6 +155,15 @@ export const settingsSchema = {
         // Exact origins, or "*" alone; lib/config.ts checks their form (lib/http/cors.ts).
         allowedOrigins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
       },
+    },
+    // Extension hooks (docs/hooks.md): the target's form is checked in lib/config.ts.
+    hooks: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(HOOK_NAMES.map((name) => [name, HOOK_SETTING])) as Record<
+        HookName,
+        typeof HOOK_SETTING
+      >,
     },
     passkeys: {
       type: "object",

@@ -71,7 +71,9 @@ export type OAuthErrorCode =
   | "unsupported_response_type"
   | "invalid_token"
   | "invalid_target"
-  | "request_not_supported";
+  | "request_not_supported"
+  /** A hook the sign-in depends on gave no usable answer (docs/hooks.md): a 503, try again. */
+  | "temporarily_unavailable";
 
 /**
  * RFC 6749 5.2: error_description holds only %x20-21 / %x23-5B / %x5D-7E. Anything else
@@ -95,8 +97,14 @@ export class OAuthError extends Error {
   }
 
   get status(): number {
+    if (this.code === "temporarily_unavailable") return 503;
     return this.code === "invalid_client" || this.code === "invalid_token" ? 401 : 400;
   }
+}
+
+/** A synchronous hook of a sign-in or token issue failed: fail closed, in the grant's own shape. */
+export function signInHookFailed(): OAuthError {
+  return new OAuthError("temporarily_unavailable", "a sign-in check could not be completed; try again", "hook_failed");
 }
 
 export const problems = {

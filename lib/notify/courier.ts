@@ -1,4 +1,5 @@
 import type { Courier, Language, MessageName, MessageParams } from "../domain/messages/ports";
+import type { MessageRenderer } from "./custom-message";
 import type { MessageSender, Template } from "./message";
 import { confirmationCode } from "./templates/confirmation-code";
 import { generatedPassword } from "./templates/generated-password";
@@ -19,7 +20,10 @@ const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
  * Routes each message to the sender of its channel and renders its template, so
  * domain code says what to send, never how.
  */
-export function createCourier(senders: { sms: MessageSender; email: MessageSender }): Courier {
+export function createCourier(
+  senders: { sms: MessageSender; email: MessageSender },
+  render: MessageRenderer = async (_channel, _to, _name, params, lang, template) => template(params, lang),
+): Courier {
   return {
     async send<N extends MessageName>(
       channel: "sms" | "email",
@@ -29,7 +33,7 @@ export function createCourier(senders: { sms: MessageSender; email: MessageSende
       lang: Language,
     ): Promise<void> {
       const template: Template<MessageParams[N]> = TEMPLATES[name];
-      const { subject, text } = template(params, lang);
+      const { subject, text } = await render(channel, to, name, params, lang, template);
       await senders[channel].send({ channel, to, subject: channel === "email" ? subject : undefined, text, lang });
     },
   };

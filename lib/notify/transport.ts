@@ -3,19 +3,23 @@ import { SNSClient } from "@aws-sdk/client-sns";
 import type { Config } from "../config";
 import type { Courier } from "../domain/messages/ports";
 import { createCourier } from "./courier";
+import type { MessageRenderer } from "./custom-message";
 import { createOutboxSender } from "./outbox-sender";
 import { createSesSender } from "./ses-sender";
 import { createSnsSender } from "./sns-sender";
 
 /** The courier the configuration asks for: the outbox file locally, SNS and SES on AWS. */
-export function courierFor(config: Config): Courier {
+export function courierFor(config: Config, render?: MessageRenderer): Courier {
   if (config.messages.transport === "outbox") {
     // The console echo is for a developer watching `npm start`; silent runs (tests) skip it.
     const outbox = createOutboxSender(config.outboxFile, config.logLevel === "silent" ? () => undefined : undefined);
-    return createCourier({ sms: outbox, email: outbox });
+    return createCourier({ sms: outbox, email: outbox }, render);
   }
-  return createCourier({
-    sms: createSnsSender(new SNSClient({ region: config.region })),
-    email: createSesSender(new SESClient({ region: config.region }), config.messages.mailFrom),
-  });
+  return createCourier(
+    {
+      sms: createSnsSender(new SNSClient({ region: config.region })),
+      email: createSesSender(new SESClient({ region: config.region }), config.messages.mailFrom),
+    },
+    render,
+  );
 }

@@ -310,9 +310,14 @@ ${resends}`;
   return layout(view.lang, t.codesTitle, body);
 }
 
-export function resetRequestPage(view: { lang: Language; state: FormState; loginHint?: string }): string {
+export function resetRequestPage(view: {
+  lang: Language;
+  state: FormState;
+  loginHint?: string;
+  message?: string;
+}): string {
   const t = TEXT[view.lang];
-  const body = html`<p>${t.resetAsk}</p>
+  const body = html`<p>${t.resetAsk}</p>${alert(view.message)}
 <form method="post" action="/svc/oauth/reset">
 ${hidden(view.state)}
 <label for="username">${t.username}</label>

@@ -1,5 +1,6 @@
 import { loginDeps, passwordResetDeps, registrationDeps, services } from "../container";
 import { ApiError } from "../domain/errors";
+import { HookFailedError } from "../domain/hooks/ports";
 import type { PolicyViolation } from "../domain/passwords/policy";
 import { finishPasswordReset, ResetCodeError, requestPasswordReset } from "../domain/passwords/reset-password";
 import { confirmRegistration } from "../domain/registration/confirm";
@@ -94,7 +95,7 @@ const registrationForm = {
 /** What a refused registration says, field by field, in the page's language. */
 function registrationMessages(error: ApiError, lang: Language): string[] {
   const t = TEXT[lang];
-  const listed = (error.details.errors as Array<{ error: string; pos?: string }> | undefined) ?? [
+  const listed = (error.details.errors as Array<{ error: string; pos?: string; desc?: string }> | undefined) ?? [
     { error: error.error, pos: error.details.pos as string | undefined },
   ];
   const label = (pos: string | undefined) => t.field[pos ?? ""] ?? pos ?? "";
@@ -103,6 +104,8 @@ function registrationMessages(error: ApiError, lang: Language): string[] {
     .map((p) => {
       if (p.error === "already_used") return t.alreadyUsed(label(p.pos));
       if (p.error === "message_not_sent") return t.notSent;
+      // The preRegistration hook's own words (docs/hooks.md).
+      if (p.error === "registration_refused") return p.desc ?? error.desc;
       return t.fieldInvalid(label(p.pos));
     });
 }
@@ -191,6 +194,7 @@ const registerSubmit = route({
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) {
           if (error instanceof ApiError && error.error === "message_not_sent") return again([TEXT[lang].notSent]);
+          if (error instanceof ApiError && error.error === "hook_failed") return again([TEXT[lang].hookFailed]);
           throw error;
         }
         // The registration's own check, worded for the page: the password is looked up once.
@@ -313,7 +317,14 @@ const resetRequest = route({
   handler: (call) =>
     answeringForm(call, call.body, async (query, lang) => {
       const login = text(call.body.username);
-      if (login) await requestPasswordReset(login, callerOf(call, query, lang), passwordResetDeps(), now());
+      try {
+        if (login) await requestPasswordReset(login, callerOf(call, query, lang), passwordResetDeps(), now());
+      } catch (error) {
+        // The userMigration hook failed: fail closed, and say so rather than claim a code went out.
+        if (!(error instanceof HookFailedError)) throw error;
+        const message = TEXT[lang].hookFailed;
+        return pageResult(503, resetRequestPage({ lang, state: stateOf(call.body), loginHint: login, message }));
+      }
       return pageResult(200, resetCodePage({ lang, state: stateOf(call.body), login }));
     }),
 });

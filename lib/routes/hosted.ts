@@ -238,7 +238,20 @@ const signIn = route({
           attempt: user.attempt,
         });
       } catch (error) {
-        if (!(error instanceof OAuthError) || error.code !== "invalid_grant") throw error;
+        if (!(error instanceof OAuthError)) throw error;
+        // A hook's refusal (its own words) or failure (503): shown on the page, the login kept as a hint.
+        if (error.reason === "hook_failed" || error.reason === "sign_in_refused") {
+          const page = await signInPageFor({
+            lang: pageLang,
+            state: { interaction: form.interaction as string, csrf: form.csrf as string },
+            clientName: request.clientId,
+            step: "password",
+            loginHint: username,
+            problem: error.reason === "hook_failed" ? TEXT[pageLang].hookFailed : error.description,
+          });
+          return pageResult(error.status === 503 ? 503 : 403, page);
+        }
+        if (error.code !== "invalid_grant") throw error;
         const refusal = REFUSALS[error.reason ?? ""] ?? REFUSALS.invalid_credential;
         const message =
           error.reason === "otp_sent" && form.otp_channel === "sms"

@@ -176,6 +176,8 @@ const registerRoute = route({
     401: { description: "bad_access_token", schema: registrationError },
     409: { description: "Values already used by another account", schema: registrationError },
     502: { description: "The code could not be sent; nothing was stored", schema: registrationError },
+    403: { description: "registration_refused by the preRegistration hook (docs/hooks.md)", schema: registrationError },
+    503: { description: "hook_failed: the preRegistration hook failed; nothing was stored", schema: registrationError },
   },
   handler: async (call) => jsonResult(200, await register(call.body, callerOf(call), registrationDeps())),
 });

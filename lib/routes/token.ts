@@ -216,6 +216,10 @@ const issueRoute = route({
       schema: tokenError,
     },
     401: { description: "invalid_client", schema: oauthError },
+    503: {
+      description: "temporarily_unavailable: a hook the sign-in or token issue depends on failed (docs/hooks.md)",
+      schema: oauthError,
+    },
   },
   handler: issueToken,
 });

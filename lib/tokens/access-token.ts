@@ -37,7 +37,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
         ...(input.sid && { sid: input.sid }),
         ...(input.uaId && { ua_id: input.uaId }),
       };
-      const token = await new SignJWT({ ...claims })
+      const token = await new SignJWT({ ...input.extraClaims, ...claims })
         .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid })
         .sign(key);
       return { token, claims };

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { App, type CfnElement } from "aws-cdk-lib";
+import { App, type CfnElement, Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
+import { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { describe, expect, it } from "vitest";
-import { FUNCTION_NEEDS, MESSAGING_FUNCTIONS } from "../../infra/function-needs";
+import { FUNCTION_NEEDS, HOOK_CALLERS, MESSAGING_FUNCTIONS } from "../../infra/function-needs";
 import { SvcIdentityStack, type SvcIdentityStackProps } from "../../infra/stack";
 import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
@@ -408,5 +409,72 @@ describe("CORS on the HTTP API", () => {
     });
     const api = resources<{ CorsConfiguration: { AllowMethods: string[] } }>("AWS::ApiGatewayV2::Api", {}, cors);
     for (const route of routes) expect(api[0].Properties.CorsConfiguration.AllowMethods).toContain(route.method);
+  });
+});
+
+describe("extension hooks", () => {
+  const hookStack = new Stack(new App(), "Hooks", { env: { region: "eu-west-1" } });
+  const arnOf = (name: string) => `arn:aws:lambda:eu-west-1:123456789012:function:${name}`;
+  const given = {
+    preSignIn: {
+      function: LambdaFunction.fromFunctionArn(hookStack, "PreSignIn", arnOf("pre-sign-in")),
+      timeoutMs: 800,
+    },
+    customMessage: { function: LambdaFunction.fromFunctionArn(hookStack, "CustomMessage", arnOf("custom-message")) },
+  };
+  const hooked = synthesize({ settingsJson: JSON.stringify({ codes: { length: 8 } }), hooks: given });
+
+  /** The resources each function's role may invoke Lambda functions on. */
+  function invokableBy(fn: FunctionName): unknown[] {
+    const role = hooked.stack.getLogicalId(hooked.stack.functions[fn].role?.node.defaultChild as CfnElement);
+    const policies = resources<{ PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }>(
+      "AWS::IAM::Policy",
+      { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } },
+      hooked.template,
+    );
+    return policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith("lambda:")))
+      .flatMap((s) => {
+        expect([s.Action].flat()).toEqual(["lambda:InvokeFunction"]);
+        return [s.Resource].flat();
+      });
+  }
+
+  it("when hooks are given, exactly their callers may invoke exactly their functions", () => {
+    for (const fn of FUNCTION_NAMES) {
+      const expected = [
+        ...(HOOK_CALLERS.preSignIn.includes(fn) ? [arnOf("pre-sign-in")] : []),
+        ...(HOOK_CALLERS.customMessage.includes(fn) ? [arnOf("custom-message")] : []),
+      ];
+      expect(invokableBy(fn).sort(), fn).toEqual(expected.sort());
+    }
+    expect(invokableBy("token")).toContain(arnOf("pre-sign-in"));
+    expect(invokableBy("meta")).toEqual([]);
+    expect(invokableBy("users")).toEqual([arnOf("custom-message")]);
+  });
+
+  it("when hooks are given, every function's settings name them as Lambda targets beside the operator's own", () => {
+    const variables = resources<{ Environment: { Variables: Record<string, unknown> } }>(
+      "AWS::Lambda::Function",
+      {},
+      hooked.template,
+    ).map((fn) => JSON.parse(String(fn.Properties.Environment.Variables.SVC_CONFIG_JSON)));
+    expect(variables).toHaveLength(FUNCTION_NAMES.length);
+    for (const settings of variables) {
+      expect(settings).toEqual({
+        codes: { length: 8 },
+        hooks: {
+          preSignIn: { target: `lambda:${arnOf("pre-sign-in")}`, timeoutMs: 800 },
+          customMessage: { target: `lambda:${arnOf("custom-message")}` },
+        },
+      });
+    }
+  });
+
+  it("when hooks are granted, cdk-nag finds nothing new (no wildcard on the invoke grants)", () => {
+    const report = new AwsSolutionsChecks().validateScope(hooked.app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath)}`);
+    expect(findings).toEqual([]);
   });
 });

@@ -5,7 +5,11 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
 import { hashPassword, type PasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
-import { OAuthError } from "../errors";
+import { OAuthError, signInHookFailed } from "../errors";
+import type { HookOutput } from "../hooks/contracts";
+import { hookAnswer } from "../hooks/fail-closed";
+import { HookFailedError, type HookRunner } from "../hooks/ports";
+import { addedClaims } from "../hooks/token-claims";
 import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
@@ -25,6 +29,7 @@ import type { ConsentRepository, SessionRecord, SessionRepository } from "../ses
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { PendingWrite } from "../unit-of-work";
 import type { LoginRepository, TakenAttempt } from "./ports";
+import { migrateUser, type UserMigrationDeps } from "./user-migration";
 import { verifyUserPassword, waitOf } from "./verify-user-password";
 
 export interface LoginDeps {
@@ -40,6 +45,10 @@ export interface LoginDeps {
   breachedPasswords?: BreachedPasswordCheck;
   /** Checks second factors and sends sign-in codes; absent, every second factor is refused. */
   secondFactor?: SecondFactorDeps;
+  /** The extension hooks (preSignIn, postSignIn, preTokenIssue); unset: none. */
+  hooks?: HookRunner;
+  /** Creates accounts the userMigration hook vouches for; unset: no migration. */
+  migration?: UserMigrationDeps;
   now?: () => number;
 }
 
@@ -148,13 +157,15 @@ export async function authenticateUser(
   deps: LoginDeps,
   now: number,
 ): Promise<AuthenticatedUser> {
-  const verdict = await verifyUserPassword(
-    deps.logins,
-    input.username,
-    input.password,
-    input.addresses ?? [input.ip],
-    now,
-  );
+  const verify = () =>
+    verifyUserPassword(deps.logins, input.username, input.password, input.addresses ?? [input.ip], now);
+  let verdict = await verify();
+  // An unknown login may be a user of the old system: once migrated, the same checks run again.
+  if (!verdict.ok && verdict.why === "wrong" && !verdict.account && deps.migration) {
+    const request = { trigger: "signIn", ...input, clientId: client.clientId } as const;
+    if (await hookAnswer(() => migrateUser(deps.migration as UserMigrationDeps, request, now)))
+      verdict = await verify();
+  }
   if (!verdict.ok) {
     if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message, "throttled");
     if (verdict.account)
@@ -177,6 +188,23 @@ export async function authenticateUser(
     throw await refuse("the account is locked for inactivity", "inactivity_lock");
   if (account.methodsLocked?.includes("password"))
     throw await refuse("password login is locked for this account", "method_locked");
+  // Asked once the password is proved, so the hook learns nothing of unknown logins or wrong guesses.
+  let decision: HookOutput<"preSignIn"> | undefined;
+  try {
+    decision = await deps.hooks?.call("preSignIn", {
+      clientId: client.clientId,
+      sub: account.sub,
+      method: "password",
+      ip: input.ip,
+      userAgent: input.userAgent,
+    });
+  } catch (error) {
+    if (!(error instanceof HookFailedError)) throw error;
+    await refuse("a sign-in check could not be completed", "hook_failed");
+    throw signInHookFailed();
+  }
+  // A refusal is no login: counted and recorded as the other refusals past the password are.
+  if (decision?.action === "deny") throw await refuse(decision.message ?? "the sign-in was refused", "sign_in_refused");
   let secondFactor: AuthenticatedUser["secondFactor"];
   if (account.requiredFactor === 2) {
     const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode), passkey: input.passkey };
@@ -408,6 +436,15 @@ export async function recordLogin(
   // Refused only if the account vanished or changed state in this very moment.
   if (!(await deps.logins.commit(items)))
     throw new OAuthError("invalid_grant", "the account changed during login; try again");
+  // Told after the commit; it never undoes the login and its failures are retried behind the answer.
+  await deps.hooks?.notify("postSignIn", {
+    clientId: login.clientId,
+    sub: account.sub,
+    method: flow.method,
+    sid: session.sid,
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
   return {
     session,
     uaId,
@@ -427,6 +464,14 @@ export async function signIn(
   newCredential: NewCredential | undefined,
   flow: LoginFlow = { method: "password", items: [] },
 ): Promise<UserTokenResponse> {
+  // Asked before the login is committed, so a failed hook leaves no session behind.
+  const request = {
+    clientId: client.clientId,
+    grant: flow.method === "qr" ? "qr" : "password",
+    sub: account.sub,
+    scopes,
+  } as const;
+  const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const { session, uaId, refreshToken } = await recordLogin(
     account,
     {
@@ -450,6 +495,7 @@ export async function signIn(
     ttlSeconds: accessTtlSeconds,
     sid: session.sid,
     uaId,
+    extraClaims: added.access,
   });
   return {
     access_token: token,
@@ -463,6 +509,7 @@ export async function signIn(
       sid: session.sid,
       uaId,
       authTime: now,
+      claims: added.id,
     }),
   };
 }

@@ -1,5 +1,7 @@
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
+import { hookAnswer } from "../hooks/fail-closed";
+import { addedClaims } from "../hooks/token-claims";
 import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "./password-grant";
 
@@ -28,6 +30,14 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
   if (account.locked || account.state?.name === "inactivityLock")
     throw new OAuthError("invalid_grant", "the account is locked");
 
+  // Before the rotation: a failed hook must not spend the refresh token.
+  const request = {
+    clientId: client.clientId,
+    grant: "refresh_token",
+    sub: parsed.sub,
+    scopes: session.scopes ?? [],
+  } as const;
+  const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const next = newRefreshToken(parsed.sub, parsed.sid);
   const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
   if ("refused" in outcome) {
@@ -47,6 +57,7 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
     sid: parsed.sid,
     uaId: outcome.rotated.uaId,
     audience: outcome.rotated.audience,
+    extraClaims: added.access,
   });
   return {
     access_token: access,

@@ -24,6 +24,8 @@ export interface AccessTokenInput {
   uaId?: string;
   /** RFC 8707: the resource server the token is for; default the management API. */
   audience?: string;
+  /** Claims the preTokenIssue hook added (reserved ones already dropped); ours win any clash. */
+  extraClaims?: Record<string, unknown>;
 }
 
 export interface AccessTokenIssuer {

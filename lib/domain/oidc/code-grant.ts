@@ -2,6 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { ClientRecord } from "../clients/client";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
+import { hookAnswer } from "../hooks/fail-closed";
+import { addedClaims } from "../hooks/token-claims";
 import type { LoginDeps } from "../login/password-grant";
 import { endReusedSession } from "../login/refresh-grant";
 import { openSession } from "../sessions/open-session";
@@ -119,6 +121,14 @@ export async function authorizationCodeGrant(
     browserSid: record.browserSid,
     ...(record.resource && { audience: record.resource }),
   };
+  // Before the code is redeemed: a failed hook must not spend it.
+  const request = {
+    clientId: client.clientId,
+    grant: "authorization_code",
+    sub: record.sub,
+    scopes: record.scopes,
+  } as const;
+  const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const committed = await deps.logins.commit([
     deps.codes.redeemItem(codeHash, session.sid, now),
     deps.sessions.putItem(session),
@@ -146,6 +156,7 @@ export async function authorizationCodeGrant(
     sid: session.sid,
     uaId: record.uaId,
     audience: record.resource,
+    extraClaims: added.access,
   });
   const idToken = record.scopes.includes("openid")
     ? await deps.idToken({
@@ -157,7 +168,7 @@ export async function authorizationCodeGrant(
         nonce: record.nonce,
         accessToken: token,
         amr: record.amr,
-        claims: claimsFor(account, record.scopes),
+        claims: { ...added.id, ...claimsFor(account, record.scopes) },
       })
     : undefined;
   return {

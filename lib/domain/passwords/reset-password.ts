@@ -4,6 +4,7 @@ import type { SecurityEventLog } from "../audit/ports";
 import { codeMatches, codeState, generateCode, storeCode } from "../codes/one-time-code";
 import { hourOf } from "../login/brute-force";
 import type { LoginRepository, LoginSnapshot } from "../login/ports";
+import { migrateUser, type UserMigrationDeps } from "../login/user-migration";
 import { loginSnapshot } from "../login/verify-user-password";
 import type { Courier, Language } from "../messages/ports";
 import { changePassword, type PasswordChangeDeps } from "./change-password";
@@ -21,6 +22,8 @@ export interface PasswordResetDeps extends PasswordChangeDeps {
   events: SecurityEventLog;
   courier: Courier;
   settings: ServiceSettings;
+  /** Creates accounts the userMigration hook vouches for; unset: no migration. */
+  migration?: UserMigrationDeps;
 }
 
 /** Codes an account is sent per hour, as for registration resends: no flooding through the form. */
@@ -55,14 +58,21 @@ function mayReset(account: Account): boolean {
   return !account.locked && account.state?.name !== "inactivityLock" && !account.methodsLocked?.includes("password");
 }
 
-/** Sends a code when the login names an account with a confirmed contact; says nothing either way. */
+/**
+ * Sends a code when the login names an account with a confirmed contact; says nothing either way.
+ * An unknown login is first offered to the userMigration hook (without a password): the account
+ * it vouches for is created without one, and the code goes out. Throws HookFailedError.
+ */
 export async function requestPasswordReset(
   login: string,
   caller: ResetCaller,
   deps: PasswordResetDeps,
   now: number,
 ): Promise<void> {
-  const snapshot = await loginSnapshot(deps.logins, login, [], now);
+  let snapshot = await loginSnapshot(deps.logins, login, [], now);
+  const migration = { trigger: "forgotPassword", username: login, ...caller } as const;
+  if (!snapshot.account && deps.migration && (await migrateUser(deps.migration, migration, now)))
+    snapshot = await loginSnapshot(deps.logins, login, [], now);
   const account = snapshot.account;
   const field = account && mayReset(account) ? contactFor(snapshot, account) : undefined;
   if (!account || !field) return;

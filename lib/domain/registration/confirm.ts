@@ -11,6 +11,7 @@ import {
   type RegistrationCaller,
   type RegistrationDeps,
   type RegistrationResponse,
+  registrationConfirmed,
   sendCode,
 } from "./register";
 
@@ -112,7 +113,9 @@ async function acceptCode(
     // The account exists already: its contact becomes verified in the same transaction.
     const verified = deps.accounts.verifyContactItem(pending.account.sub, field, contact.value);
     if (!(await deps.registrations.commit([verified, record]))) return refused(pending, deps, now);
-    return last ? done(pending, []) : answer(confirmed, deps, now);
+    if (!last) return answer(confirmed, deps, now);
+    await registrationConfirmed(pending.clientId, pending.account, deps);
+    return done(pending, []);
   }
   if (!last) {
     if (!(await deps.registrations.commit([record]))) return refused(pending, deps, now);
@@ -124,7 +127,9 @@ async function acceptCode(
     email: pending.account.email && { ...pending.account.email, verified: true },
   };
   try {
-    return done(pending, await createAccount(pending, account, caller, deps, now, [record]));
+    const cookies = await createAccount(pending, account, caller, deps, now, [record]);
+    await registrationConfirmed(pending.clientId, account, deps);
+    return done(pending, cookies);
   } catch (error) {
     if (error instanceof FlowRefusedError) return refused(pending, deps, now);
     throw error;

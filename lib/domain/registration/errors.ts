@@ -41,6 +41,24 @@ export const registrationProblems = {
   tooManyCodes: (pos: string) =>
     new ApiError(429, "input_error", "too_many_codes", "no more codes can be sent for this contact", { pos }),
 
+  /** The preRegistration hook said no: its message is shown as it is (docs/hooks.md). */
+  refused: (message: string) =>
+    new ApiError(403, "process_error", "registration_refused", message, {
+      errors: [{ type: "process_error", error: "registration_refused", pos: "user", desc: message }],
+    }),
+
+  /** The preRegistration hook gave no usable answer: fail closed, nothing stored. */
+  hookFailed: () =>
+    new ApiError(
+      503,
+      "process_error",
+      "hook_failed",
+      "the registration could not be checked; nothing was registered, try again",
+      {
+        pos: "user",
+      },
+    ),
+
   notSent: (pos: string, channel: "sms" | "email") =>
     new ApiError(
       502,

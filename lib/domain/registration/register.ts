@@ -8,6 +8,8 @@ import type { DynamicClientRepository } from "../clients/ports";
 import { sendConfirmationCode } from "../codes/send-code";
 import { hashPassword } from "../credentials/password-hash";
 import type { FieldProblem } from "../errors";
+import type { HookOutput } from "../hooks/contracts";
+import { HookFailedError, type HookRunner } from "../hooks/ports";
 import { type Courier, MessageNotSentError } from "../messages/ports";
 import { checkPassword } from "../passwords/policy";
 import type { BreachedPasswordCheck } from "../passwords/ports";
@@ -29,6 +31,8 @@ export interface RegistrationDeps {
   settings: ServiceSettings;
   /** Unset: new passwords are not looked up among breached ones. */
   breachedPasswords?: BreachedPasswordCheck;
+  /** The extension hooks (preRegistration, postConfirmation); unset: none. */
+  hooks?: HookRunner;
   now?: () => number;
 }
 
@@ -141,7 +145,8 @@ export async function register(
   deps: RegistrationDeps,
 ): Promise<RegistrationResponse> {
   const now = (deps.now ?? nowSeconds)();
-  const { account, password, dynamicClientId } = await validate(body, deps, now);
+  const { account: checked, password, dynamicClientId } = await validate(body, deps, now);
+  const account = await preRegistration(checked, caller, deps.hooks);
   const unconfirmed = unconfirmedOf(account);
   const context = newContext();
 
@@ -193,6 +198,7 @@ export async function register(
   }
   const extra = unconfirmed.length > 0 ? [deps.registrations.putItem(pending)] : [];
   const cookies = await createAccount(pending, account, caller, deps, now, extra);
+  if (unconfirmed.length === 0) await registrationConfirmed(pending.clientId, account, deps);
   return {
     instanceId: instanceIdOf(account.sub),
     subject: account.sub,
@@ -200,6 +206,56 @@ export async function register(
     cookies,
     instructions: instructionsOf(pending, deps.settings.codes.attempts, now),
   };
+}
+
+/**
+ * The preRegistration hook, before anything is sent or stored: it may refuse, or vouch for
+ * contacts (stored as confirmed, no code sent). No answer at all fails closed.
+ */
+async function preRegistration(account: Account, caller: RegistrationCaller, hooks: HookRunner | undefined) {
+  const contact = (c: Account["email"]) => c && { value: c.value, verified: c.verified };
+  let answer: HookOutput<"preRegistration"> | undefined;
+  try {
+    answer = await hooks?.call("preRegistration", {
+      clientId: caller.clientId,
+      language: caller.language,
+      ...(caller.ip && { ip: caller.ip }),
+      ...(caller.userAgent && { userAgent: caller.userAgent }),
+      user: {
+        sub: account.sub,
+        ...(account.email && { email: contact(account.email) }),
+        ...(account.phone_number && { phone_number: contact(account.phone_number) }),
+        ...(account.family_name && { family_name: account.family_name }),
+        ...(account.given_name && { given_name: account.given_name }),
+        ...(account.middle_name && { middle_name: account.middle_name }),
+      },
+    });
+  } catch (error) {
+    if (error instanceof HookFailedError) throw registrationProblems.hookFailed();
+    throw error;
+  }
+  if (!answer) return account;
+  if (answer.action === "deny") throw registrationProblems.refused(answer.message ?? "the registration was refused");
+  const confirmed = { ...account };
+  for (const field of ["email", "phone_number"] as const) {
+    const held = confirmed[field];
+    if (answer.confirm?.[field] && held) confirmed[field] = { ...held, verified: true };
+  }
+  return confirmed;
+}
+
+/**
+ * The postConfirmation hook: the account exists with every contact confirmed. Told after the
+ * commit and never undoes it; a failure is retried behind the answer (docs/hooks.md).
+ */
+export async function registrationConfirmed(clientId: string, account: Account, deps: RegistrationDeps) {
+  const contact = (c: Account["email"]) => c && { value: c.value, verified: true };
+  await deps.hooks?.notify("postConfirmation", {
+    clientId,
+    sub: account.sub,
+    ...(account.email && { email: contact(account.email) }),
+    ...(account.phone_number && { phone_number: contact(account.phone_number) }),
+  });
 }
 
 export async function sendCode(
