@@ -8,15 +8,18 @@ import { portAnswers, type RunningDynamo, startDynamoLocal } from "./dynamodb-lo
 export const LOCAL_DATA_DIR = ".local/dynamodb";
 export const BOOTSTRAP_FILE = ".local/bootstrap-client.json";
 
-/** Creates the table and the first signing key when they are missing. */
-export async function prepareTable(endpoint: string): Promise<void> {
+/**
+ * Creates the table and the first signing key when they are missing; the local stack's table
+ * streams its changes (the events file), a test's only when the test reads the stream.
+ */
+export async function prepareTable(endpoint: string, { stream = true }: { stream?: boolean } = {}): Promise<void> {
   const admin = new DynamoDBClient({
     endpoint,
     region: config().region,
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
   });
   try {
-    await ensureTable(admin, config().tableName);
+    await ensureTable(admin, config().tableName, { stream });
   } finally {
     admin.destroy();
   }

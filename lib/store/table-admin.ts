@@ -12,13 +12,19 @@ import { TABLE } from "./table-definition";
 const STREAM = { StreamEnabled: true, StreamViewType: TABLE.streamView } as const;
 
 /**
- * Creates the single table when it is missing (local stack and tests; CDK does it on AWS),
- * with its stream; a table made before the event stream existed gets the stream turned on.
+ * Creates the single table when it is missing (local stack and tests; CDK does it on AWS).
+ * With `stream`, the table streams its changes, and one made without gets the stream turned
+ * on. Tests leave it off unless they read it: DynamoDB Local keeps every stream record of
+ * every table for a day, and the suite ran three times as long with a stream on each.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<"created" | "exists"> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  { stream }: { stream: boolean },
+): Promise<"created" | "exists"> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    if (stream && !Table?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
     return "exists";
@@ -30,7 +36,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: "PAY_PER_REQUEST",
-        StreamSpecification: STREAM,
+        ...(stream && { StreamSpecification: STREAM }),
         AttributeDefinitions: [
           { AttributeName: TABLE.partitionKey, AttributeType: "S" },
           { AttributeName: TABLE.sortKey, AttributeType: "S" },

@@ -12,6 +12,7 @@ import { type CloudEvent, EVENT_TYPE_PREFIX, EVENT_TYPES } from "../../lib/event
 import { eventSchema } from "../../lib/events/schemas";
 import { mintUserToken } from "../../lib/local/user-token";
 import { keys } from "../../lib/store/keys";
+import { ensureTable } from "../../lib/store/table-admin";
 import { openStreamReader, type TableStreamReader } from "../../lib/store/table-stream";
 import {
   createClient,
@@ -51,6 +52,8 @@ beforeAll(async () => {
     region: config().region,
     credentials: { accessKeyId: "l", secretAccessKey: "l" },
   });
+  // The suite's tables stream only where a test reads the stream (test/support/table-per-file.ts).
+  await ensureTable(tables, config().tableName, { stream: true });
   reader = await openStreamReader(tables, {
     endpoint,
     region: config().region,

@@ -21,4 +21,4 @@ process.env.SVC_DATA_KEY = randomBytes(32).toString("base64");
 delete process.env.SVC_CONFIG;
 
 const { prepareTable } = await import("../../lib/local/stack");
-await prepareTable(`http://127.0.0.1:${process.env.DYNAMODB_PORT}`);
+await prepareTable(`http://127.0.0.1:${process.env.DYNAMODB_PORT}`, { stream: false });

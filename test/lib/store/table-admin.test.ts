@@ -17,7 +17,7 @@ const streamOf = async (name: string) =>
 describe("the local table", () => {
   it("when it is created, it streams new and old images (the event stream's source)", async () => {
     const name = uniqueId("tbl-");
-    expect(await ensureTable(admin, name)).toBe("created");
+    expect(await ensureTable(admin, name, { stream: true })).toBe("created");
     expect(await streamOf(name)).toEqual({ StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" });
   });
 
@@ -38,8 +38,14 @@ describe("the local table", () => {
       }),
     );
     expect(await streamOf(name)).toBeUndefined();
-    expect(await ensureTable(admin, name)).toBe("exists");
+    expect(await ensureTable(admin, name, { stream: true })).toBe("exists");
     expect(await streamOf(name)).toEqual({ StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" });
-    expect(await ensureTable(admin, name)).toBe("exists");
+    expect(await ensureTable(admin, name, { stream: true })).toBe("exists");
+  });
+
+  it("when a test's table is made without a stream, it has none (the suite reads streams only where it tests them)", async () => {
+    const name = uniqueId("tbl-");
+    expect(await ensureTable(admin, name, { stream: false })).toBe("created");
+    expect(await streamOf(name)).toBeUndefined();
   });
 });
