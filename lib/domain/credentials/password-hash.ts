@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
+import { type ForeignPasswordHash, verifyForeignHash } from "./foreign-hash";
 
 /**
  * Password hashes: scrypt through node:crypto (docs/architecture.md). Parameters are stored with
@@ -19,6 +20,9 @@ export interface PasswordHash extends ScryptParams {
   salt: string;
   hash: string;
 }
+
+/** A credential as stored: ours, or one imported from another system until its first sign-in. */
+export type StoredPasswordHash = PasswordHash | ForeignPasswordHash;
 
 /** OWASP's scrypt recommendation: N=2^17, r=8, p=1. */
 export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength: 32 };
@@ -50,8 +54,17 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
   return { alg: "scrypt", ...params, salt: salt.toString("base64"), hash: key.toString("base64") };
 }
 
-export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+export async function verifyPassword(password: string, stored: StoredPasswordHash): Promise<boolean> {
+  if (stored.alg !== "scrypt") return verifyForeignHash(password, stored);
   const expected = Buffer.from(stored.hash, "base64");
   const actual = await derive(password, Buffer.from(stored.salt, "base64"), stored);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A hash a sign-in replaces with a new one: another algorithm, or scrypt with other parameters. */
+export function needsRehash(stored: StoredPasswordHash, params: ScryptParams = DEFAULT_SCRYPT): boolean {
+  if (stored.alg !== "scrypt") return true;
+  return (
+    stored.N !== params.N || stored.r !== params.r || stored.p !== params.p || stored.keyLength !== params.keyLength
+  );
 }
