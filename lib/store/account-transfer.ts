@@ -77,6 +77,12 @@ function toRecord(items: Item[]): AccountRecord | undefined {
   };
 }
 
+/** DynamoDB stores no empty set: a grant without tags has no tags attribute, as rights/change leaves it. */
+function grantWithoutEmptyTags(item: ReturnType<typeof grantItem>): Item {
+  const { tags, ...rest } = item;
+  return tags.size > 0 ? item : rest;
+}
+
 /** When the account counts as inactive from, as a sign-in leaves it; null when it is no candidate. */
 function inactiveSince(account: AccountRecord["account"]): number | null {
   if (account.locked || account.state?.name === "inactivityLock" || account.state?.name === "untouchable") return null;
@@ -165,7 +171,7 @@ export function createAccountTransferStore({
         if (!object) throw new Error(`right ${right.right}: "${right.object}" names no party`);
         const ref = { subject: { kind: "user" as const, id: account.sub }, object, right: right.right };
         extra.push(
-          { Put: { TableName: tableName, Item: grantItem(ref, right.tags, 0) } },
+          { Put: { TableName: tableName, Item: grantWithoutEmptyTags(grantItem(ref, right.tags, 1)) } },
           { Put: { TableName: tableName, Item: holderItem(ref) } },
         );
       }

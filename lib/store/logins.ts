@@ -341,9 +341,9 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
         Update: {
           TableName: tableName,
           Key: keys.passwordCredential(sub),
-          // PBKDF2's iteration count is the one field the other algorithms do not share.
+          // Fields only other systems' hashes have: PBKDF2's rounds, the unnormalized scrypt flag.
           UpdateExpression:
-            "SET alg = :alg, N = :n, r = :r, p = :p, keyLength = :len, salt = :salt, #hash = :hash REMOVE iterations",
+            "SET alg = :alg, N = :n, r = :r, p = :p, keyLength = :len, salt = :salt, #hash = :hash REMOVE iterations, unnormalized",
           ConditionExpression: "#hash = :old",
           ExpressionAttributeNames: { "#hash": "hash" },
           ExpressionAttributeValues: {

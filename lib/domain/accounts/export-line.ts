@@ -70,6 +70,7 @@ function orderedHash(hash: StoredPasswordHash): StoredPasswordHash {
         keyLength: hash.keyLength,
         salt: hash.salt,
         hash: hash.hash,
+        ...(hash.unnormalized && { unnormalized: true }),
       };
     case "pbkdf2-sha256":
       return { alg: hash.alg, iterations: hash.iterations, salt: hash.salt, hash: hash.hash };

@@ -28,6 +28,10 @@ export const scryptHashSchema = {
     keyLength: { type: "integer", minimum: 1 },
     salt: base64,
     hash: base64,
+    unnormalized: {
+      const: true,
+      description: "Another system's hash of the password as typed (ours hash its NFKC form)",
+    },
   },
 } as const;
 

@@ -22,16 +22,18 @@ function scrypt(value: Record<string, unknown>, field: string): StoredPasswordHa
   if (!isInt(r, 1, 64) || !isInt(p, 1, 16)) return `${field}.r and ${field}.p must be small positive integers`;
   if (128 * N * r > MAX_MEMORY_BYTES) return `${field} needs more than 256 MiB (128 * N * r)`;
   if (!isBase64(salt) || !isBase64(hash)) return `${field}.salt and ${field}.hash must be base64`;
-  // The standard form gives no key length: the hash's own length is it.
-  const keyLength = value.keyLength ?? Buffer.from(hash, "base64").length;
-  if (!isInt(keyLength, 16, 128) || keyLength !== Buffer.from(hash, "base64").length) {
+  const bytes = Buffer.from(hash, "base64").length;
+  const keyLength = value.keyLength ?? bytes;
+  if (!isInt(keyLength, 16, 128) || keyLength !== bytes)
     return `${field}.keyLength must be the length of the hash in bytes`;
-  }
-  return { alg: "scrypt", N, r, p, keyLength, salt, hash };
+  // Ours (an export) carry keyLength; the standard form of other systems does not, and
+  // hashed the password as typed (see PasswordHash.unnormalized).
+  const foreign = value.keyLength === undefined || value.unnormalized === true;
+  return { alg: "scrypt", N, r, p, keyLength, salt, hash, ...(foreign && { unnormalized: true as const }) };
 }
 
 export function importedHashObject(value: Record<string, unknown>, field: string): StoredPasswordHash | string {
-  const known = new Set(["alg", "N", "r", "p", "keyLength", "iterations", "salt", "hash"]);
+  const known = new Set(["alg", "N", "r", "p", "keyLength", "iterations", "salt", "hash", "unnormalized"]);
   const unknown = Object.keys(value).find((key) => !known.has(key));
   if (unknown) return `unknown field "${unknown}" in ${field}`;
   switch (value.alg) {

@@ -19,6 +19,11 @@ export interface PasswordHash extends ScryptParams {
   alg: "scrypt";
   salt: string;
   hash: string;
+  /**
+   * Imported from a system that hashed the password's bytes as typed; ours hash its NFKC
+   * form. Verified as it was made, then replaced at the first sign-in.
+   */
+  unnormalized?: true;
 }
 
 /** A credential as stored: ours, or one imported from another system until its first sign-in. */
@@ -31,14 +36,16 @@ export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength:
 // than cores finish no sooner, and would leave token signing queued behind them.
 const hashing = pLimit(Math.max(1, Math.min(availableParallelism(), 3)));
 
-function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+type DeriveParams = ScryptParams & { unnormalized?: true };
+
+function derive(password: string, salt: Buffer, params: DeriveParams): Promise<Buffer> {
   return hashing(() => deriveNow(password, salt, params));
 }
 
-function deriveNow(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+function deriveNow(password: string, salt: Buffer, params: DeriveParams): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
     scrypt(
-      password.normalize("NFKC"),
+      params.unnormalized ? password : password.normalize("NFKC"),
       salt,
       params.keyLength,
       // scrypt needs 128 * N * r bytes; Node's default ceiling is 32 MiB.
@@ -61,10 +68,10 @@ export async function verifyPassword(password: string, stored: StoredPasswordHas
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A hash a sign-in replaces with a new one: another algorithm, or scrypt with other parameters. */
-export function needsRehash(stored: StoredPasswordHash, params: ScryptParams = DEFAULT_SCRYPT): boolean {
-  if (stored.alg !== "scrypt") return true;
-  return (
-    stored.N !== params.N || stored.r !== params.r || stored.p !== params.p || stored.keyLength !== params.keyLength
-  );
+/**
+ * A hash a sign-in replaces with ours: another system's (another algorithm, or scrypt of the
+ * unnormalized password). Our own scrypt hashes keep the parameters they were made with.
+ */
+export function needsRehash(stored: StoredPasswordHash): boolean {
+  return stored.alg !== "scrypt" || stored.unnormalized === true;
 }
