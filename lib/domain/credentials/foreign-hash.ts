@@ -69,8 +69,8 @@ export async function verifyForeignHash(password: string, stored: ForeignPasswor
       return bcrypt.compare(password, stored.hash);
     }
     case "argon2id": {
-      const { argon2Verify } = await import("hash-wasm");
-      return argon2Verify({ password, hash: stored.hash }).catch(() => false);
+      const { default: argon2 } = await import("hash-wasm/dist/argon2.umd.min.js");
+      return argon2.argon2Verify({ password, hash: stored.hash }).catch(() => false);
     }
     case "pbkdf2-sha256": {
       const expected = Buffer.from(stored.hash, "base64");
