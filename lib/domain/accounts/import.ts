@@ -130,13 +130,11 @@ export function parseImportLine(text: string): ParsedLine {
 
 /** A hash as the line gives it: our object form, or another system's string form. */
 function importedHash(value: string | Record<string, unknown>, field: string): StoredPasswordHash | string {
-  if (typeof value === "string") {
-    return (
-      parseHashString(value) ??
-      `${field} is not a hash this import reads (bcrypt $2a$/$2b$/$2y$, argon2id PHC, pbkdf2_sha256$...)`
-    );
-  }
-  return importedHashObject(value, field);
+  const parsed = typeof value === "string" ? parseHashString(value) : value;
+  if (!parsed)
+    return `${field} is not a hash this import reads (bcrypt $2a$/$2b$/$2y$, argon2id PHC, pbkdf2_sha256$...)`;
+  // String forms get the same checks and cost bounds as objects.
+  return importedHashObject(parsed as unknown as Record<string, unknown>, field);
 }
 
 /** The account a line describes, beyond what a new account takes: times, state, hash, memberships... */

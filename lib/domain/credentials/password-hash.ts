@@ -5,7 +5,8 @@ import { type ForeignPasswordHash, verifyForeignHash } from "./foreign-hash";
 
 /**
  * Password hashes: scrypt through node:crypto (docs/architecture.md). Parameters are stored with
- * each hash so they can be raised later and old hashes rehashed at login.
+ * each hash so they can be raised later; hashes imported from other systems are replaced at
+ * the first sign-in (needsRehash).
  */
 
 export interface ScryptParams {
