@@ -1,4 +1,4 @@
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -6,11 +6,16 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { ConfigError, config, LOCAL_TOOL_ENV, processEnv, setEnvDefaults } from "../lib/config";
-import { services } from "../lib/container";
-import { type ImportProgress, importAccounts } from "../lib/domain/accounts/import";
+import { accountTransfer, services } from "../lib/container";
+import { dataKeys } from "../lib/crypto/data-key";
+import { exportAccounts } from "../lib/domain/accounts/export";
+import { type TotpSealing, totpSealing } from "../lib/domain/accounts/export-line";
+import { type ImportProgress, type ImportSource, importAccounts } from "../lib/domain/accounts/import";
+import { auth0Lines, cognitoCsvLines } from "../lib/domain/accounts/import-formats";
 import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
+import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
 import { rotateSigningKeys } from "../lib/tokens/rotation";
@@ -39,8 +44,13 @@ commands:
                                   On AWS the stack rotates on a schedule (keyRotationDays).
       --now: emergency rotation (e.g. a leaked key): the new key signs at once, and verifiers
       still holding the older JWKS refuse its tokens until they reread it (up to 5 minutes)
-  users import FILE [--concurrency N]
-      create accounts from a JSON-lines file (one account per line, optional "password")
+  users import FILE [--concurrency N] [--format jsonl|cognito-csv|auth0]
+      create accounts from a JSON-lines file (one account per line, optional "password" or
+      "password_hash": ours, bcrypt, PBKDF2-SHA256, argon2id, scrypt), an export of this
+      command's twin, a Cognito user CSV or an Auth0 bulk export; a rerun changes nothing
+  users export [--out FILE] [--with-factors] [--segments N]
+      every account as JSON lines (docs/schemas/user-export.schema.json) with its password
+      hash, groups and rights; --with-factors adds TOTP secrets (in the clear) and passkeys
 
 options:
   --table NAME   work on the deployed stack's table with the default AWS credentials
@@ -72,6 +82,10 @@ const OPTIONS = {
   app: { type: "string" },
   count: { type: "string" },
   now: { type: "boolean" },
+  format: { type: "string" },
+  out: { type: "string" },
+  "with-factors": { type: "boolean" },
+  segments: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -99,7 +113,8 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "clients delete": { options: ["id"], positionals: [] },
   "clients release-dynamic": { options: ["app", "count"], positionals: [] },
   "keys rotate": { options: ["now"], positionals: [] },
-  "users import": { options: ["concurrency"], positionals: ["FILE"] },
+  "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
+  "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
 };
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -317,13 +332,42 @@ function checkReadable(path: string): void {
   }
 }
 
-async function usersImport(path: string, concurrency: number): Promise<number> {
+const FORMATS = ["jsonl", "cognito-csv", "auth0"] as const;
+type ImportFormat = (typeof FORMATS)[number];
+
+function parseFormat(values: Values): ImportFormat {
+  const format = stringOption(values, "format") ?? "jsonl";
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be ${FORMATS.join(", ")}`);
+  return format as ImportFormat;
+}
+
+function sourceOf(path: string, format: ImportFormat): ImportSource {
+  if (format === "cognito-csv") return cognitoCsvLines(fileLines(path));
+  if (format === "auth0") return auth0Lines(fileLines(path));
+  return fileLines(path);
+}
+
+/**
+ * TOTP secrets travel in the clear in the file and are sealed with each stack's own data
+ * key: the local one (.local/data-key), or SVC_DATA_KEY / SVC_DATA_KEY_SECRET_ID on AWS.
+ */
+async function sealing(required: boolean): Promise<TotpSealing | undefined> {
+  if (!config().dataKey) {
+    if (required)
+      throw new CommandError("--with-factors needs the data key: set SVC_DATA_KEY or SVC_DATA_KEY_SECRET_ID");
+    return undefined;
+  }
+  return totpSealing(await dataKeys().key("totp-secrets"));
+}
+
+async function usersImport(path: string, concurrency: number, format: ImportFormat): Promise<number> {
   const total = await countLines(path);
   const progress = progressReporter(total);
   let summary: Awaited<ReturnType<typeof importAccounts>>;
   try {
-    summary = await importAccounts(fileLines(path), {
-      accounts: services().accounts,
+    summary = await importAccounts(sourceOf(path, format), {
+      accounts: accountTransfer(),
+      sealing: await sealing(false),
       concurrency,
       onProgress: (p) => progress.update(p),
     });
@@ -331,8 +375,68 @@ async function usersImport(path: string, concurrency: number): Promise<number> {
     progress.stop();
   }
   for (const { line, message } of summary.errors) err(`line ${line}: ${message}`);
-  out(`imported ${summary.imported}, failed ${summary.failed}`);
+  out(`imported ${summary.imported}, unchanged ${summary.unchanged}, failed ${summary.failed}`);
   return summary.failed > 0 ? 1 : 0;
+}
+
+function parseSegments(values: Values): number {
+  const raw = stringOption(values, "segments") ?? "4";
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new UsageError("--segments must be 1 to 64");
+  return value;
+}
+
+/** Resolves once the stream takes more: a large export never queues in memory. */
+function writer(stream: NodeJS.WritableStream): (text: string) => Promise<void> {
+  return (text) =>
+    new Promise((done, fail) => {
+      stream.once("error", fail);
+      const more = stream.write(text, () => stream.off("error", fail));
+      if (more) done();
+      else stream.once("drain", () => done());
+    });
+}
+
+async function usersExport(outPath: string | undefined, factors: boolean, segments: number): Promise<number> {
+  // The file holds password hashes (and TOTP secrets): readable by its owner only.
+  const stream = outPath ? createWriteStream(outPath, { mode: 0o600 }) : process.stdout;
+  const totpKeys = factors ? await sealing(true) : undefined;
+  const interval = 5000;
+  let last = Date.now();
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        {
+          stream: process.stderr,
+          format: "exporting {value} accounts | {duration_formatted}",
+          hideCursor: true,
+          gracefulExit: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  bar?.start(0, 0);
+  let summary: { exported: number };
+  try {
+    summary = await exportAccounts({
+      accounts: accountTransfer(),
+      segments,
+      factors,
+      sealing: totpKeys,
+      write: writer(stream),
+      onProgress: (exported) => {
+        if (bar) bar.update(exported);
+        else if (Date.now() - last >= interval) {
+          last = Date.now();
+          err(`exported ${exported} accounts`);
+        }
+      },
+    });
+  } finally {
+    bar?.stop();
+    if (outPath) await new Promise<void>((done) => (stream as ReturnType<typeof createWriteStream>).end(done));
+  }
+  err(`exported ${summary.exported} accounts${outPath ? ` to ${outPath}` : ""}`);
+  return 0;
 }
 
 /** Checks the whole command line before anything touches storage. */
@@ -388,11 +492,18 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
     }
     case "keys rotate":
       return { table, run: () => keysRotate(values.now === true) };
+    case "users export": {
+      const outPath = stringOption(values, "out");
+      const segments = parseSegments(values);
+      const resolved = outPath === undefined ? undefined : resolve(outPath);
+      return { table, run: () => usersExport(resolved, values["with-factors"] === true, segments) };
+    }
     default: {
       const path = resolve(rest[0]);
       const concurrency = parseConcurrency(values);
+      const format = parseFormat(values);
       checkReadable(path);
-      return { table, run: () => usersImport(path, concurrency) };
+      return { table, run: () => usersImport(path, concurrency, format) };
     }
   }
 }
@@ -455,7 +566,11 @@ async function main(argv: string[]): Promise<number> {
   process.once("SIGTERM", interrupt);
   try {
     // With --table config() points at AWS (SVC_TARGET=aws); only the local stack is attached.
-    if (config().dynamodbEndpoint !== undefined && planned.table === undefined) storage = await attachLocalStorage();
+    if (config().dynamodbEndpoint !== undefined && planned.table === undefined) {
+      storage = await attachLocalStorage();
+      // The local stack's data key, as `npm start` keeps it: TOTP secrets open and seal alike.
+      ensureLocalDataKey(DATA_KEY_FILE);
+    }
     return await planned.run();
   } catch (error) {
     err(`svc-admin: ${error instanceof CommandError ? error.message : describeFailure(error)}`);

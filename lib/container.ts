@@ -21,6 +21,7 @@ import { hookRenderer } from "./notify/custom-message";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
+import { createAccountTransferStore } from "./store/account-transfer";
 import { createAccountStore } from "./store/accounts";
 import { createAuthorizationCodeStore } from "./store/authorization-codes";
 import { documentClient } from "./store/client";
@@ -248,3 +249,8 @@ export const bindDeps = () => {
 
 /** Resolves once the table answers a read (the health route). */
 export { storageAnswers } from "./store/health";
+
+/** Whole accounts for `svc-admin users export` and `import`; no function bundles it. */
+export const accountTransfer = /* @__PURE__ */ once(() =>
+  createAccountTransferStore({ client: documentClient(), tableName: config().tableName }),
+);

@@ -236,6 +236,7 @@ const signIn = route({
           deps,
           newCredential: user.newCredential,
           attempt: user.attempt,
+          items: user.loginItems,
         });
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;

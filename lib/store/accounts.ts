@@ -16,7 +16,7 @@ import {
   type AccountRepository,
   type UniqueField,
 } from "../domain/accounts/ports";
-import type { PasswordHash } from "../domain/credentials/password-hash";
+import type { PasswordHash, StoredPasswordHash } from "../domain/credentials/password-hash";
 import { foldName } from "../domain/search/fold";
 import type { PendingWrite } from "../domain/unit-of-work";
 import { failedConditions, isConditionalCheckFailed, isConflictAfterRetries } from "./errors";
@@ -26,7 +26,7 @@ import { transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
 
 /** The writes of one account creation, with the unique field each guards (by index). */
-interface AccountCreation {
+export interface AccountCreation {
   items: TransactItem[];
   fields: Array<UniqueField | undefined>;
 }
@@ -66,6 +66,83 @@ export function toAccount(item: Record<string, unknown>): Account {
   return account as unknown as Account;
 }
 
+function nameIndexPutOf(tableName: string, name: NameAttribute, value: string, sub: string) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: itemOf(ENTITY.nameIndex, keys.nameIndex(name, foldName(value), sub), { sub, attribute: name }),
+    },
+  };
+}
+
+/**
+ * The writes that create an account: the profile (only if new), its uniqueness claims
+ * (only if free), its name index items and its credential. `inactiveSince`: when it
+ * counts as inactive from (default its creation; null: not a candidate, e.g. locked).
+ */
+export function accountCreationItems(
+  tableName: string,
+  namesIndexed: readonly NameAttribute[],
+  account: Account,
+  credential?: { hash: StoredPasswordHash; changedAt?: number; history?: StoredPasswordHash[] },
+  inactiveSince: number | null = account.createdAt,
+): AccountCreation {
+  const fields: Array<UniqueField | undefined> = ["sub"];
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.user, keys.userProfile(account.sub), {
+          ...account,
+          ...(inactiveSince !== null && gsi1.inactivity(account.sub, inactiveSince)),
+        }),
+        ConditionExpression: isNew,
+      },
+    },
+  ];
+  if (account.email) {
+    fields.push("email");
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.uniqueEmail, keys.uniqueEmail(account.email.value), { owner: account.sub }),
+        ConditionExpression: isNew,
+      },
+    });
+  }
+  if (account.phone_number) {
+    fields.push("phone_number");
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.uniquePhone, keys.uniquePhone(account.phone_number.value), { owner: account.sub }),
+        ConditionExpression: isNew,
+      },
+    });
+  }
+  for (const name of namesIndexed) {
+    const value = account[name];
+    if (value !== undefined) {
+      fields.push(undefined);
+      items.push(nameIndexPutOf(tableName, name, value, account.sub));
+    }
+  }
+  if (credential) {
+    fields.push(undefined);
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(account.sub), {
+          ...credential.hash,
+          changedAt: credential.changedAt ?? account.createdAt,
+          ...(credential.history && { history: credential.history }),
+        }),
+      },
+    });
+  }
+  return { items, fields };
+}
+
 /** Guards a new waiting contact change on the one it replaces (its state, or none). */
 function replacedPendingGuard(replaces: Partial<Record<"email" | "phone_number", string | null>>) {
   const guards: string[] = [];
@@ -103,14 +180,7 @@ export function createAccountStore({
 }: StoreDeps & { indexedNames?: readonly string[] }): AccountRepository {
   const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
 
-  function nameIndexPut(name: NameAttribute, value: string, sub: string) {
-    return {
-      Put: {
-        TableName: tableName,
-        Item: itemOf(ENTITY.nameIndex, keys.nameIndex(name, foldName(value), sub), { sub, attribute: name }),
-      },
-    };
-  }
+  const nameIndexPut = (name: NameAttribute, value: string, sub: string) => nameIndexPutOf(tableName, name, value, sub);
 
   function nameIndexDelete(name: NameAttribute, value: string, sub: string) {
     return { Delete: { TableName: tableName, Key: keys.nameIndex(name, foldName(value), sub) } };
@@ -144,60 +214,12 @@ export function createAccountStore({
   }
 
   function creationItems(account: Account, passwordHash?: PasswordHash): AccountCreation {
-    const fields: Array<UniqueField | undefined> = ["sub"];
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: tableName,
-          // A new account is an inactivity candidate from its creation on (until it signs in).
-          Item: itemOf(ENTITY.user, keys.userProfile(account.sub), {
-            ...account,
-            ...gsi1.inactivity(account.sub, account.createdAt),
-          }),
-          ConditionExpression: isNew,
-        },
-      },
-    ];
-    if (account.email) {
-      fields.push("email");
-      items.push({
-        Put: {
-          TableName: tableName,
-          Item: itemOf(ENTITY.uniqueEmail, keys.uniqueEmail(account.email.value), { owner: account.sub }),
-          ConditionExpression: isNew,
-        },
-      });
-    }
-    if (account.phone_number) {
-      fields.push("phone_number");
-      items.push({
-        Put: {
-          TableName: tableName,
-          Item: itemOf(ENTITY.uniquePhone, keys.uniquePhone(account.phone_number.value), { owner: account.sub }),
-          ConditionExpression: isNew,
-        },
-      });
-    }
-    for (const name of namesIndexed) {
-      const value = account[name];
-      if (value !== undefined) {
-        fields.push(undefined);
-        items.push(nameIndexPut(name, value, account.sub));
-      }
-    }
-    if (passwordHash) {
-      fields.push(undefined);
-      items.push({
-        Put: {
-          TableName: tableName,
-          Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(account.sub), {
-            ...passwordHash,
-            changedAt: account.createdAt,
-          }),
-        },
-      });
-    }
-    return { items, fields };
+    return accountCreationItems(
+      tableName,
+      namesIndexed,
+      account,
+      passwordHash && { hash: passwordHash, changedAt: account.createdAt },
+    );
   }
 
   async function runCreation(

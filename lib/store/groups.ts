@@ -48,6 +48,14 @@ function toGroup(item: Record<string, unknown>): Group {
   };
 }
 
+/** Both items of one membership: the member in the group's partition, the mirror in the user's. */
+export function membershipItems(profile: string, id: string, sub: string, now: number) {
+  return {
+    member: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }),
+    mirror: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
+  };
+}
+
 /**
  * Groups (interface §2.3, 4.8). A group's item sits in its profile's partition; its members
  * in the group's own partition, each mirrored in the member's partition (membership both
@@ -63,14 +71,6 @@ export function createGroupStore({ client, tableName }: StoreDeps): GroupReposit
 
   function headItem(profile: string, id: string) {
     return itemOf(ENTITY.groupHead, keys.groupHead(profile, id), { profile, id });
-  }
-
-  /** Both items of one membership: the member in the group's partition, the mirror in the user's. */
-  function membershipItems(profile: string, id: string, sub: string, now: number) {
-    return {
-      member: itemOf(ENTITY.groupMember, keys.groupMember(profile, id, sub), { sub, addedAt: now }),
-      mirror: itemOf(ENTITY.membership, keys.membership(sub, profile, id), { profile, groupId: id, addedAt: now }),
-    };
   }
 
   function memberWrites(profile: string, id: string, sub: string, now: number): TransactItem[] {

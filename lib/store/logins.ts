@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { PasswordHash } from "../domain/credentials/password-hash";
+import type { PasswordHash, StoredPasswordHash } from "../domain/credentials/password-hash";
 import type { AttemptClaim, LIMITS } from "../domain/login/brute-force";
 import type {
   AccountSnapshot,
@@ -326,11 +326,36 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
     },
 
     /** The put of a new password (with its history), for the transaction that sets it. */
-    credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): PendingWrite {
+    credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: StoredPasswordHash[]): PendingWrite {
       return pendingWrite({
         Put: {
           TableName: tableName,
           Item: itemOf(ENTITY.passwordCredential, keys.passwordCredential(sub), { ...hash, changedAt, history }),
+        },
+      });
+    },
+
+    /** Same password, new hash: a password change or another sign-in's rehash in between wins. */
+    rehashItem(sub: string, hash: PasswordHash, replaces: StoredPasswordHash): PendingWrite {
+      return pendingWrite({
+        Update: {
+          TableName: tableName,
+          Key: keys.passwordCredential(sub),
+          // Fields only other systems' hashes have: PBKDF2's rounds, the unnormalized scrypt flag.
+          UpdateExpression:
+            "SET alg = :alg, N = :n, r = :r, p = :p, keyLength = :len, salt = :salt, #hash = :hash REMOVE iterations, unnormalized",
+          ConditionExpression: "#hash = :old",
+          ExpressionAttributeNames: { "#hash": "hash" },
+          ExpressionAttributeValues: {
+            ":alg": hash.alg,
+            ":n": hash.N,
+            ":r": hash.r,
+            ":p": hash.p,
+            ":len": hash.keyLength,
+            ":salt": hash.salt,
+            ":hash": hash.hash,
+            ":old": replaces.hash,
+          },
         },
       });
     },

@@ -8,7 +8,7 @@ import { queryAll } from "./paging";
 import { pendingWrite, transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
 
-function toPasskey(item: Record<string, unknown>): StoredPasskey {
+export function toPasskey(item: Record<string, unknown>): StoredPasskey {
   return {
     id: item.id as string,
     publicKey: item.publicKey as string,

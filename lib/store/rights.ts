@@ -30,7 +30,7 @@ export function holderKey(ref: GrantRef): TableKey {
   return keys.rightHolder(partyPartition(ref.object), partyKey(ref.subject), ref.right);
 }
 
-function holderItem(ref: GrantRef) {
+export function holderItem(ref: GrantRef) {
   return itemOf(ENTITY.rightHolder, holderKey(ref), {
     subjectKey: partyKey(ref.subject),
     objectKey: partyKey(ref.object),
@@ -38,7 +38,7 @@ function holderItem(ref: GrantRef) {
   });
 }
 
-function grantItem(ref: GrantRef, tags: string[], rev: number) {
+export function grantItem(ref: GrantRef, tags: string[], rev: number) {
   return itemOf(ENTITY.rightGrant, grantKey(ref), {
     subjectKey: partyKey(ref.subject),
     objectKey: partyKey(ref.object),

@@ -6,6 +6,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -77,6 +78,9 @@ function operations(client: DynamoDBDocumentClient, tableName: string): Record<s
           Limit: 5,
         }),
       ),
+    // The user export's parallel Scan (svc-admin); a few items are enough to warm its path.
+    Scan: (round) =>
+      client.send(new ScanCommand({ TableName: tableName, Segment: round % 2, TotalSegments: 2, Limit: 5 })),
     BatchGetItem: (round) =>
       client.send(
         new BatchGetCommand({

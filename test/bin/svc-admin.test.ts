@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,37 +6,13 @@ import { services } from "../../lib/container";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { createKeyRing, JWKS_MAX_AGE_SECONDS } from "../../lib/tokens/key-ring";
 import { uniqueId } from "../support/fixtures";
+import { svcAdmin } from "../support/svc-admin";
 
 // Each case starts the real CLI several times (about a second each on an idle machine);
 // a busy shared machine must not turn that into a failure.
 vi.setConfig({ testTimeout: 120_000 });
 
-/**
- * The real CLI as an operator runs it (`node bin/svc-admin.mjs`), on this file's table:
- * the setup file put DYNAMODB_PORT and TABLE_NAME in our environment, and the child
- * inherits them, so it attaches to the suite's DynamoDB Local instead of starting one.
- * Tests run concurrently (each uses its own ids): most of their time is process start.
- */
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function svcAdmin(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ["bin/svc-admin.mjs", ...args],
-      { env: { ...process.env, DYNAMODB_PORT: process.env.DYNAMODB_PORT, TABLE_NAME: process.env.TABLE_NAME } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
+// Tests run concurrently (each uses its own ids): most of their time is process start.
 
 const workDir = mkdtempSync(join(tmpdir(), "svc-admin-test-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -243,7 +218,7 @@ describe.concurrent("svc-admin users import", () => {
     );
     const run = await svcAdmin("users", "import", file);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe("imported 1, failed 2\n");
+    expect(run.stdout).toBe("imported 1, unchanged 0, failed 2\n");
     expect(run.stderr).toContain("line 2: not valid JSON");
     expect(run.stderr).toContain("line 3: email already used by another account");
     expect(await services().accounts.get(sub)).toMatchObject({ given_name: "Ada", email: { value: email } });
@@ -253,7 +228,7 @@ describe.concurrent("svc-admin users import", () => {
     const file = join(workDir, "fine.jsonl");
     writeFileSync(file, `${JSON.stringify({ sub: uniqueId("imp-"), family_name: "Lovelace" })}\n`);
     const run = await svcAdmin("users", "import", file);
-    expect(run).toMatchObject({ code: 0, stdout: "imported 1, failed 0\n" });
+    expect(run).toMatchObject({ code: 0, stdout: "imported 1, unchanged 0, failed 0\n" });
   });
 
   it("when the file does not exist, it exits 1 without a stack trace", async ({ expect }) => {

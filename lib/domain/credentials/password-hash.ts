@@ -1,10 +1,12 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
+import { type ForeignPasswordHash, verifyForeignHash } from "./foreign-hash";
 
 /**
  * Password hashes: scrypt through node:crypto (docs/architecture.md). Parameters are stored with
- * each hash so they can be raised later and old hashes rehashed at login.
+ * each hash so they can be raised later; hashes imported from other systems are replaced at
+ * the first sign-in (needsRehash).
  */
 
 export interface ScryptParams {
@@ -18,7 +20,15 @@ export interface PasswordHash extends ScryptParams {
   alg: "scrypt";
   salt: string;
   hash: string;
+  /**
+   * Imported from a system that hashed the password's bytes as typed; ours hash its NFKC
+   * form. Verified as it was made, then replaced at the first sign-in.
+   */
+  unnormalized?: true;
 }
+
+/** A credential as stored: ours, or one imported from another system until its first sign-in. */
+export type StoredPasswordHash = PasswordHash | ForeignPasswordHash;
 
 /** OWASP's scrypt recommendation: N=2^17, r=8, p=1. */
 export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength: 32 };
@@ -27,14 +37,16 @@ export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1, keyLength:
 // than cores finish no sooner, and would leave token signing queued behind them.
 const hashing = pLimit(Math.max(1, Math.min(availableParallelism(), 3)));
 
-function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+type DeriveParams = ScryptParams & { unnormalized?: true };
+
+function derive(password: string, salt: Buffer, params: DeriveParams): Promise<Buffer> {
   return hashing(() => deriveNow(password, salt, params));
 }
 
-function deriveNow(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+function deriveNow(password: string, salt: Buffer, params: DeriveParams): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
     scrypt(
-      password.normalize("NFKC"),
+      params.unnormalized ? password : password.normalize("NFKC"),
       salt,
       params.keyLength,
       // scrypt needs 128 * N * r bytes; Node's default ceiling is 32 MiB.
@@ -50,8 +62,17 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
   return { alg: "scrypt", ...params, salt: salt.toString("base64"), hash: key.toString("base64") };
 }
 
-export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+export async function verifyPassword(password: string, stored: StoredPasswordHash): Promise<boolean> {
+  if (stored.alg !== "scrypt") return verifyForeignHash(password, stored);
   const expected = Buffer.from(stored.hash, "base64");
   const actual = await derive(password, Buffer.from(stored.salt, "base64"), stored);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * A hash a sign-in replaces with ours: another system's (another algorithm, or scrypt of the
+ * unnormalized password). Our own scrypt hashes keep the parameters they were made with.
+ */
+export function needsRehash(stored: StoredPasswordHash): boolean {
+  return stored.alg !== "scrypt" || stored.unnormalized === true;
 }

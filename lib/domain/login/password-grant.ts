@@ -3,7 +3,7 @@ import type { ServiceSettings } from "../../config";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";
-import { hashPassword, type PasswordHash } from "../credentials/password-hash";
+import { hashPassword, needsRehash, type PasswordHash, type StoredPasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError, signInHookFailed } from "../errors";
 import type { HookOutput } from "../hooks/contracts";
@@ -110,6 +110,8 @@ export interface AuthenticatedUser {
   attempt: TakenAttempt;
   /** How the second factor was proved, when one was required. */
   secondFactor?: Extract<SecondFactorVerdict, { ok: true }>;
+  /** Writes the login's commit carries: the rehash of an imported or outdated password hash. */
+  loginItems: PendingWrite[];
 }
 
 /** The amr of a password sign-in (RFC 8176): the password, and the second factor's own values. */
@@ -139,7 +141,7 @@ export async function passwordGrant(
   );
   return signIn(user.account, client, scopes, input, deps, now, user.newCredential, {
     method: "password",
-    items: [],
+    items: user.loginItems,
     attempt: user.attempt,
     amr: passwordAmr(user),
     factor: user.secondFactor?.method,
@@ -239,7 +241,30 @@ export async function authenticateUser(
       throw error;
     }
   }
-  return { account, newCredential, attempt, secondFactor };
+  return {
+    account,
+    newCredential,
+    attempt,
+    secondFactor,
+    loginItems: await rehashItems(account, input.password, snapshot, newCredential, deps),
+  };
+}
+
+/**
+ * A foreign hash (import) or one with outdated parameters is replaced by our scrypt hash of
+ * the password just proved, in the login's commit and only if no change came between.
+ */
+async function rehashItems(
+  account: Account,
+  password: string,
+  snapshot: Awaited<ReturnType<LoginRepository["snapshot"]>>,
+  newCredential: NewCredential | undefined,
+  deps: LoginDeps,
+): Promise<PendingWrite[]> {
+  const stored = snapshot.credential;
+  // A forced change writes a new hash anyway: two writes of one item cannot share a commit.
+  if (!stored || newCredential || !needsRehash(stored)) return [];
+  return [deps.logins.rehashItem(account.sub, await hashPassword(password), stored)];
 }
 
 const filled = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
@@ -298,7 +323,7 @@ async function changedCredential(
   } = snapshot.credential as NonNullable<typeof snapshot.credential>;
   return {
     hash: await hashPassword(next),
-    history: [currentHash as PasswordHash, ...history].slice(0, Math.max(policy.historyDepth, 0)),
+    history: [currentHash as StoredPasswordHash, ...history].slice(0, Math.max(policy.historyDepth, 0)),
   };
 }
 
@@ -340,7 +365,7 @@ export interface LoginRecord {
 }
 
 /** A new password set in the login (a forced change), with its history. */
-export type NewCredential = { hash: PasswordHash; history: PasswordHash[] };
+export type NewCredential = { hash: PasswordHash; history: StoredPasswordHash[] };
 
 /** What a sign-in flow adds to the login's commit. */
 export interface LoginFlow {

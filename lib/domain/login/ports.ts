@@ -1,12 +1,12 @@
 import type { Account } from "../accounts/account";
-import type { PasswordHash } from "../credentials/password-hash";
+import type { PasswordHash, StoredPasswordHash } from "../credentials/password-hash";
 import type { PendingWrite, ReadPlan, UnitOfWork } from "../unit-of-work";
 import type { AttemptClaim, FailureCounters, LIMITS } from "./brute-force";
 
 /** What a password change without a guess acts on: the account and its credential. */
 export interface AccountSnapshot {
   account?: Account;
-  credential?: PasswordHash & { changedAt?: number; history?: PasswordHash[] };
+  credential?: StoredPasswordHash & { changedAt?: number; history?: StoredPasswordHash[] };
   /** Whether `leadRight.lead` holds `leadRight.right` over the account, when asked. */
   leadHoldsRight?: boolean;
 }
@@ -80,7 +80,12 @@ export interface LoginRepository extends UnitOfWork {
   /** A changed password clears a forced change and stamps the profile (which must exist). */
   passwordChangedItem(sub: string, now: number): PendingWrite;
   /** A new password (with its history). */
-  credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: PasswordHash[]): PendingWrite;
+  credentialItem(sub: string, hash: PasswordHash, changedAt: number, history: StoredPasswordHash[]): PendingWrite;
+  /**
+   * The sign-in's new hash of the same password (another algorithm or weaker parameters
+   * before), written only while the stored hash is still `replaces`; date and history stay.
+   */
+  rehashItem(sub: string, hash: PasswordHash, replaces: StoredPasswordHash): PendingWrite;
 }
 
 /** A QR-code login between its start by an application and the tokens it yields. */

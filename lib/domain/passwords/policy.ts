@@ -1,5 +1,5 @@
 import type { ServiceSettings } from "../../config";
-import { type PasswordHash, verifyPassword } from "../credentials/password-hash";
+import { type StoredPasswordHash, verifyPassword } from "../credentials/password-hash";
 import COMMON_PASSWORDS from "./common-passwords.txt";
 import type { BreachedPasswordCheck } from "./ports";
 
@@ -30,9 +30,9 @@ export interface PasswordContext {
   /** The current password in clear, when the user typed it (user-mode change). */
   currentPassword?: string;
   /** The stored hash of the current password. */
-  currentHash?: PasswordHash;
+  currentHash?: StoredPasswordHash;
   /** Earlier hashes, newest first. */
-  history?: PasswordHash[];
+  history?: StoredPasswordHash[];
   /** Unix time of the last change. */
   changedAt?: number;
   now?: number;

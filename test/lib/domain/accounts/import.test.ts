@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../../../lib/config";
-import { services } from "../../../../lib/container";
+import { accountTransfer, services } from "../../../../lib/container";
 import { type ImportLineResult, type ImportSummary, importAccounts } from "../../../../lib/domain/accounts/import";
 import { type PasswordHash, verifyPassword } from "../../../../lib/domain/credentials/password-hash";
 import { documentClient } from "../../../../lib/store/client";
@@ -22,7 +22,7 @@ function sampleLines(): AsyncIterable<string> {
 async function runImport(lines: AsyncIterable<string> | Iterable<string>, concurrency = 2) {
   const results: ImportLineResult[] = [];
   const summary = await importAccounts(lines, {
-    accounts: services().accounts,
+    accounts: accountTransfer(),
     concurrency,
     onProgress: (_progress, result) => results.push(result),
   });
@@ -51,7 +51,7 @@ describe("importing the sample file", () => {
   });
 
   it("when the sample file is imported, it stores all three accounts with normalized contacts", async () => {
-    expect(first.summary).toEqual({ imported: 3, failed: 0, errors: [] });
+    expect(first.summary).toEqual({ imported: 3, unchanged: 0, failed: 0, errors: [] });
     const maria = await services().accounts.get("sample-user");
     expect(maria).toMatchObject({
       sub: "sample-user",
@@ -94,16 +94,13 @@ describe("importing the sample file", () => {
     expect(await passwordCredential("sample-admin")).toBeUndefined();
   });
 
-  it("when the same file is imported again, every line fails and the first accounts stay", async () => {
+  it("when the same file is imported again, lines with a sub are unchanged and the line without one is refused", async () => {
     const again = await runImport(sampleLines());
     expect(again.summary).toEqual({
       imported: 0,
-      failed: 3,
-      errors: [
-        { line: 1, message: "sub, email and phone_number already used by another account" },
-        { line: 2, message: "sub and email already used by another account" },
-        { line: 3, message: "phone_number already used by another account" },
-      ],
+      unchanged: 2,
+      failed: 1,
+      errors: [{ line: 3, message: "phone_number already used by another account" }],
     });
     expect(await services().accounts.get("sample-user")).toMatchObject({ given_name: "Maria" });
   });
@@ -177,6 +174,7 @@ describe("per-line errors", () => {
     const { summary, results } = await runImport(lines, 4);
     expect(summary).toEqual({
       imported: 1,
+      unchanged: 0,
       failed: 3,
       errors: [2, 3, 4].map((line) => ({ line, message: "email and phone_number already used by another account" })),
     });
@@ -189,7 +187,8 @@ describe("per-line errors", () => {
     let inFlight = 0;
     let most = 0;
     const accounts = {
-      create: async () => {
+      read: async () => undefined,
+      write: async () => {
         inFlight += 1;
         most = Math.max(most, inFlight);
         await new Promise((done) => setTimeout(done, 20));
@@ -205,7 +204,7 @@ describe("per-line errors", () => {
   it("when progress is reported, it counts every non-blank line once", async () => {
     const seen: number[] = [];
     const summary = await importAccounts(["", JSON.stringify({ given_name: "A" }), "{", ""], {
-      accounts: services().accounts,
+      accounts: accountTransfer(),
       onProgress: (progress) => seen.push(progress.processed),
     });
     expect(seen).toEqual([1, 2]);
