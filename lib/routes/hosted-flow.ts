@@ -5,6 +5,7 @@ import type { ClientRecord } from "../domain/clients/client";
 import { OAuthError, oauthDescription } from "../domain/errors";
 import { type LoginDeps, type NewCredential, recordLogin } from "../domain/login/password-grant";
 import type { TakenAttempt } from "../domain/login/ports";
+import { askPreSignIn } from "../domain/login/pre-sign-in";
 import {
   AuthorizationError,
   type AuthorizationRequest,
@@ -297,8 +298,9 @@ export async function signInProblem(
   state: FormState,
   clientName: string,
   problem: string,
+  status = 200,
 ): Promise<HttpResult> {
-  return pageResult(200, await signInPageFor({ lang, state, clientName, step: "password", problem }));
+  return pageResult(status, await signInPageFor({ lang, state, clientName, step: "password", problem }));
 }
 
 /**
@@ -325,10 +327,24 @@ export async function signInVouched(
       ? TEXT[lang].refused
       : login.refusal?.(account);
   if (!account || why) return signInProblem(lang, state, query.client_id, why ?? TEXT[lang].refused);
+  const deps = loginDeps();
+  // Every way in asks the preSignIn hook, as the password does once proved, so a hook's block holds for all.
+  const decision = await askPreSignIn(deps.hooks, {
+    clientId: query.client_id,
+    sub: account.sub,
+    method: login.method,
+    ip: call.sourceIp,
+    userAgent: call.userAgent,
+  });
+  if (!decision.allowed) {
+    return decision.why === "failed"
+      ? signInProblem(lang, state, query.client_id, TEXT[lang].hookFailed, 503)
+      : signInProblem(lang, state, query.client_id, decision.message ?? TEXT[lang].refused, 403);
+  }
   return signInBrowser(call, { query, ...(await loadRequest(query)) }, account, {
     amr: login.amr,
     method: login.method,
-    deps: loginDeps(),
+    deps,
     failuresOnRecord: false,
     items: login.items,
   });

@@ -25,7 +25,12 @@ export async function ensureTable(
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (stream && !Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+      await client
+        .send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }))
+        .catch((error: Error) => {
+          // Another process (two svc-admin runs at once) turned it on between our describe and update.
+          if (!/already has an enabled stream/i.test(error.message)) throw error;
+        });
     }
     return "exists";
   } catch (error) {

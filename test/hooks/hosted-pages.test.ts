@@ -1,14 +1,15 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import { loginSnapshot } from "../../lib/domain/login/verify-user-password";
-import { seedAccount, uniqueId } from "../support/fixtures";
+import { seedAccount, uniqueId, userBearer } from "../support/fixtures";
 import { forgetHookCalls, hookCalls, scriptHook, sleep, useScriptedHooks } from "../support/hooks";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { storedItems } from "../support/stored";
 
 /** Hooks on the hosted pages, in a real chromium: refusals and failures shown in role="alert". */
 
-const { browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } = await useHostedSignIn();
+const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } =
+  await useHostedSignIn();
 
 beforeEach(() => {
   useScriptedHooks({ preSignIn: 500, preRegistration: 500, userMigration: 500 });
@@ -30,6 +31,36 @@ describe("hooks on the hosted sign-in page", () => {
     const { context, page } = await fillSignInForm(await signInPage(), account.sub);
     expect(await alertText(page)).toBe("Sign-in is closed for maintenance");
     expect(await storedItems(account.sub, "SESSION#")).toEqual([]);
+    await context.close();
+  });
+
+  it("when preSignIn refuses a QR sign-in, the desktop shows its message, no session opens and the code stays unspent", async () => {
+    scriptHook("preSignIn", (input) =>
+      input.method === "qr" ? { action: "deny", message: "Phones may not sign in today" } : { action: "allow" },
+    );
+    const account = await seedAccount({}, PASSWORD);
+    const context = await browser().newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    await page.goto((await signInPage()).toString());
+    await page.getByRole("link", { name: "Sign in with your phone" }).click();
+    const code = ((await page.locator("code").textContent()) ?? "").trim();
+    const confirmed = await fetch(`${issuer}/api/v3/auth/qr/${code}/confirm`, {
+      method: "POST",
+      headers: {
+        authorization: await userBearer(account.sub, ["svc_qr_auth"]),
+        "x-forwarded-for": "198.51.100.7",
+        "user-agent": "PhoneApp/1.0",
+      },
+    });
+    expect(confirmed.status).toBe(204);
+    // The phone's own token has its session; the desktop must not get another.
+    const sessions = await storedItems(account.sub, "SESSION#");
+    await page.getByRole("button", { name: "Continue" }).click();
+    expect(await alertText(page)).toBe("Phones may not sign in today");
+    expect(hookCalls("preSignIn")).toMatchObject([{ sub: account.sub, method: "qr" }]);
+    expect(await storedItems(account.sub, "SESSION#")).toEqual(sessions);
+    expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
+    expect((await services().qrLogins.get(code, Math.floor(Date.now() / 1000)))?.status).toBe("confirmed");
     await context.close();
   });
 

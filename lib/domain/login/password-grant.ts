@@ -6,9 +6,8 @@ import type { ClientRecord } from "../clients/client";
 import { hashPassword, needsRehash, type PasswordHash, type StoredPasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError, signInHookFailed } from "../errors";
-import type { HookOutput } from "../hooks/contracts";
 import { hookAnswer } from "../hooks/fail-closed";
-import { HookFailedError, type HookRunner } from "../hooks/ports";
+import type { HookRunner } from "../hooks/ports";
 import { addedClaims } from "../hooks/token-claims";
 import type { Language } from "../messages/ports";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
@@ -29,6 +28,7 @@ import type { ConsentRepository, SessionRecord, SessionRepository } from "../ses
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { PendingWrite } from "../unit-of-work";
 import type { LoginRepository, TakenAttempt } from "./ports";
+import { askPreSignIn } from "./pre-sign-in";
 import { migrateUser, type UserMigrationDeps } from "./user-migration";
 import { verifyUserPassword, waitOf } from "./verify-user-password";
 
@@ -190,23 +190,19 @@ export async function authenticateUser(
     throw await refuse("the account is locked for inactivity", "inactivity_lock");
   if (account.methodsLocked?.includes("password"))
     throw await refuse("password login is locked for this account", "method_locked");
-  // Asked once the password is proved, so the hook learns nothing of unknown logins or wrong guesses.
-  let decision: HookOutput<"preSignIn"> | undefined;
-  try {
-    decision = await deps.hooks?.call("preSignIn", {
-      clientId: client.clientId,
-      sub: account.sub,
-      method: "password",
-      ip: input.ip,
-      userAgent: input.userAgent,
-    });
-  } catch (error) {
-    if (!(error instanceof HookFailedError)) throw error;
+  const decision = await askPreSignIn(deps.hooks, {
+    clientId: client.clientId,
+    sub: account.sub,
+    method: "password",
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
+  if (!decision.allowed && decision.why === "failed") {
     await refuse("a sign-in check could not be completed", "hook_failed");
     throw signInHookFailed();
   }
   // A refusal is no login: counted and recorded as the other refusals past the password are.
-  if (decision?.action === "deny") throw await refuse(decision.message ?? "the sign-in was refused", "sign_in_refused");
+  if (!decision.allowed) throw await refuse(decision.message ?? "the sign-in was refused", "sign_in_refused");
   let secondFactor: AuthenticatedUser["secondFactor"];
   if (account.requiredFactor === 2) {
     const proof = { otp: filled(input.otp), recoveryCode: filled(input.recoveryCode), passkey: input.passkey };

@@ -43,6 +43,14 @@ describe("the local table", () => {
     expect(await ensureTable(admin, name, { stream: true })).toBe("exists");
   });
 
+  it("when two processes turn the stream on at once, both go on", async () => {
+    const name = uniqueId("tbl-");
+    await ensureTable(admin, name, { stream: false });
+    const results = await Promise.all(Array.from({ length: 4 }, () => ensureTable(admin, name, { stream: true })));
+    expect(results).toEqual(["exists", "exists", "exists", "exists"]);
+    expect(await streamOf(name)).toEqual({ StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" });
+  });
+
   it("when a test's table is made without a stream, it has none (the suite reads streams only where it tests them)", async () => {
     const name = uniqueId("tbl-");
     expect(await ensureTable(admin, name, { stream: false })).toBe("created");
