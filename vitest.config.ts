@@ -27,6 +27,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // Node 20 support notice of the AWS SDK; Lambda runs nodejs22.x.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    // Metrics lines are silenced as log lines are; test/lib/metrics.test.ts turns them on.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", POWERTOOLS_METRICS_DISABLED: "true" },
   },
 });

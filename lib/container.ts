@@ -17,6 +17,7 @@ import type { TotpDeps } from "./domain/security/totp-generators";
 import { createHookRunner } from "./hooks/runner";
 import { transportsFor } from "./hooks/transports";
 import { log } from "./log";
+import { powertoolsMetrics } from "./metrics";
 import { hookRenderer } from "./notify/custom-message";
 import { courierFor } from "./notify/transport";
 import { createAccountSearchStore } from "./store/account-search";
@@ -139,8 +140,12 @@ export const loginDeps = (): LoginDeps => {
     breachedPasswords: breachedPasswords(),
     hooks: hooks(),
     migration: { hooks: hooks(), accounts: services().accounts },
+    metrics: powertoolsMetrics,
   };
 };
+
+/** Counts in CloudWatch metrics (EMF lines on stdout); the domain sees only its port. */
+export { powertoolsMetrics as metrics };
 
 /** What the authorization code grant needs besides the login's own. */
 export const codeGrantDeps = (): CodeGrantDeps => ({ ...loginDeps(), codes: services().codes });

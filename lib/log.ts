@@ -25,6 +25,11 @@ export function withLogContext<T>(context: LogContext, work: () => T): T {
   return work();
 }
 
+/** The request being served, for adapters that label their output as log lines are (metrics). */
+export function logContext(): Readonly<LogContext> | undefined {
+  return current;
+}
+
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, "silent">;
 

@@ -10,6 +10,7 @@ import { bodyParsing } from "./middleware/body-parsing";
 import { callerRequired } from "./middleware/caller-required";
 import { errorShaper } from "./middleware/error-shaper";
 import { keyWarmUp } from "./middleware/key-warm-up";
+import { requestMetrics } from "./middleware/metrics";
 import { routeResolution } from "./middleware/route-resolution";
 import { securityEvent } from "./middleware/security-event";
 import { sessionLiveness } from "./middleware/session-liveness";
@@ -90,8 +91,10 @@ export function createApiFunction(
     return result;
   };
 
-  // Order matters: the error shaper first, so its onError runs last (middy runs onError in reverse).
+  // Order matters: middy runs after and onError in reverse. Metrics outermost, so they see the
+  // final status; the error shaper next, so its onError shapes whatever any other one left.
   const handler = middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
+    .use(requestMetrics(fn))
     .use(errorShaper())
     .use(routeResolution(served, known ?? served))
     .use(keyWarmUp())

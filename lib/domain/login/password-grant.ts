@@ -10,6 +10,7 @@ import { hookAnswer } from "../hooks/fail-closed";
 import type { HookRunner } from "../hooks/ports";
 import { addedClaims } from "../hooks/token-claims";
 import type { Language } from "../messages/ports";
+import { type MetricsPort, noMetrics } from "../metrics";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import { checkPassword, describeViolation } from "../passwords/policy";
 import type { BreachedPasswordCheck } from "../passwords/ports";
@@ -49,6 +50,8 @@ export interface LoginDeps {
   hooks?: HookRunner;
   /** Creates accounts the userMigration hook vouches for; unset: no migration. */
   migration?: UserMigrationDeps;
+  /** Counts sign-ins by method and result; unset: not counted. */
+  metrics?: MetricsPort;
   now?: () => number;
 }
 
@@ -169,9 +172,14 @@ export async function authenticateUser(
       verdict = await verify();
   }
   if (!verdict.ok) {
-    if (verdict.why === "refused") throw new OAuthError("invalid_grant", verdict.message, "throttled");
+    if (verdict.why === "refused") {
+      countSignIn(deps, "password", "throttled");
+      throw new OAuthError("invalid_grant", verdict.message, "throttled");
+    }
     if (verdict.account)
       await recordEvent(deps, verdict.account.sub, client, input, now, "login", "invalid_credential");
+    // An unknown login records no event (no account to file it under) but is the guess stuffing makes most.
+    else countSignIn(deps, "password", "invalid_credential");
     throw new OAuthError("invalid_grant", WRONG, "invalid_credential");
   }
   const { account, snapshot, attempt } = verdict;
@@ -329,9 +337,10 @@ async function recordEvent(
   client: ClientRecord,
   input: Pick<PasswordGrantInput, "ip" | "userAgent">,
   now: number,
-  type: string,
+  type: "login",
   result: string,
 ): Promise<void> {
+  countSignIn(deps, "password", result);
   await deps.events.record({
     sbj: sub,
     ts: now * 1000,
@@ -342,6 +351,17 @@ async function recordEvent(
     result,
     prms: { method: "password" },
   });
+}
+
+/** Results that are guesses refused: a spike of them is the credential-stuffing signal alarmed on. */
+const FAILED_SIGN_INS = new Set(["invalid_credential", "otp_invalid", "throttled"]);
+
+/** Counted beside each login event (and the refusals that record none), by method and result. */
+function countSignIn(deps: Pick<LoginDeps, "metrics">, method: string, result: string): void {
+  const metrics = deps.metrics ?? noMetrics;
+  metrics.count("SignIn", { method, result });
+  if (FAILED_SIGN_INS.has(result)) metrics.count("SignInFailed");
+  if (result === "throttled") metrics.count("SignInThrottled", { method });
 }
 
 /** What opens a session at a sign-in, beside the account and the device's address and browser. */
@@ -457,6 +477,7 @@ export async function recordLogin(
   // Refused only if the account vanished or changed state in this very moment.
   if (!(await deps.logins.commit(items)))
     throw new OAuthError("invalid_grant", "the account changed during login; try again");
+  countSignIn(deps, flow.method, "ok");
   // Told after the commit; it never undoes the login and its failures are retried behind the answer.
   await deps.hooks?.notify("postSignIn", {
     clientId: login.clientId,

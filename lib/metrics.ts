@@ -1,0 +1,46 @@
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { MetricsPort } from "./domain/metrics";
+import { logContext } from "./log";
+
+/**
+ * CloudWatch Embedded Metric Format through Powertools: one JSON line on stdout per flush,
+ * which Lambda's log agent turns into metrics (namespace SvcIdentity, docs/operations.md).
+ * Locally the same lines reach the console. POWERTOOLS_METRICS_DISABLED=true silences them
+ * (the test suite does, as it silences logs).
+ */
+export const METRICS_NAMESPACE = "SvcIdentity";
+export const METRICS_SERVICE = "svc-identity";
+
+let built: { disabled: string | undefined; metrics: Metrics } | undefined;
+
+/** One instance per container; rebuilt when the switch changes, as tests flip it. */
+export function emf(): Metrics {
+  const disabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  if (built && built.disabled === disabled) return built.metrics;
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  built = { disabled, metrics };
+  return metrics;
+}
+
+/** Adds one request's figures to the buffer and flushes them as one EMF line. */
+export function publishRequest(fn: string, route: string, statusCode: number, latencyMs: number): void {
+  const metrics = emf();
+  metrics.addDimensions({ function: fn, route });
+  metrics.addMetric("Requests", MetricUnit.Count, 1);
+  // 0 or 1 per request, so the average is the 5xx rate and the sum the count.
+  metrics.addMetric("ServerErrors", MetricUnit.Count, statusCode >= 500 ? 1 : 0);
+  metrics.addMetric("Latency", MetricUnit.Milliseconds, latencyMs);
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * The domain's counts, each its own EMF line (a single metric), labelled with the function
+ * serving the request so an alarm can sum the functions that sign users in.
+ */
+export const powertoolsMetrics: MetricsPort = {
+  count(name, dims = {}) {
+    const single = emf().singleMetric();
+    single.addDimensions({ function: logContext()?.function ?? "unknown", ...dims });
+    single.addMetric(name, MetricUnit.Count, 1);
+  },
+};
