@@ -30,6 +30,7 @@ import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources"
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { parseSettings } from "../lib/config";
@@ -46,6 +47,7 @@ import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
 import { lambdaBundling } from "./bundling";
 import { FUNCTION_NEEDS, HOOK_CALLERS, memoryMbOf } from "./function-needs";
+import { Monitoring } from "./monitoring";
 import { THROTTLE } from "./sizing";
 
 export interface SvcIdentityStackProps extends StackProps {
@@ -62,6 +64,11 @@ export interface SvcIdentityStackProps extends StackProps {
    * hook's target, and only the functions that call it may invoke it.
    */
   hooks?: Partial<Record<HookName, { function: IFunction; timeoutMs?: number }>>;
+  /**
+   * Where the alarms notify (docs/operations.md). Unset: the alarms exist without actions, so an
+   * operator's own topic (with its subscriptions and encryption) is never duplicated by ours.
+   */
+  alarmTopic?: ITopic;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -85,6 +92,8 @@ export class SvcIdentityStack extends Stack {
   readonly eventBus: IEventBus;
   /** Stream batches the events function gave up on (their shard and sequence range), for replay. */
   readonly eventFailures: Queue;
+  /** The alarms and the dashboard. */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: SvcIdentityStackProps = {}) {
     super(scope, id, props);
@@ -218,6 +227,13 @@ export class SvcIdentityStack extends Stack {
       id: "AwsSolutions-APIG4",
       reason:
         "Authorization is per route in the functions (docs/architecture.md): bearer JWTs with interface §5.3 permissions, HTTP Basic for v1/v2 and OAuth client authentication at the token endpoint, which no API Gateway authorizer expresses; JWKS, health and OpenAPI are public by contract.",
+    });
+
+    this.monitoring = new Monitoring(this, "Monitoring", {
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      alarmTopic: props.alarmTopic,
     });
 
     new CfnOutput(this, "ApiUrl", { value: stage.url });

@@ -2,10 +2,12 @@ import { readFileSync } from "node:fs";
 import { App, type CfnElement, Stack } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import { Topic } from "aws-cdk-lib/aws-sns";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { describe, expect, it } from "vitest";
 import { FUNCTION_NEEDS, HOOK_CALLERS, MESSAGING_FUNCTIONS } from "../../infra/function-needs";
+import { ALARM_THRESHOLDS, SIGN_IN_FUNCTIONS } from "../../infra/monitoring";
 import { SvcIdentityStack, type SvcIdentityStackProps } from "../../infra/stack";
 import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
@@ -354,6 +356,127 @@ describe("API stage and outputs", () => {
   it("when deployed, it outputs the API URL and the table name", () => {
     template.hasOutput("ApiUrl", {});
     template.hasOutput("TableName", { Value: { Ref: logicalId(stack.table) } });
+  });
+});
+
+describe("alarms and dashboard", () => {
+  type AlarmProps = {
+    AlarmName: string;
+    Threshold: number;
+    MetricName?: string;
+    Namespace?: string;
+    Dimensions?: { Name: string; Value: unknown }[];
+    Metrics?: {
+      Id: string;
+      Expression?: string;
+      MetricStat?: {
+        Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string; Value: unknown }[] };
+      };
+    }[];
+    AlarmActions?: unknown[];
+    OKActions?: unknown[];
+  };
+  const alarms = (from = template) =>
+    resources<AlarmProps>("AWS::CloudWatch::Alarm", {}, from).map((a) => a.Properties);
+  const alarmNamed = (name: string) => {
+    const found = alarms().filter((a) => a.AlarmName === `svc-identity-${name}`);
+    expect(found, name).toHaveLength(1);
+    return found[0];
+  };
+  const statMetrics = (alarm: AlarmProps) =>
+    (alarm.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+
+  it("when counted, there is one per function for errors and for throttles, and the API, table and sign-in ones", () => {
+    template.resourceCountIs("AWS::CloudWatch::Alarm", 1 + 2 * FUNCTION_NAMES.length + 2 + 1);
+  });
+
+  it.each(FUNCTION_NAMES)("when %s fails or is throttled even once in 5 minutes, an alarm fires", (fn) => {
+    const functionDimension = [{ Name: "FunctionName", Value: { Ref: logicalId(stack.functions[fn]) } }];
+    expect(alarmNamed(`${fn}-Errors`)).toMatchObject({
+      Namespace: "AWS/Lambda",
+      MetricName: "Errors",
+      Dimensions: functionDimension,
+      Threshold: ALARM_THRESHOLDS.lambdaErrors,
+    });
+    expect(alarmNamed(`${fn}-Throttles`)).toMatchObject({
+      Namespace: "AWS/Lambda",
+      MetricName: "Throttles",
+      Dimensions: functionDimension,
+      Threshold: ALARM_THRESHOLDS.lambdaThrottles,
+    });
+  });
+
+  it("when the API answers 5xx to 5% of at least 20 requests in 5 minutes, an alarm fires", () => {
+    const alarm = alarmNamed("Api5xxRate");
+    expect(alarm.Threshold).toBe(5);
+    expect(statMetrics(alarm).map((m) => [m.Namespace, m.MetricName])).toEqual([
+      ["AWS/ApiGateway", "Count"],
+      ["AWS/ApiGateway", "5xx"],
+    ]);
+    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("IF(requests >= 20, 100 * errors / requests, 0)");
+  });
+
+  it("when DynamoDB has system errors or throttles requests to the table, an alarm fires", () => {
+    for (const [name, metric] of [
+      ["TableSystemErrors", "SystemErrors"],
+      ["TableThrottledRequests", "ThrottledRequests"],
+    ]) {
+      const alarm = alarmNamed(name);
+      expect(alarm.Threshold).toBe(1);
+      const metrics = statMetrics(alarm);
+      expect(metrics.length).toBeGreaterThan(0);
+      expect(metrics.length).toBeLessThanOrEqual(10);
+      for (const m of metrics) {
+        expect(m).toMatchObject({ Namespace: "AWS/DynamoDB", MetricName: metric });
+        expect(m.Dimensions).toContainEqual({ Name: "TableName", Value: { Ref: logicalId(stack.table) } });
+      }
+    }
+  });
+
+  it("when failed sign-ins reach the threshold in 5 minutes across the functions that sign in, an alarm fires", () => {
+    const alarm = alarmNamed("SignInFailureSpike");
+    expect(alarm.Threshold).toBe(ALARM_THRESHOLDS.signInFailures);
+    expect(statMetrics(alarm)).toEqual(
+      SIGN_IN_FUNCTIONS.map((fn) => ({
+        Namespace: "SvcIdentity",
+        MetricName: "SignInFailed",
+        // CloudFormation matches dimensions as a set; CDK writes them sorted by name.
+        Dimensions: [
+          { Name: "function", Value: fn },
+          { Name: "service", Value: "svc-identity" },
+        ],
+      })),
+    );
+  });
+
+  it("when no topic is given, the alarms exist without actions", () => {
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toBeUndefined();
+      expect(alarm.OKActions).toBeUndefined();
+    }
+  });
+
+  it("when a topic is given, every alarm notifies it on alarm and on recovery, and cdk-nag stays clean", () => {
+    const topicArn = "arn:aws:sns:eu-west-1:123456789012:svc-identity-alarms";
+    const alarmTopic = Topic.fromTopicArn(new Stack(), "Ops", topicArn);
+    const withTopic = synthesize({ alarmTopic });
+    const all = alarms(withTopic.template);
+    expect(all).toHaveLength(1 + 2 * FUNCTION_NAMES.length + 3);
+    for (const alarm of all) {
+      expect(alarm.AlarmActions).toEqual([topicArn]);
+      expect(alarm.OKActions).toEqual([topicArn]);
+    }
+    expect(new AwsSolutionsChecks().validateScope(withTopic.app).violations).toEqual([]);
+  });
+
+  it("when deployed, one dashboard shows the API, sign-ins, functions, table and alarm states", () => {
+    const [dashboard] = resources<{ DashboardName: string; DashboardBody: unknown }>("AWS::CloudWatch::Dashboard");
+    template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+    expect(dashboard.Properties.DashboardName).toBe("svc-identity");
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const title of ["API requests and 5xx", "Sign-ins and tokens", "Lambda errors", "Lambda throttles", "Alarms"])
+      expect(body).toContain(title);
+    expect(body).toContain("SignInFailed");
   });
 });
 
