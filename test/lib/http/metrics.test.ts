@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { services } from "../../../lib/container";
+import { loginDeps, services } from "../../../lib/container";
+import { BRUTE_FORCE, THROTTLED } from "../../../lib/domain/login/brute-force";
+import { passwordGrant } from "../../../lib/domain/login/password-grant";
+import type { MetricsPort } from "../../../lib/domain/metrics";
 import { createClient, invoke, sampleEvent, seedAccount } from "../../support/fixtures";
 import { passwordLogin } from "../../support/login";
 import { basicCredentials } from "../../support/requests";
@@ -132,5 +135,32 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
     const response = await invoke("token", event);
     expect(response.statusCode).toBe(500);
     expect(emitted(out)).toContainEqual(expect.objectContaining({ name: "ServerErrors", value: 1 }));
+  });
+});
+
+describe("sign-in counts through the domain's metrics port", () => {
+  it("when guesses pile up until the waits refuse one, it counts each failure and the throttled refusal", async () => {
+    const counted: [string, Record<string, string> | undefined][] = [];
+    const metrics: MetricsPort = { count: (name, dims) => counted.push([name, dims]) };
+    const client = await createClient(["svc_api_user"]);
+    const record = await services().clients.getWithSecrets(client.clientId);
+    const account = await seedAccount({}, PASSWORD);
+    const now = Math.floor(Date.now() / 1000);
+    const attempt = (password: string) =>
+      passwordGrant(
+        record as never,
+        { username: account.sub, password, scope: "svc_api_user", ip: "203.0.113.9", userAgent: "t" },
+        { ...loginDeps(), metrics, now: () => now },
+      );
+    for (let i = 0; i < BRUTE_FORCE.FREE_FAILURES; i++) await expect(attempt("wrong")).rejects.toThrow();
+    await expect(attempt(PASSWORD)).rejects.toMatchObject({ description: THROTTLED });
+
+    const wrong = ["SignIn", { method: "password", result: "invalid_credential" }];
+    expect(counted).toEqual([
+      ...Array.from({ length: BRUTE_FORCE.FREE_FAILURES }, () => [wrong, ["SignInFailed", undefined]]).flat(),
+      ["SignIn", { method: "password", result: "throttled" }],
+      ["SignInFailed", undefined],
+      ["SignInThrottled", { method: "password" }],
+    ]);
   });
 });
