@@ -87,26 +87,30 @@ describe("Lambda functions", () => {
     template.resourceCountIs("AWS::Lambda::Function", FUNCTION_NAMES.length);
   });
 
-  it.each(FUNCTION_NAMES)("when %s is configured, it runs nodejs22.x on arm64 with its settings", (fn) => {
-    template.hasResourceProperties("AWS::Lambda::Function", {
-      Handler: "index.handler",
-      Runtime: "nodejs22.x",
-      Architectures: ["arm64"],
-      // One whole vCPU (1,769 MB) where a route hashes a password or an answer.
-      MemorySize: FUNCTION_NEEDS[fn].hashes ? 1769 : 1024,
-      Timeout: 10,
-      Role: { "Fn::GetAtt": [logicalId(stack.functions[fn].role!), "Arn"] },
-      LoggingConfig: { LogGroup: Match.anyValue() },
-      Environment: {
-        Variables: {
-          TABLE_NAME: { Ref: logicalId(stack.table) },
-          SVC_ISSUER: { "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] }, "/svc"]] },
-          NODE_OPTIONS: Match.absent(),
-          SVC_CONFIG_JSON: Match.absent(),
+  it.each(FUNCTION_NAMES)(
+    "when %s is configured, it runs nodejs22.x on arm64 with its settings and active tracing",
+    (fn) => {
+      template.hasResourceProperties("AWS::Lambda::Function", {
+        Handler: "index.handler",
+        Runtime: "nodejs22.x",
+        Architectures: ["arm64"],
+        // One whole vCPU (1,769 MB) where a route hashes a password or an answer.
+        MemorySize: FUNCTION_NEEDS[fn].hashes ? 1769 : 1024,
+        Timeout: 10,
+        Role: { "Fn::GetAtt": [logicalId(stack.functions[fn].role!), "Arn"] },
+        LoggingConfig: { LogGroup: Match.anyValue() },
+        TracingConfig: { Mode: "Active" },
+        Environment: {
+          Variables: {
+            TABLE_NAME: { Ref: logicalId(stack.table) },
+            SVC_ISSUER: { "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] }, "/svc"]] },
+            NODE_OPTIONS: Match.absent(),
+            SVC_CONFIG_JSON: Match.absent(),
+          },
         },
-      },
-    });
-  });
+      });
+    },
+  );
 
   it("when the operator gives settings and an issuer, it passes them to every function", () => {
     const settings = JSON.stringify({ codes: { length: 8 } });
