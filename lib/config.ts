@@ -124,6 +124,8 @@ export interface Config {
    * SVC_EVENTS_FILE (local stack).
    */
   events: { busName?: string; file: string };
+  /** POWERTOOLS_METRICS_DISABLED=true: no EMF lines (the test suite, as it silences logs). */
+  metricsDisabled: boolean;
   /**
    * How SMS and e-mail leave: `outbox` appends to outboxFile (local stack, docs/configuration.md),
    * `aws` sends through SNS and SES (SVC_MESSAGES; default aws on Lambda).
@@ -404,6 +406,7 @@ export function loadConfig(env: Env): Config {
     },
     outboxFile: resolve(env.SVC_OUTBOX_FILE || ".local/outbox.jsonl"),
     events: { busName: env.EVENT_BUS_NAME || undefined, file: resolve(env.SVC_EVENTS_FILE || ".local/events.jsonl") },
+    metricsDisabled: env.POWERTOOLS_METRICS_DISABLED === "true",
     messages: {
       transport: messageTransport(env.SVC_MESSAGES, Boolean(env.AWS_LAMBDA_FUNCTION_NAME)),
       mailFrom: env.SVC_MAIL_FROM || "no-reply@svc-identity.local",

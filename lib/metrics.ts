@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { config } from "./config";
 import type { MetricsPort } from "./domain/metrics";
 import { logContext } from "./log";
 
@@ -11,11 +12,11 @@ import { logContext } from "./log";
 export const METRICS_NAMESPACE = "SvcIdentity";
 export const METRICS_SERVICE = "svc-identity";
 
-let built: { disabled: string | undefined; metrics: Metrics } | undefined;
+let built: { disabled: boolean; metrics: Metrics } | undefined;
 
-/** One instance per container; rebuilt when the switch changes, as tests flip it. */
+/** One instance per container; rebuilt when the configuration's switch changes, as tests flip it. */
 export function emf(): Metrics {
-  const disabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  const disabled = config().metricsDisabled;
   if (built && built.disabled === disabled) return built.metrics;
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
   built = { disabled, metrics };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setEnvDefaults } from "../../../lib/config";
 import { loginDeps, services } from "../../../lib/container";
 import { BRUTE_FORCE, THROTTLED } from "../../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../../lib/domain/login/password-grant";
@@ -51,11 +52,13 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
   let out: ReturnType<typeof vi.spyOn>;
   beforeEach(() => {
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    setEnvDefaults({});
     out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   });
   afterEach(() => {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
+    setEnvDefaults({});
   });
 
   it("when a password grant succeeds, it counts the sign-in, the token issued and the request of its route", async () => {
