@@ -9,7 +9,9 @@ import { SvcIdentityStack } from "./stack";
  * - SVC_CONFIG: the operator's settings file (docs/configuration.md), checked now and inlined into
  *   the functions as SVC_CONFIG_JSON, since Lambda has no file of ours to read;
  * - SVC_ISSUER: the `iss` of issued tokens (default: the API's URL);
- * - SVC_MAIL_FROM: the SES-verified sender of e-mails.
+ * - SVC_MAIL_FROM: the SES-verified sender of e-mails;
+ * - SVC_ALARM_TOPIC_ARN: the SNS topic the alarms notify (docs/operations.md);
+ * - SVC_ACCOUNT_CONCURRENCY: the account's Lambda concurrency quota, if raised from 1,000.
  */
 
 // Lambda refuses more than 4 KB of environment in total; say so at synth, not at deploy.
@@ -34,6 +36,12 @@ function settingsJson(path: string | undefined): string | undefined {
   return json;
 }
 
+function positiveInteger(name: string, value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name}: a positive whole number, not "${value}"`);
+  return Number(value);
+}
+
 const app = new App();
 new SvcIdentityStack(app, "SvcIdentity", {
   // The CLI sets CDK_DEFAULT_* from whatever credentials and profile it finds. Nothing in
@@ -43,6 +51,8 @@ new SvcIdentityStack(app, "SvcIdentity", {
   issuer: process.env.SVC_ISSUER || undefined,
   mailFrom: process.env.SVC_MAIL_FROM || undefined,
   settingsJson: settingsJson(process.env.SVC_CONFIG),
+  alarmTopicArn: process.env.SVC_ALARM_TOPIC_ARN || undefined,
+  accountConcurrency: positiveInteger("SVC_ACCOUNT_CONCURRENCY", process.env.SVC_ACCOUNT_CONCURRENCY),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 app.synth();

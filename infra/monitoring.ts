@@ -16,8 +16,10 @@ import { Operation, type TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
+import type { CountName } from "../lib/domain/metrics";
 import type { FunctionName } from "../lib/http/route";
 import { METRICS_NAMESPACE, METRICS_SERVICE } from "../lib/metrics";
+import { HOOK_CALLERS, MESSAGING_FUNCTIONS } from "./function-needs";
 
 /** The thresholds docs/operations.md lists; one 5-minute period each. */
 export const ALARM_THRESHOLDS = {
@@ -30,12 +32,23 @@ export const ALARM_THRESHOLDS = {
   dynamoThrottledRequests: 1,
   /** Failed password sign-ins (wrong password or code, throttled) across functions: credential stuffing. */
   signInFailures: 100,
+  /** SMS or e-mails SNS or SES refused; a few may be a user's bad number, more are a quota or an outage. */
+  messageSendFailures: 5,
+  /** Synchronous hooks fail closed, so each failure refused a user something. */
+  hookFailures: 1,
+  /** Percent of the account's Lambda concurrency claimed: beyond it every function is throttled. */
+  concurrencyPercent: 80,
 } as const;
+/** Lambda's default account concurrency in a region, when the stack is not told the raised one. */
+export const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
 const API_5XX_MIN_REQUESTS = 20;
 const PERIOD = Duration.minutes(5);
 
 /** The functions whose password checks count SignInFailed (lib/domain/login/password-grant.ts). */
 export const SIGN_IN_FUNCTIONS: readonly FunctionName[] = ["token", "hosted"];
+
+/** The functions whose code asks a hook (hooks may be configured after deploy, in SVC_CONFIG). */
+export const HOOK_FUNCTIONS: readonly FunctionName[] = [...new Set(Object.values(HOOK_CALLERS).flat())];
 
 // The operations the store issues (lib/store/); CloudWatch alarms take at most 10 metrics.
 const TABLE_OPERATIONS = [
@@ -56,6 +69,8 @@ export interface MonitoringProps {
   functions: Record<FunctionName, NodejsFunction>;
   /** Where alarms notify (alarm and OK); unset: the alarms exist without actions. */
   alarmTopic?: ITopic;
+  /** The account's Lambda concurrency quota in this region; default DEFAULT_ACCOUNT_CONCURRENCY. */
+  accountConcurrency?: number;
 }
 
 /** Alarms and one dashboard from plain CloudWatch constructs (docs/operations.md). */
@@ -136,17 +151,41 @@ export class Monitoring extends Construct {
       "DynamoDB throttled requests to the table (on-demand limits or a hot partition).",
     );
 
-    const signInFailures = new MathExpression({
-      expression: SIGN_IN_FUNCTIONS.map((_, i) => `f${i}`).join(" + "),
-      usingMetrics: Object.fromEntries(SIGN_IN_FUNCTIONS.map((fn, i) => [`f${i}`, serviceMetric("SignInFailed", fn)])),
-      period: PERIOD,
-      label: "failed sign-ins",
-    });
+    const signInFailures = sumOver(SIGN_IN_FUNCTIONS, "SignInFailed", "failed sign-ins");
     alarm(
       "SignInFailureSpike",
       signInFailures,
       ALARM_THRESHOLDS.signInFailures,
       `At least ${ALARM_THRESHOLDS.signInFailures} failed password sign-ins in 5 minutes: a credential-stuffing signal.`,
+    );
+    const messageFailures = sumOver([...MESSAGING_FUNCTIONS], "MessageSendFailed", "messages not sent");
+    alarm(
+      "MessageSendFailures",
+      messageFailures,
+      ALARM_THRESHOLDS.messageSendFailures,
+      `At least ${ALARM_THRESHOLDS.messageSendFailures} SMS or e-mails were refused by SNS or SES in 5 minutes (spend limit, sandbox, quota).`,
+    );
+    const hookFailures = sumOver(HOOK_FUNCTIONS, "HookFailed", "hook failures");
+    alarm(
+      "HookFailures",
+      hookFailures,
+      ALARM_THRESHOLDS.hookFailures,
+      "An extension hook failed, timed out or answered outside its contract (docs/hooks.md).",
+    );
+
+    const accountConcurrency = props.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY;
+    // Account-wide: functions of this stack and any other share the quota, and its exhaustion throttles all.
+    const claimedConcurrency = new Metric({
+      namespace: "AWS/Lambda",
+      metricName: "ClaimedAccountConcurrency",
+      period: PERIOD,
+      statistic: "Maximum",
+    });
+    alarm(
+      "LambdaConcurrency",
+      claimedConcurrency,
+      Math.floor((accountConcurrency * ALARM_THRESHOLDS.concurrencyPercent) / 100),
+      `Lambda concurrency claimed in the account reached ${ALARM_THRESHOLDS.concurrencyPercent}% of ${accountConcurrency}; at the quota every function is throttled.`,
     );
 
     this.dashboard = new Dashboard(this, "Dashboard", {
@@ -181,6 +220,26 @@ export class Monitoring extends Construct {
           new GraphWidget({ title: "DynamoDB system errors", left: [tableSystemErrors], width: 6 }),
           new GraphWidget({ title: "DynamoDB throttled requests", left: [tableThrottled], width: 6 }),
         ],
+        [
+          new GraphWidget({
+            title: "Registrations",
+            left: [search("Registration", "result")],
+            width: 6,
+          }),
+          new GraphWidget({
+            title: "Messages sent and failed",
+            left: [search("MessageSent", "channel,message")],
+            right: [search("MessageSendFailed", "channel,message")],
+            width: 6,
+          }),
+          new GraphWidget({ title: "Hook failures", left: [search("HookFailed", "hook,why")], width: 6 }),
+          new GraphWidget({
+            title: "Lambda concurrency (max)",
+            left: [claimedConcurrency],
+            right: fns.map(([, fn]) => fn.metric("ConcurrentExecutions", { period: PERIOD, statistic: "Maximum" })),
+            width: 6,
+          }),
+        ],
         [new AlarmStatusWidget({ title: "Alarms", alarms: this.alarms, width: 24 })],
       ],
     });
@@ -188,7 +247,7 @@ export class Monitoring extends Construct {
 }
 
 /** A count the functions emit in EMF (lib/metrics.ts), for one function. */
-function serviceMetric(name: string, fn: FunctionName): Metric {
+function serviceMetric(name: CountName, fn: FunctionName): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
@@ -198,8 +257,18 @@ function serviceMetric(name: string, fn: FunctionName): Metric {
   });
 }
 
+/** A count summed over the functions that emit it, filed by function alone (lib/metrics.ts). */
+function sumOver(functions: readonly FunctionName[], name: CountName, label: string): MathExpression {
+  return new MathExpression({
+    expression: functions.map((_, i) => `f${i}`).join(" + "),
+    usingMetrics: Object.fromEntries(functions.map((fn, i) => [`f${i}`, serviceMetric(name, fn)])),
+    period: PERIOD,
+    label,
+  });
+}
+
 /** Every dimension combination of a count (a dashboard may search; an alarm may not). */
-function search(name: string, dimensions: string): MathExpression {
+function search(name: CountName, dimensions: string): MathExpression {
   return new MathExpression({
     expression: `SEARCH('{${METRICS_NAMESPACE},service,function,${dimensions}} MetricName="${name}"', 'Sum', 300)`,
     usingMetrics: {},

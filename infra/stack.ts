@@ -30,7 +30,7 @@ import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources"
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
-import type { ITopic } from "aws-cdk-lib/aws-sns";
+import { type ITopic, Topic } from "aws-cdk-lib/aws-sns";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { parseSettings } from "../lib/config";
@@ -69,6 +69,10 @@ export interface SvcIdentityStackProps extends StackProps {
    * operator's own topic (with its subscriptions and encryption) is never duplicated by ours.
    */
   alarmTopic?: ITopic;
+  /** The same as an ARN (what `cdk deploy` passes from SVC_ALARM_TOPIC_ARN); alarmTopic wins. */
+  alarmTopicArn?: string;
+  /** The account's Lambda concurrency quota in this region, if raised from 1,000: the concurrency alarm is at 80% of it. */
+  accountConcurrency?: number;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -233,7 +237,10 @@ export class SvcIdentityStack extends Stack {
       api: this.api,
       table: this.table,
       functions: this.functions,
-      alarmTopic: props.alarmTopic,
+      alarmTopic:
+        props.alarmTopic ??
+        (props.alarmTopicArn ? Topic.fromTopicArn(this, "AlarmTopic", props.alarmTopicArn) : undefined),
+      accountConcurrency: props.accountConcurrency,
     });
 
     new CfnOutput(this, "ApiUrl", { value: stage.url });

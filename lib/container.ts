@@ -14,7 +14,7 @@ import type { RegistrationDeps } from "./domain/registration/register";
 import type { RecoveryCodeDeps } from "./domain/security/recovery-codes";
 import type { SecondFactorDeps } from "./domain/security/second-factor";
 import type { TotpDeps } from "./domain/security/totp-generators";
-import { createHookRunner } from "./hooks/runner";
+import { createHookRunner, LOCAL_RETRY } from "./hooks/runner";
 import { transportsFor } from "./hooks/transports";
 import { log } from "./log";
 import { powertoolsMetrics } from "./metrics";
@@ -106,7 +106,9 @@ export const services = /* @__PURE__ */ once(() => {
 export type Services = ReturnType<typeof services>;
 
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
-export const courier = /* @__PURE__ */ once(() => courierFor(config(), hookRenderer(hooks, log.warn)));
+export const courier = /* @__PURE__ */ once(() =>
+  courierFor(config(), hookRenderer(hooks, log.warn), powertoolsMetrics),
+);
 
 let hookRunner: { settings: ServiceSettings["hooks"]; runner: HookRunner } | undefined;
 
@@ -114,7 +116,10 @@ let hookRunner: { settings: ServiceSettings["hooks"]; runner: HookRunner } | und
 export function hooks(): HookRunner {
   const settings = config().settings.hooks;
   if (hookRunner?.settings !== settings)
-    hookRunner = { settings, runner: createHookRunner(settings, transportsFor(config().region), log.warn) };
+    hookRunner = {
+      settings,
+      runner: createHookRunner(settings, transportsFor(config().region), log.warn, LOCAL_RETRY, powertoolsMetrics),
+    };
   return hookRunner.runner;
 }
 
@@ -162,6 +167,7 @@ export const registrationDeps = (): RegistrationDeps => {
     settings: config().settings,
     breachedPasswords: breachedPasswords(),
     hooks: hooks(),
+    metrics: powertoolsMetrics,
   };
 };
 

@@ -35,13 +35,16 @@ export function publishRequest(fn: string, route: string, statusCode: number, la
 }
 
 /**
- * The domain's counts, each its own EMF line (a single metric), labelled with the function
- * serving the request so an alarm can sum the functions that sign users in.
+ * The domain's counts, each its own EMF line (a single metric), filed twice: under the function
+ * serving the request alone, so an alarm can sum the functions that count it, and under the
+ * function with the count's own dimensions, for the dashboard.
  */
 export const powertoolsMetrics: MetricsPort = {
   count(name, dims = {}) {
     const single = emf().singleMetric();
-    single.addDimensions({ function: logContext()?.function ?? "unknown", ...dims });
+    single.setDefaultDimensions({ function: logContext()?.function ?? "unknown" });
+    // An empty set is the function alone (service and function, the defaults).
+    if (Object.keys(dims).length > 0) single.addDimensions({}).addDimensions(dims);
     single.addMetric(name, MetricUnit.Count, 1);
   },
 };

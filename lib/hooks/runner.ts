@@ -9,6 +9,7 @@ import {
   type SyncHookName,
 } from "../domain/hooks/contracts";
 import { HookFailedError, type HookFailure, type HookRunner } from "../domain/hooks/ports";
+import { type MetricsPort, noMetrics } from "../domain/metrics";
 import { type HookTransport, untilAborted } from "./transport";
 
 export type HookLog = (message: string, fields: Record<string, unknown>) => void;
@@ -27,6 +28,7 @@ export function createHookRunner(
   transportFor: (target: HookTarget) => HookTransport,
   log: HookLog,
   retry = LOCAL_RETRY,
+  metrics: MetricsPort = noMetrics,
 ): HookRunner {
   const transports = new Map<HookName, HookTransport>();
   const transport = (hook: HookName, settings: HookSettings) => {
@@ -46,6 +48,7 @@ export function createHookRunner(
   };
   const failed = (hook: SyncHookName, why: HookFailure, cause: unknown): HookFailedError => {
     log(`${hook} hook failed`, { hook, why, cause: describe(hook, cause) });
+    metrics.count("HookFailed", { hook, why });
     return new HookFailedError(hook, why);
   };
 
@@ -77,8 +80,10 @@ export function createHookRunner(
         const signal = AbortSignal.timeout(settings.timeoutMs);
         return untilAborted(target.dispatch(input, signal), signal);
       };
-      const report = (error: unknown, tries: number) =>
+      const report = (error: unknown, tries: number) => {
         log(`${hook} hook failed`, { hook, tries, cause: describe(hook, error) });
+        metrics.count("HookFailed", { hook, why: "failed" });
+      };
       if (target.retriesItself) {
         // Lambda keeps and retries the event once it has it; only the hand-off is waited for.
         await attempt().catch((error) => report(error, 1));

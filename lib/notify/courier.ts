@@ -1,4 +1,5 @@
 import type { Courier, Language, MessageName, MessageParams } from "../domain/messages/ports";
+import { type MetricsPort, noMetrics } from "../domain/metrics";
 import type { MessageRenderer } from "./custom-message";
 import type { MessageSender, Template } from "./message";
 import { confirmationCode } from "./templates/confirmation-code";
@@ -16,13 +17,17 @@ const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "sign-in-code": signInCode,
 };
 
+const renderTemplate: MessageRenderer = async (_channel, _to, _name, params, lang, template) => template(params, lang);
+
 /**
  * Routes each message to the sender of its channel and renders its template, so
- * domain code says what to send, never how.
+ * domain code says what to send, never how. Each message is counted sent or failed by
+ * channel and name (codes among them), never by recipient.
  */
 export function createCourier(
   senders: { sms: MessageSender; email: MessageSender },
-  render: MessageRenderer = async (_channel, _to, _name, params, lang, template) => template(params, lang),
+  render: MessageRenderer = renderTemplate,
+  metrics: MetricsPort = noMetrics,
 ): Courier {
   return {
     async send<N extends MessageName>(
@@ -34,7 +39,13 @@ export function createCourier(
     ): Promise<void> {
       const template: Template<MessageParams[N]> = TEMPLATES[name];
       const { subject, text } = await render(channel, to, name, params, lang, template);
-      await senders[channel].send({ channel, to, subject: channel === "email" ? subject : undefined, text, lang });
+      try {
+        await senders[channel].send({ channel, to, subject: channel === "email" ? subject : undefined, text, lang });
+      } catch (error) {
+        metrics.count("MessageSendFailed", { channel, message: name });
+        throw error;
+      }
+      metrics.count("MessageSent", { channel, message: name });
     },
   };
 }

@@ -3,7 +3,13 @@ import { loginDeps, passkeyDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";
 import { OAuthError, oauthDescription } from "../domain/errors";
-import { type LoginDeps, type NewCredential, recordLogin } from "../domain/login/password-grant";
+import {
+  countSignIn,
+  type LoginDeps,
+  type NewCredential,
+  recordLogin,
+  recordRefusedSignIn,
+} from "../domain/login/password-grant";
 import type { TakenAttempt } from "../domain/login/ports";
 import { askPreSignIn } from "../domain/login/pre-sign-in";
 import {
@@ -321,22 +327,34 @@ export async function signInVouched(
   },
 ): Promise<HttpResult> {
   const { query, state, lang } = flow;
-  const account = login.account ?? (await services().accounts.get(sub));
-  const why =
-    !account || account.locked || account.state?.name === "inactivityLock"
-      ? TEXT[lang].refused
-      : login.refusal?.(account);
-  if (!account || why) return signInProblem(lang, state, query.client_id, why ?? TEXT[lang].refused);
   const deps = loginDeps();
+  const account = login.account ?? (await services().accounts.get(sub));
+  if (!account) {
+    countSignIn(deps, login.method, "unknown_account");
+    return signInProblem(lang, state, query.client_id, TEXT[lang].refused);
+  }
+  const signIn = { clientId: query.client_id, method: login.method, ip: call.sourceIp, userAgent: call.userAgent };
+  const locked = account.locked
+    ? "account_locked"
+    : account.state?.name === "inactivityLock"
+      ? "inactivity_lock"
+      : undefined;
+  const why = locked ? TEXT[lang].refused : login.refusal?.(account);
+  if (why) {
+    await recordRefusedSignIn(deps, account.sub, signIn, now(), locked ?? "refused");
+    return signInProblem(lang, state, query.client_id, why);
+  }
   // Every way in asks the preSignIn hook, as the password does once proved, so a hook's block holds for all.
-  const decision = await askPreSignIn(deps.hooks, {
-    clientId: query.client_id,
-    sub: account.sub,
-    method: login.method,
-    ip: call.sourceIp,
-    userAgent: call.userAgent,
-  });
+  const decision = await askPreSignIn(deps.hooks, { ...signIn, sub: account.sub });
   if (!decision.allowed) {
+    // Recorded like a password sign-in the hook refused, so the account's history shows it.
+    await recordRefusedSignIn(
+      deps,
+      account.sub,
+      signIn,
+      now(),
+      decision.why === "failed" ? "hook_failed" : "sign_in_refused",
+    );
     return decision.why === "failed"
       ? signInProblem(lang, state, query.client_id, TEXT[lang].hookFailed, 503)
       : signInProblem(lang, state, query.client_id, decision.message ?? TEXT[lang].refused, 403);

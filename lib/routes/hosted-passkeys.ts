@@ -1,6 +1,7 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import { passkeyDeps, recoveryCodeDeps, services } from "../container";
+import { metrics, passkeyDeps, recoveryCodeDeps, services } from "../container";
 import { OAuthError } from "../domain/errors";
+import { countSignIn } from "../domain/login/password-grant";
 import { verifyUserPassword } from "../domain/login/verify-user-password";
 import { HOSTED_CLIENT, type LiveBrowserSession } from "../domain/oidc/browser-session";
 import {
@@ -102,6 +103,7 @@ const passkeySignIn = route({
         // The login's commit refuses a challenge taken meanwhile or a counter moved on: a replay.
         const replayed = error instanceof OAuthError && error.code === "invalid_grant";
         if (!problem && !replayed) throw error;
+        countSignIn({ metrics }, "passkey", problem ?? "replayed");
         return signInProblem(
           lang,
           state,

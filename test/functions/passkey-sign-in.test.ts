@@ -1,6 +1,7 @@
 import * as oidc from "openid-client";
 import type { BrowserContext, Page } from "playwright-core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { setEnvDefaults } from "../../lib/config";
 import { recoveryCodeDeps } from "../../lib/container";
 import { useRecoveryCode } from "../../lib/domain/security/recovery-codes";
 import { keys } from "../../lib/store/keys";
@@ -129,12 +130,26 @@ describe("passkeys on the hosted pages", () => {
     expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
     await context.clearCookies();
     const started = await startAuthorization(config, redirectUri);
-    // The autofill request answers with the deleted passkey at once.
-    await page.goto(started.url.toString());
-    await page.waitForURL(/\/oauth\/passkey$/);
-    expect(await alertText(page)).toBe(
-      "This passkey is not registered for any account here (it may have been deleted).",
-    );
+    // Metrics on for the refusal: its count is an EMF line on stdout.
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+    setEnvDefaults({});
+    const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      // The autofill request answers with the deleted passkey at once.
+      await page.goto(started.url.toString());
+      await page.waitForURL(/\/oauth\/passkey$/);
+      expect(await alertText(page)).toBe(
+        "This passkey is not registered for any account here (it may have been deleted).",
+      );
+      const counts = out.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"SignIn"'));
+      expect(counts.map((line) => JSON.parse(line))).toContainEqual(
+        expect.objectContaining({ function: "hosted", method: "passkey", result: "unknown_passkey", SignIn: 1 }),
+      );
+    } finally {
+      out.mockRestore();
+      vi.unstubAllEnvs();
+      setEnvDefaults({});
+    }
     expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login")).toHaveLength(1);
     await context.close();
   });

@@ -61,6 +61,11 @@ describe("hooks on the hosted sign-in page", () => {
     expect(await storedItems(account.sub, "SESSION#")).toEqual(sessions);
     expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
     expect((await services().qrLogins.get(code, Math.floor(Date.now() / 1000)))?.status).toBe("confirmed");
+    // Recorded in the account's history as a password sign-in the hook refused is.
+    const logins = (await storedItems(account.sub, "EVENT#")) as Array<Record<string, unknown>>;
+    expect(logins.filter((e) => e.type === "login" && e.result === "sign_in_refused")).toMatchObject([
+      { cId: expect.any(String), ip: expect.any(String), prms: { method: "qr" } },
+    ]);
     await context.close();
   });
 

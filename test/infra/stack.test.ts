@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { describe, expect, it } from "vitest";
 import { FUNCTION_NEEDS, HOOK_CALLERS, MESSAGING_FUNCTIONS } from "../../infra/function-needs";
-import { ALARM_THRESHOLDS, SIGN_IN_FUNCTIONS } from "../../infra/monitoring";
+import { ALARM_THRESHOLDS, HOOK_FUNCTIONS, SIGN_IN_FUNCTIONS } from "../../infra/monitoring";
 import { SvcIdentityStack, type SvcIdentityStackProps } from "../../infra/stack";
 import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
@@ -367,6 +367,7 @@ describe("alarms and dashboard", () => {
   type AlarmProps = {
     AlarmName: string;
     Threshold: number;
+    Statistic?: string;
     MetricName?: string;
     Namespace?: string;
     Dimensions?: { Name: string; Value: unknown }[];
@@ -390,8 +391,11 @@ describe("alarms and dashboard", () => {
   const statMetrics = (alarm: AlarmProps) =>
     (alarm.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
 
-  it("when counted, there is one per function for errors and for throttles, and the API, table and sign-in ones", () => {
-    template.resourceCountIs("AWS::CloudWatch::Alarm", 1 + 2 * FUNCTION_NAMES.length + 2 + 1);
+  // The API's 5xx rate, two per function, the table's two, sign-in failures, message and hook failures, concurrency.
+  const ALARM_COUNT = 1 + 2 * FUNCTION_NAMES.length + 2 + 1 + 2 + 1;
+
+  it("when counted, there is one per function for errors and for throttles, and the API, table, sign-in, message, hook and concurrency ones", () => {
+    template.resourceCountIs("AWS::CloudWatch::Alarm", ALARM_COUNT);
   });
 
   it.each(FUNCTION_NAMES)("when %s fails or is throttled even once in 5 minutes, an alarm fires", (fn) => {
@@ -453,6 +457,44 @@ describe("alarms and dashboard", () => {
     );
   });
 
+  /** The count's metrics in an alarm summing it over functions, each filed by function alone. */
+  const countedBy = (name: string, functions: readonly string[]) =>
+    functions.map((fn) => ({
+      Namespace: "SvcIdentity",
+      MetricName: name,
+      Dimensions: [
+        { Name: "function", Value: fn },
+        { Name: "service", Value: "svc-identity" },
+      ],
+    }));
+
+  it("when SNS or SES refuse messages in 5 minutes, summed over every function that sends them, an alarm fires", () => {
+    const alarm = alarmNamed("MessageSendFailures");
+    expect(alarm.Threshold).toBe(ALARM_THRESHOLDS.messageSendFailures);
+    expect([...MESSAGING_FUNCTIONS].sort()).toEqual(["hosted", "passwords", "registration", "token", "users"]);
+    expect(statMetrics(alarm)).toEqual(countedBy("MessageSendFailed", [...MESSAGING_FUNCTIONS]));
+    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("f0 + f1 + f2 + f3 + f4");
+  });
+
+  it("when any hook fails once, summed over every function that asks hooks, an alarm fires", () => {
+    const alarm = alarmNamed("HookFailures");
+    expect(alarm.Threshold).toBe(1);
+    expect([...HOOK_FUNCTIONS].sort()).toEqual(["hosted", "passwords", "registration", "token", "users"]);
+    expect(statMetrics(alarm)).toEqual(countedBy("HookFailed", HOOK_FUNCTIONS));
+  });
+
+  it("when the account's claimed Lambda concurrency reaches 80% of its quota, an alarm fires (1,000 unless told)", () => {
+    expect(alarmNamed("LambdaConcurrency")).toMatchObject({
+      Namespace: "AWS/Lambda",
+      MetricName: "ClaimedAccountConcurrency",
+      Statistic: "Maximum",
+      Threshold: 800,
+    });
+    const raised = synthesize({ accountConcurrency: 5000 });
+    const alarm = alarms(raised.template).find((a) => a.AlarmName === "svc-identity-LambdaConcurrency");
+    expect(alarm?.Threshold).toBe(4000);
+  });
+
   it("when no topic is given, the alarms exist without actions", () => {
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toBeUndefined();
@@ -465,7 +507,7 @@ describe("alarms and dashboard", () => {
     const alarmTopic = Topic.fromTopicArn(new Stack(), "Ops", topicArn);
     const withTopic = synthesize({ alarmTopic });
     const all = alarms(withTopic.template);
-    expect(all).toHaveLength(1 + 2 * FUNCTION_NAMES.length + 3);
+    expect(all).toHaveLength(ALARM_COUNT);
     for (const alarm of all) {
       expect(alarm.AlarmActions).toEqual([topicArn]);
       expect(alarm.OKActions).toEqual([topicArn]);
@@ -473,14 +515,42 @@ describe("alarms and dashboard", () => {
     expect(new AwsSolutionsChecks().validateScope(withTopic.app).violations).toEqual([]);
   });
 
+  it("when the topic is given as an ARN (SVC_ALARM_TOPIC_ARN in cdk deploy), every alarm notifies it", () => {
+    const topicArn = "arn:aws:sns:eu-west-1:123456789012:ops-pager";
+    const all = alarms(synthesize({ alarmTopicArn: topicArn }).template);
+    expect(all).toHaveLength(ALARM_COUNT);
+    for (const alarm of all) {
+      expect(alarm.AlarmActions).toEqual([topicArn]);
+      expect(alarm.OKActions).toEqual([topicArn]);
+    }
+  });
+
   it("when deployed, one dashboard shows the API, sign-ins, functions, table and alarm states", () => {
     const [dashboard] = resources<{ DashboardName: string; DashboardBody: unknown }>("AWS::CloudWatch::Dashboard");
     template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     expect(dashboard.Properties.DashboardName).toBe("svc-identity");
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
-    for (const title of ["API requests and 5xx", "Sign-ins and tokens", "Lambda errors", "Lambda throttles", "Alarms"])
+    for (const title of [
+      "API requests and 5xx",
+      "Sign-ins and tokens",
+      "Lambda errors",
+      "Lambda throttles",
+      "Registrations",
+      "Messages sent and failed",
+      "Hook failures",
+      "Lambda concurrency (max)",
+      "Alarms",
+    ])
       expect(body).toContain(title);
-    expect(body).toContain("SignInFailed");
+    expect(body).toContain('"SvcIdentity\\",\\"SignInFailed\\"');
+    for (const [count, dims] of [
+      ["SignIn", "method,result"],
+      ["Registration", "result"],
+      ["MessageSent", "channel,message"],
+      ["MessageSendFailed", "channel,message"],
+      ["HookFailed", "hook,why"],
+    ])
+      expect(body).toMatch(new RegExp(`\\{SvcIdentity,service,function,${dims}\\} MetricName=\\W+${count}\\W`));
   });
 });
 

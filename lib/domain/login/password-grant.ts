@@ -177,7 +177,7 @@ export async function authenticateUser(
       throw new OAuthError("invalid_grant", verdict.message, "throttled");
     }
     if (verdict.account)
-      await recordEvent(deps, verdict.account.sub, client, input, now, "login", "invalid_credential");
+      await recordRefusedSignIn(deps, verdict.account.sub, passwordSignIn(client, input), now, "invalid_credential");
     // An unknown login records no event (no account to file it under) but is the guess stuffing makes most.
     else countSignIn(deps, "password", "invalid_credential");
     throw new OAuthError("invalid_grant", WRONG, "invalid_credential");
@@ -190,7 +190,7 @@ export async function authenticateUser(
   const refuse = async (why: string, code: string): Promise<OAuthError> => {
     await deps.logins.giveBack(attempt, false);
     await deps.logins.settleFailure(attempt, waitOf(attempt, now));
-    await recordEvent(deps, account.sub, client, input, now, "login", code);
+    await recordRefusedSignIn(deps, account.sub, passwordSignIn(client, input), now, code);
     return new OAuthError("invalid_grant", why, code);
   };
   if (account.locked) throw await refuse("the account is locked", "account_locked");
@@ -226,7 +226,7 @@ export async function authenticateUser(
     if (!verdict.ok) {
       // A wrong code is a failure like a wrong password: its attempt stays taken, so the waits and caps cover codes too.
       await deps.logins.settleFailure(attempt, waitOf(attempt, now));
-      await recordEvent(deps, account.sub, client, input, now, "login", "otp_invalid");
+      await recordRefusedSignIn(deps, account.sub, passwordSignIn(client, input), now, "otp_invalid");
       const what = proof.passkey ? "passkey" : proof.recoveryCode ? "recovery_code" : "otp";
       throw new OAuthError("invalid_grant", `the ${what} is not valid`, "otp_invalid");
     }
@@ -331,25 +331,31 @@ async function changedCredential(
   };
 }
 
-async function recordEvent(
-  deps: LoginDeps,
+const passwordSignIn = (client: ClientRecord, input: Pick<PasswordGrantInput, "ip" | "userAgent">) => ({
+  clientId: client.clientId,
+  method: "password",
+  ip: input.ip,
+  userAgent: input.userAgent,
+});
+
+/** A sign-in the user did not get, by any method: counted, and recorded as a login event of the account. */
+export async function recordRefusedSignIn(
+  deps: Pick<LoginDeps, "events" | "metrics">,
   sub: string,
-  client: ClientRecord,
-  input: Pick<PasswordGrantInput, "ip" | "userAgent">,
+  login: { clientId: string; method: string; ip?: string; userAgent?: string },
   now: number,
-  type: "login",
   result: string,
 ): Promise<void> {
-  countSignIn(deps, "password", result);
+  countSignIn(deps, login.method, result);
   await deps.events.record({
     sbj: sub,
     ts: now * 1000,
-    type,
-    cId: client.clientId,
-    ip: input.ip,
-    ua: input.userAgent,
+    type: "login",
+    cId: login.clientId,
+    ip: login.ip,
+    ua: login.userAgent,
     result,
-    prms: { method: "password" },
+    prms: { method: login.method },
   });
 }
 
@@ -357,7 +363,7 @@ async function recordEvent(
 const FAILED_SIGN_INS = new Set(["invalid_credential", "otp_invalid", "throttled"]);
 
 /** Counted beside each login event (and the refusals that record none), by method and result. */
-function countSignIn(deps: Pick<LoginDeps, "metrics">, method: string, result: string): void {
+export function countSignIn(deps: Pick<LoginDeps, "metrics">, method: string, result: string): void {
   const metrics = deps.metrics ?? noMetrics;
   metrics.count("SignIn", { method, result });
   if (FAILED_SIGN_INS.has(result)) metrics.count("SignInFailed");

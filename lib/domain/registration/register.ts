@@ -11,6 +11,7 @@ import type { FieldProblem } from "../errors";
 import type { HookOutput } from "../hooks/contracts";
 import { HookFailedError, type HookRunner } from "../hooks/ports";
 import { type Courier, MessageNotSentError } from "../messages/ports";
+import { type MetricsPort, noMetrics } from "../metrics";
 import { checkPassword } from "../passwords/policy";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import { violationProblem } from "../passwords/violations";
@@ -33,6 +34,8 @@ export interface RegistrationDeps {
   breachedPasswords?: BreachedPasswordCheck;
   /** The extension hooks (preRegistration, postConfirmation); unset: none. */
   hooks?: HookRunner;
+  /** Counts registrations by result (pending, created, refused); unset: not counted. */
+  metrics?: MetricsPort;
   now?: () => number;
 }
 
@@ -146,7 +149,7 @@ export async function register(
 ): Promise<RegistrationResponse> {
   const now = (deps.now ?? nowSeconds)();
   const { account: checked, password, dynamicClientId } = await validate(body, deps, now);
-  const account = await preRegistration(checked, caller, deps.hooks);
+  const account = await preRegistration(checked, caller, deps);
   const unconfirmed = unconfirmedOf(account);
   const context = newContext();
 
@@ -194,6 +197,7 @@ export async function register(
 
   if (!pending.accountCreated) {
     await deps.registrations.save(pending);
+    (deps.metrics ?? noMetrics).count("Registration", { result: "pending" });
     return { context, instructions: instructionsOf(pending, deps.settings.codes.attempts, now) };
   }
   const extra = unconfirmed.length > 0 ? [deps.registrations.putItem(pending)] : [];
@@ -212,7 +216,11 @@ export async function register(
  * The preRegistration hook, before anything is sent or stored: it may refuse, or vouch for
  * contacts (stored as confirmed, no code sent). No answer at all fails closed.
  */
-async function preRegistration(account: Account, caller: RegistrationCaller, hooks: HookRunner | undefined) {
+async function preRegistration(
+  account: Account,
+  caller: RegistrationCaller,
+  { hooks, metrics = noMetrics }: Pick<RegistrationDeps, "hooks" | "metrics">,
+) {
   const contact = (c: Account["email"]) => c && { value: c.value, verified: c.verified };
   let answer: HookOutput<"preRegistration"> | undefined;
   try {
@@ -235,7 +243,10 @@ async function preRegistration(account: Account, caller: RegistrationCaller, hoo
     throw error;
   }
   if (!answer) return account;
-  if (answer.action === "deny") throw registrationProblems.refused(answer.message ?? "the registration was refused");
+  if (answer.action === "deny") {
+    metrics.count("Registration", { result: "refused" });
+    throw registrationProblems.refused(answer.message ?? "the registration was refused");
+  }
   const confirmed = { ...account };
   for (const field of ["email", "phone_number"] as const) {
     const held = confirmed[field];
@@ -315,5 +326,6 @@ export async function createAccount(
     if (error instanceof AccountConflictError) throw registrationProblems.alreadyUsed(error.fields);
     throw error;
   }
+  (deps.metrics ?? noMetrics).count("Registration", { result: "created" });
   return withSession ? [session.cookie] : [];
 }

@@ -1,14 +1,26 @@
+import { SESClient, SendEmailCommand } from "@aws-sdk/client-ses";
+import { PublishCommand, SNSClient } from "@aws-sdk/client-sns";
+import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setEnvDefaults } from "../../../lib/config";
 import { loginDeps, services } from "../../../lib/container";
 import { BRUTE_FORCE, THROTTLED } from "../../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../../lib/domain/login/password-grant";
 import type { MetricsPort } from "../../../lib/domain/metrics";
-import { createClient, invoke, sampleEvent, seedAccount } from "../../support/fixtures";
+import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../../support/fixtures";
+import { scriptHook, sleep, useScriptedHooks } from "../../support/hooks";
 import { passwordLogin } from "../../support/login";
+import { useSettings } from "../../support/oauth-provider";
 import { basicCredentials } from "../../support/requests";
 
 const PASSWORD = "correct horse battery staple 42";
+
+// The production courier, with SNS and SES answered at the SDK boundary, so a send can fail;
+// the container builds it on first use, after this.
+process.env.SVC_MESSAGES = "aws";
+setEnvDefaults({});
+const sns = mockClient(SNSClient);
+const ses = mockClient(SESClient);
 
 /** One metric of an EMF line: its name, unit, value and the dimensions CloudWatch files it under. */
 interface Emitted {
@@ -19,7 +31,7 @@ interface Emitted {
   namespace: string;
 }
 
-/** The metrics in the EMF lines a spied stdout was given (the `_aws` blocks). */
+/** The metrics in the EMF lines a spied stdout was given (the `_aws` blocks), once per dimension set. */
 function emitted(spy: { mock: { calls: unknown[][] } }): Emitted[] {
   const lines = spy.mock.calls
     .map(([text]) => String(text).trim())
@@ -33,40 +45,54 @@ function emitted(spy: { mock: { calls: unknown[][] } }): Emitted[] {
       | undefined;
     if (!aws) return [];
     return aws.CloudWatchMetrics.flatMap((block) =>
-      block.Metrics.map((metric) => {
-        expect(block.Dimensions).toHaveLength(1);
-        const dimensions = Object.fromEntries(block.Dimensions[0].map((key) => [key, line[key]]));
-        return {
+      block.Metrics.flatMap((metric) =>
+        block.Dimensions.map((set) => ({
           name: metric.Name,
           unit: metric.Unit,
           value: line[metric.Name],
-          dimensions,
+          dimensions: Object.fromEntries(set.map((key) => [key, line[key]])),
           namespace: block.Namespace,
-        };
-      }),
+        })),
+      ),
     );
   });
 }
 
-describe("metrics (CloudWatch EMF on stdout)", () => {
-  let out: ReturnType<typeof vi.spyOn>;
+/** Metrics on, stdout captured per test; SNS and SES answer unless a test says otherwise. */
+function useEmfCapture(): { out: ReturnType<typeof vi.spyOn> } {
+  const captured = {} as { out: ReturnType<typeof vi.spyOn> };
   beforeEach(() => {
     vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
     setEnvDefaults({});
-    out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    captured.out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    sns.on(PublishCommand).resolves({ MessageId: "sms-1" });
+    ses.on(SendEmailCommand).resolves({ MessageId: "mail-1" });
   });
   afterEach(() => {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
-    setEnvDefaults({});
+    sns.reset();
+    ses.reset();
+    useSettings({});
   });
+  return captured;
+}
+
+/** A password grant of a new account, with `password` as its guess. */
+async function passwordSignIn(password: string) {
+  const client = await createClient(["svc_api_user"]);
+  const account = await seedAccount({}, PASSWORD);
+  const response = await passwordLogin(client, { username: account.sub, password, scope: "svc_api_user" });
+  return { account, response };
+}
+
+describe("metrics (CloudWatch EMF on stdout)", () => {
+  const captured = useEmfCapture();
 
   it("when a password grant succeeds, it counts the sign-in, the token issued and the request of its route", async () => {
-    const client = await createClient(["svc_api_user"]);
-    const account = await seedAccount({}, PASSWORD);
-    const response = await passwordLogin(client, { username: account.sub, password: PASSWORD, scope: "svc_api_user" });
+    const { account, response } = await passwordSignIn(PASSWORD);
     expect(response.statusCode).toBe(200);
-    const metrics = emitted(out);
+    const metrics = emitted(captured.out);
     const base = { service: "svc-identity", function: "token" };
     expect(metrics).toContainEqual({
       name: "SignIn",
@@ -75,6 +101,8 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
       dimensions: { ...base, method: "password", result: "ok" },
       namespace: "SvcIdentity",
     });
+    // Filed under the function alone too, which alarms sum over functions.
+    expect(metrics).toContainEqual(expect.objectContaining({ name: "SignIn", value: 1, dimensions: base }));
     expect(metrics).toContainEqual(
       expect.objectContaining({ name: "TokensIssued", value: 1, dimensions: { ...base, grant: "password" } }),
     );
@@ -86,16 +114,14 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
     );
     expect(metrics.some((m) => m.name === "SignInFailed")).toBe(false);
     // Nothing secret is a dimension value.
-    expect(JSON.stringify(out.mock.calls)).not.toContain(account.sub);
-    expect(JSON.stringify(out.mock.calls)).not.toContain(PASSWORD);
+    expect(JSON.stringify(captured.out.mock.calls)).not.toContain(account.sub);
+    expect(JSON.stringify(captured.out.mock.calls)).not.toContain(PASSWORD);
   });
 
   it("when the password is wrong, it counts a failed sign-in and issues no token", async () => {
-    const client = await createClient(["svc_api_user"]);
-    const account = await seedAccount({}, PASSWORD);
-    const response = await passwordLogin(client, { username: account.sub, password: "wrong", scope: "svc_api_user" });
+    const { response } = await passwordSignIn("wrong");
     expect(response.statusCode).toBe(400);
-    const metrics = emitted(out);
+    const metrics = emitted(captured.out);
     const base = { service: "svc-identity", function: "token" };
     expect(metrics).toContainEqual(
       expect.objectContaining({
@@ -117,7 +143,7 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
     });
     const response = await invoke("token", event);
     expect(response.statusCode).toBe(200);
-    const metrics = emitted(out);
+    const metrics = emitted(captured.out);
     expect(metrics).toContainEqual({
       name: "TokensIssued",
       unit: "Count",
@@ -137,7 +163,113 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
     vi.spyOn(services().clientCredentials, "getWithSecrets").mockRejectedValue(new Error("table unreachable"));
     const response = await invoke("token", event);
     expect(response.statusCode).toBe(500);
-    expect(emitted(out)).toContainEqual(expect.objectContaining({ name: "ServerErrors", value: 1 }));
+    expect(emitted(captured.out)).toContainEqual(expect.objectContaining({ name: "ServerErrors", value: 1 }));
+  });
+});
+
+describe("registrations, messages and hooks (CloudWatch EMF on stdout)", () => {
+  const captured = useEmfCapture();
+  const base = { service: "svc-identity", function: "registration" };
+  const contacts = () => {
+    const id = uniqueId("");
+    return { sub: `metrics-${id}`, email: `${id}@example.com`, phone: `7${String(Date.now()).slice(-10)}` };
+  };
+
+  it("when a registration sends its codes, each message counts as sent by channel and name, and the registration as pending", async () => {
+    const values = contacts();
+    const response = await invoke(
+      "registration",
+      await sampleEvent("events/registration/register-with-codes.json", values),
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    const metrics = emitted(captured.out);
+    for (const channel of ["sms", "email"])
+      expect(metrics).toContainEqual(
+        expect.objectContaining({
+          name: "MessageSent",
+          value: 1,
+          dimensions: { ...base, channel, message: "confirmation-code" },
+        }),
+      );
+    expect(metrics.filter((m) => m.name === "MessageSent" && m.dimensions.channel === undefined)).toEqual([
+      expect.objectContaining({ dimensions: base }),
+      expect.objectContaining({ dimensions: base }),
+    ]);
+    expect(metrics).toContainEqual(
+      expect.objectContaining({ name: "Registration", value: 1, dimensions: { ...base, result: "pending" } }),
+    );
+    expect(metrics.some((m) => m.name === "MessageSendFailed")).toBe(false);
+    // Neither the recipients nor the codes are a dimension or a field.
+    const written = JSON.stringify(captured.out.mock.calls);
+    for (const secret of [values.email, values.phone, values.sub]) expect(written).not.toContain(secret);
+    const sentCode = String(sns.commandCalls(PublishCommand)[0].args[0].input.Message).match(/\d{6}/)?.[0];
+    expect(sentCode).toBeDefined();
+    expect(written).not.toContain(sentCode);
+  });
+
+  it("when SNS refuses the code, the send counts as failed under the function alone too, and no registration counts", async () => {
+    sns.on(PublishCommand).rejects(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" }));
+    const response = await invoke(
+      "registration",
+      await sampleEvent("events/registration/register-with-codes.json", contacts()),
+    );
+    expect(response.statusCode).toBe(502);
+    const metrics = emitted(captured.out);
+    expect(metrics).toContainEqual(
+      expect.objectContaining({
+        name: "MessageSendFailed",
+        value: 1,
+        dimensions: { ...base, channel: "sms", message: "confirmation-code" },
+      }),
+    );
+    expect(metrics).toContainEqual(expect.objectContaining({ name: "MessageSendFailed", dimensions: base }));
+    expect(metrics.some((m) => m.name === "Registration" || m.name === "MessageSent")).toBe(false);
+  });
+
+  it("when the contacts come confirmed, the account is created at once and counted created", async () => {
+    const { sub, email } = contacts();
+    const response = await invoke(
+      "registration",
+      await sampleEvent("events/registration/register-confirmed.json", { sub, email }),
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(await services().accounts.get(sub)).toMatchObject({ sub });
+    expect(emitted(captured.out)).toContainEqual(
+      expect.objectContaining({ name: "Registration", value: 1, dimensions: { ...base, result: "created" } }),
+    );
+  });
+
+  it("when the preRegistration hook refuses, the registration counts as refused", async () => {
+    useScriptedHooks({ preRegistration: 500 });
+    scriptHook("preRegistration", () => ({ action: "deny", message: "Not from this domain" }));
+    const response = await invoke(
+      "registration",
+      await sampleEvent("events/registration/register-confirmed.json", contacts()),
+    );
+    expect(response.statusCode).toBe(403);
+    expect(emitted(captured.out)).toContainEqual(
+      expect.objectContaining({ name: "Registration", value: 1, dimensions: { ...base, result: "refused" } }),
+    );
+  });
+
+  it("when a hook times out, it counts a hook failure by hook and why, under the function alone too", async () => {
+    useScriptedHooks({ preSignIn: 50 });
+    scriptHook("preSignIn", () => sleep(500).then(() => ({ action: "allow" })));
+    const { response } = await passwordSignIn(PASSWORD);
+    expect(response.statusCode).toBe(503);
+    const metrics = emitted(captured.out);
+    const token = { service: "svc-identity", function: "token" };
+    expect(metrics).toContainEqual(
+      expect.objectContaining({
+        name: "HookFailed",
+        value: 1,
+        dimensions: { ...token, hook: "preSignIn", why: "timeout" },
+      }),
+    );
+    expect(metrics).toContainEqual(expect.objectContaining({ name: "HookFailed", value: 1, dimensions: token }));
+    expect(metrics).toContainEqual(
+      expect.objectContaining({ name: "SignIn", dimensions: { ...token, method: "password", result: "hook_failed" } }),
+    );
   });
 });
 
