@@ -1,5 +1,6 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import type { HookTarget } from "../config";
+import { traced } from "../tracing";
 import { httpTransport } from "./http-transport";
 import { lambdaTransport } from "./lambda-transport";
 import { moduleTransport } from "./module-transport";
@@ -9,7 +10,7 @@ import type { HookTransport } from "./transport";
 export function transportsFor(region: string): (target: HookTarget) => HookTransport {
   let client: LambdaClient | undefined;
   const lambda = () => {
-    client ??= new LambdaClient({ region });
+    client ??= traced(new LambdaClient({ region }));
     return client;
   };
   return (target) => {

@@ -2,6 +2,7 @@ import { SESClient } from "@aws-sdk/client-ses";
 import { SNSClient } from "@aws-sdk/client-sns";
 import type { Config } from "../config";
 import type { Courier } from "../domain/messages/ports";
+import { traced } from "../tracing";
 import { createCourier } from "./courier";
 import type { MessageRenderer } from "./custom-message";
 import { createOutboxSender } from "./outbox-sender";
@@ -17,8 +18,8 @@ export function courierFor(config: Config, render?: MessageRenderer): Courier {
   }
   return createCourier(
     {
-      sms: createSnsSender(new SNSClient({ region: config.region })),
-      email: createSesSender(new SESClient({ region: config.region }), config.messages.mailFrom),
+      sms: createSnsSender(traced(new SNSClient({ region: config.region }))),
+      email: createSesSender(traced(new SESClient({ region: config.region })), config.messages.mailFrom),
     },
     render,
   );
