@@ -3,16 +3,16 @@ module.exports = {
   forbidden: [
     {
       name: "domain-is-independent",
-      comment: "The domain declares ports and knows no adapter, wiring, entry point or AWS/middy package.",
+      comment: "The domain declares ports and knows no adapter, wiring, tracing, entry point or AWS/middy package.",
       severity: "error",
       from: { path: "^lib/domain/" },
       to: {
         path: [
           "^lib/(store|http|routes|notify|tokens|local|breached-passwords)/",
-          "^lib/(routes|services|messaging|totp-deps|container)\\.ts$",
+          "^lib/(routes|services|messaging|totp-deps|container|tracing)\\.ts$",
           "^functions/",
           "^infra/",
-          "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda|@middy/)",
+          "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda|@middy/|@aws-lambda-powertools/)",
         ],
       },
     },

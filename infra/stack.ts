@@ -73,6 +73,11 @@ export interface SvcIdentityStackProps extends StackProps {
   alarmTopicArn?: string;
   /** The account's Lambda concurrency quota in this region, if raised from 1,000: the concurrency alarm is at 80% of it. */
   accountConcurrency?: number;
+  /**
+   * X-Ray subsegments for AWS SDK and hook calls (docs/operations.md, Tracing); default true.
+   * False keeps Lambda's own segments and saves the tracer's cold-start cost.
+   */
+  traceCalls?: boolean;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -184,7 +189,7 @@ export class SvcIdentityStack extends Stack {
     // The issuer names the /svc prefix, so discovery sits at <issuer>/.well-known/openid-configuration.
     const issuer = props.issuer ?? `${this.api.apiEndpoint}/svc`;
     this.functions = Object.fromEntries(
-      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, settingsJson, props.mailFrom)]),
+      FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, settingsJson, props)]),
     ) as Record<FunctionName, NodejsFunction>;
     this.allowHooks(props.hooks ?? {});
 
@@ -251,7 +256,7 @@ export class SvcIdentityStack extends Stack {
     name: FunctionName,
     issuer: string,
     settingsJson: string | undefined,
-    mailFrom: string | undefined,
+    { mailFrom, traceCalls = true }: Pick<SvcIdentityStackProps, "mailFrom" | "traceCalls">,
   ): NodejsFunction {
     const id = `${pascal(name)}Function`;
     const needs = FUNCTION_NEEDS[name];
@@ -273,7 +278,7 @@ export class SvcIdentityStack extends Stack {
       role,
       logGroup,
       bundling: lambdaBundling(),
-      // Lambda's own X-Ray segments (init, invocation) at no bundle cost; no tracer in the code.
+      // Lambda's own X-Ray segments (init, invocation); the code adds its calls' (lib/tracing.ts).
       tracing: Tracing.ACTIVE,
       // No NODE_OPTIONS=--enable-source-maps: it parses the bundle's map at every cold start
       // (25 ms); a logged error's stack is mapped when it is logged (lib/http/original-stack.ts).
@@ -284,6 +289,8 @@ export class SvcIdentityStack extends Stack {
         ...(needs.messaging && mailFrom ? { SVC_MAIL_FROM: mailFrom } : {}),
         ...(needs.dataKey && { SVC_DATA_KEY_SECRET_ID: this.dataKey.secretArn }),
         ...(needs.publishes && { EVENT_BUS_NAME: this.eventBus.eventBusArn }),
+        // The tracer is then never loaded: its cold-start cost saved, Lambda's own segments kept.
+        ...(!traceCalls && { POWERTOOLS_TRACE_ENABLED: "false" }),
       },
     });
     Validations.of(role).acknowledge({

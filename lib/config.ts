@@ -446,6 +446,14 @@ export function config(): Config {
 }
 
 /**
+ * Whether X-Ray tracing may run (lib/tracing.ts): on Lambda (AWS_EXECUTION_ENV), unless
+ * POWERTOOLS_TRACE_ENABLED=false. Powertools then makes the final call from its own variables.
+ */
+export function tracingWanted(env: Env = process.env): boolean {
+  return Boolean(env.AWS_EXECUTION_ENV) && env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== "false";
+}
+
+/**
  * The SDK warns on every local run that Node 20 support ends in 2027; locally that is
  * known (Lambda runs nodejs22.x) and the lock file pins the SDK, so local tools mute it.
  */

@@ -3,6 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-sec
 import { config, type DataKeySource } from "../config";
 import { ApiError } from "../domain/errors";
 import { log } from "../log";
+import { traced } from "../tracing";
 
 /**
  * The service's data key, which is never in the table: inline (SVC_DATA_KEY, local) or
@@ -24,7 +25,7 @@ const unavailable = () =>
   });
 
 async function secretMaterial(secretId: string, region: string): Promise<Buffer> {
-  const client = new SecretsManagerClient({ region });
+  const client = traced(new SecretsManagerClient({ region }));
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
     if (!SecretString || SecretString.length < 32) throw new Error("the secret holds no key material");

@@ -1,4 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { traced } from "../tracing";
 import type { CloudEvent } from "./cloud-event";
 import type { EventPublisher } from "./publish";
 
@@ -14,7 +15,7 @@ export const EVENTBRIDGE_SOURCE = "svc.identity";
  */
 export function createEventBridgePublisher(
   busName: string,
-  client: EventBridgeClient = new EventBridgeClient({}),
+  client: EventBridgeClient = traced(new EventBridgeClient({})),
 ): EventPublisher {
   return {
     async publish(events) {

@@ -1,24 +1,12 @@
-import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { HookTransport } from "./transport";
 
 /**
  * A Lambda function: RequestResponse for synchronous hooks, Event for asynchronous ones
  * (Lambda then retries a failed run twice by itself).
  */
-export function lambdaTransport(client: () => LambdaClient, functionName: string): HookTransport {
-  const invoke = (
-    type: "RequestResponse" | "Event",
-    input: object,
-    signal: AbortSignal,
-  ): Promise<InvokeCommandOutput> =>
-    client().send(
-      new InvokeCommand({
-        FunctionName: functionName,
-        InvocationType: type,
-        Payload: Buffer.from(JSON.stringify(input)),
-      }),
-      { abortSignal: signal },
-    );
+export function lambdaTransport(region: string, functionName: string): HookTransport {
+  const invoke = async (type: "RequestResponse" | "Event", input: object, signal: AbortSignal) =>
+    (await import("./lambda-sdk")).invoke(region, functionName, type, input, signal);
   return {
     async request(input, signal) {
       const answer = await invoke("RequestResponse", input, signal);

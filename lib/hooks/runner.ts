@@ -10,6 +10,7 @@ import {
 } from "../domain/hooks/contracts";
 import { HookFailedError, type HookFailure, type HookRunner } from "../domain/hooks/ports";
 import { type MetricsPort, noMetrics } from "../domain/metrics";
+import { inSubsegment } from "../tracing";
 import { type HookTransport, untilAborted } from "./transport";
 
 export type HookLog = (message: string, fields: Record<string, unknown>) => void;
@@ -63,7 +64,9 @@ export function createHookRunner(
       let answer: unknown;
       try {
         // Raced as well: a target that ignores the signal still cannot hold the flow past its limit.
-        answer = await untilAborted(transport(hook, settings).request(input, signal), signal);
+        answer = await inSubsegment(`## hook ${hook}`, () =>
+          untilAborted(transport(hook, settings).request(input, signal), signal),
+        );
       } catch (error) {
         throw failed(hook, signal.aborted ? "timeout" : "failed", error);
       }
@@ -78,7 +81,7 @@ export function createHookRunner(
       const target = transport(hook, settings);
       const attempt = () => {
         const signal = AbortSignal.timeout(settings.timeoutMs);
-        return untilAborted(target.dispatch(input, signal), signal);
+        return inSubsegment(`## hook ${hook}`, () => untilAborted(target.dispatch(input, signal), signal));
       };
       const report = (error: unknown, tries: number) => {
         log(`${hook} hook failed`, { hook, tries, cause: describe(hook, error) });

@@ -3,6 +3,7 @@ import { SNSClient } from "@aws-sdk/client-sns";
 import type { Config } from "../config";
 import type { Courier } from "../domain/messages/ports";
 import type { MetricsPort } from "../domain/metrics";
+import { traced } from "../tracing";
 import { createCourier } from "./courier";
 import type { MessageRenderer } from "./custom-message";
 import { createOutboxSender } from "./outbox-sender";
@@ -18,8 +19,8 @@ export function courierFor(config: Config, render?: MessageRenderer, metrics?: M
   }
   return createCourier(
     {
-      sms: createSnsSender(new SNSClient({ region: config.region })),
-      email: createSesSender(new SESClient({ region: config.region }), config.messages.mailFrom),
+      sms: createSnsSender(traced(new SNSClient({ region: config.region }))),
+      email: createSesSender(traced(new SESClient({ region: config.region })), config.messages.mailFrom),
     },
     render,
     metrics,

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config } from "../config";
+import { traced } from "../tracing";
 import { storageError } from "./errors";
 
 /**
@@ -110,7 +111,7 @@ export function createDocumentClient(settings: DynamoSettings): DynamoDBDocument
     },
     { step: "initialize", name: "storageUnavailable", priority: "high" },
   );
-  return DynamoDBDocumentClient.from(client, {
+  return DynamoDBDocumentClient.from(traced(client), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

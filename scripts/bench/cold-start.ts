@@ -157,9 +157,24 @@ interface Sampled {
   status: string;
 }
 
+/**
+ * BENCH_TRACING=1: the cold runs get Lambda's tracing environment, so each function loads and
+ * runs the X-Ray tracer as it does on Lambda with active tracing (its segments go to a UDP
+ * port nobody reads). The floor has no tracer either way.
+ */
+const TRACING_ENV = process.env.BENCH_TRACING
+  ? {
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
+      LAMBDA_TASK_ROOT: "/var/task",
+      _X_AMZN_TRACE_ID: "Root=1-6743a1b2-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1",
+      AWS_XRAY_DAEMON_ADDRESS: "127.0.0.1:2000",
+    }
+  : {};
+
 function coldRun(bundle: string, event: unknown, into: Sampled, timesHash = false): void {
   const env = {
     ...process.env,
+    ...TRACING_ENV,
     DYNAMODB_ENDPOINT: config().dynamodbEndpoint,
     TABLE_NAME: config().tableName,
     AWS_REGION: config().region,

@@ -14,6 +14,8 @@ import { routes } from "../../lib/routes";
 const inputs = new Map<FunctionName, string[]>();
 /** What each bundle imports at run time (Node built-ins, as the bundle is whole otherwise). */
 const runtimeImports = new Map<FunctionName, string[]>();
+/** Each bundled module's imports: importer, imported path and kind (static or dynamic). */
+const edges = new Map<FunctionName, Array<{ from: string; to: string; kind: string }>>();
 
 /** The modules that left code in the bundle (tree shaking may drop a reached module whole). */
 async function bundledInputs(fn: FunctionName): Promise<string[]> {
@@ -27,6 +29,13 @@ async function bundledInputs(fn: FunctionName): Promise<string[]> {
   runtimeImports.set(
     fn,
     output.imports.map((i) => i.path),
+  );
+  const metafile = result.metafile as Metafile;
+  edges.set(
+    fn,
+    Object.entries(metafile.inputs).flatMap(([from, input]) =>
+      input.imports.map((i) => ({ from, to: i.path, kind: i.kind })),
+    ),
   );
   return Object.entries(output.inputs)
     .filter(([, input]) => input.bytesInOutput > 0)
@@ -99,6 +108,18 @@ describe("Lambda bundles", () => {
     expect(runtimeImports.get(fn)).not.toContain("node:stream/web");
     expect(runtimeImports.get(fn)).toContain("node:http");
   });
+
+  it.each(FUNCTION_NAMES)(
+    "when %s is bundled, the Lambda SDK and the foreign-hash libraries are reached only by dynamic imports",
+    (fn) => {
+      // A cold start then parses them but does not evaluate them (docs/decisions/tracing-cold-start.md).
+      const into = (pkg: RegExp) => (edges.get(fn) ?? []).filter((e) => pkg.test(e.to) && !pkg.test(e.from));
+      for (const e of into(/node_modules\/@aws-sdk\/client-lambda\//))
+        expect(`${e.from} ${e.kind}`).toBe("lib/hooks/lambda-sdk.ts import-statement");
+      for (const e of into(/^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm)\//))
+        expect(`${e.from} ${e.kind}`).toMatch(/ dynamic-import$/);
+    },
+  );
 
   it("when cdk synth bundles a function, esbuild gets the same aliases as npm run build", () => {
     const aliases = Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`);

@@ -106,6 +106,8 @@ describe("Lambda functions", () => {
             SVC_ISSUER: { "Fn::Join": ["", [{ "Fn::GetAtt": [logicalId(stack.api), "ApiEndpoint"] }, "/svc"]] },
             NODE_OPTIONS: Match.absent(),
             SVC_CONFIG_JSON: Match.absent(),
+            // The code's own subsegments (lib/tracing.ts) are on unless the operator says no.
+            POWERTOOLS_TRACE_ENABLED: Match.absent(),
           },
         },
       });
@@ -124,6 +126,20 @@ describe("Lambda functions", () => {
     for (const v of variables) {
       expect(v.SVC_CONFIG_JSON).toBe(settings);
       expect(v.SVC_ISSUER).toBe("https://id.example.org");
+    }
+  });
+});
+
+describe("tracing", () => {
+  it("when traceCalls is false, every function keeps active tracing and is told not to load the tracer", () => {
+    const functions = resources<{
+      TracingConfig: { Mode: string };
+      Environment: { Variables: Record<string, unknown> };
+    }>("AWS::Lambda::Function", {}, synthesize({ traceCalls: false }).template);
+    expect(functions).toHaveLength(FUNCTION_NAMES.length);
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: "Active" });
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe("false");
     }
   });
 });
