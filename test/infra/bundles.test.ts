@@ -110,13 +110,13 @@ describe("Lambda bundles", () => {
   });
 
   it.each(FUNCTION_NAMES)(
-    "when %s is bundled, the Lambda SDK and the foreign-hash libraries are reached only by dynamic imports",
+    "when %s is bundled, the Lambda SDK, the foreign-hash libraries, the WebAuthn library and the QR encoder are reached only by dynamic imports",
     (fn) => {
       // A cold start then parses them but does not evaluate them (docs/decisions/tracing-cold-start.md).
       const into = (pkg: RegExp) => (edges.get(fn) ?? []).filter((e) => pkg.test(e.to) && !pkg.test(e.from));
       for (const e of into(/node_modules\/@aws-sdk\/client-lambda\//))
         expect(`${e.from} ${e.kind}`).toBe("lib/hooks/lambda-sdk.ts import-statement");
-      for (const e of into(/^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm)\//))
+      for (const e of into(/^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm|@simplewebauthn\/server|qrcode)\//))
         expect(`${e.from} ${e.kind}`).toMatch(/ dynamic-import$/);
     },
   );

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import QRCode from "qrcode";
 import type { AccountRepository } from "../accounts/ports";
 import { type ClientRecord, GRANT } from "../clients/client";
 import { ApiError, OAuthError } from "../errors";
+import { qrCodes } from "../qr-codes";
 import { type LoginDeps, signIn, type UserTokenResponse, userScopes } from "./password-grant";
 import type { QrLoginRepository } from "./ports";
 
@@ -56,7 +56,7 @@ export async function createQrLogin(
 
 /** The code as a QR image: base64 PNG. */
 export async function qrPng(code: string): Promise<string> {
-  const png = await QRCode.toDataURL(code, { errorCorrectionLevel: "M", margin: 2, scale: 6 });
+  const png = await (await qrCodes()).toDataURL(code, { errorCorrectionLevel: "M", margin: 2, scale: 6 });
   return png.replace(/^data:image\/png;base64,/, "");
 }
 

@@ -1,12 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
@@ -86,7 +82,7 @@ export async function registrationOptions(
   const { account, passkeys } = found;
   const label = account.email?.value ?? account.phone_number?.value ?? account.sub;
   const displayName = [account.given_name, account.family_name].filter(Boolean).join(" ");
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: deps.relyingParty.name,
     rpID: deps.relyingParty.id,
     userName: label,
@@ -107,13 +103,19 @@ export async function authenticationOptions(
   deps: PasskeyDeps,
   binding: string,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return generateAuthenticationOptions({
+  return (await webauthn()).generateAuthenticationOptions({
     rpID: deps.relyingParty.id,
     challenge: newChallenge(await deps.key(), "authenticate", binding, deps.now()),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     userVerification: "required",
   });
 }
+
+/**
+ * The library, evaluated on the first ceremony: it sets up its attestation root certificates
+ * and a DI container as it loads, which routes without passkeys would pay at every cold start.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 /** Checks a challenge the way the library asks: a function that also keeps what it opened. */
 function challengeCheck(key: Buffer, purpose: ChallengePurpose, binding: string, now: number) {
@@ -147,8 +149,8 @@ export async function addPasskey(
   const now = deps.now();
   const { found, check } = challengeCheck(await deps.key(), "register", binding, now);
   const verification = await verified(
-    () =>
-      verifyRegistrationResponse({
+    async () =>
+      (await webauthn()).verifyRegistrationResponse({
         response: input.response,
         expectedChallenge: check,
         expectedOrigin: deps.relyingParty.origins,
@@ -223,8 +225,8 @@ export async function checkPasskey(
   const now = deps.now();
   const { found, check } = challengeCheck(await deps.key(), "authenticate", binding, now);
   const verification = await verified(
-    () =>
-      verifyAuthenticationResponse({
+    async () =>
+      (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: check,
         expectedOrigin: deps.relyingParty.origins,

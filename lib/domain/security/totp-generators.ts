@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import QRCode from "qrcode";
 import type { Account } from "../accounts/account";
 import { problems } from "../errors";
+import { qrCodes } from "../qr-codes";
 import type { TotpRepository } from "./ports";
 import {
   matchingStep,
@@ -53,7 +53,7 @@ export async function issueSecret(
     sealPendingSecret(key, account.sub, secret),
     deps.now() + PENDING_SECRET_SECONDS,
   );
-  const png = await QRCode.toBuffer(totpUri(deps.issuer, accountLabel(account), secret), { type: "png" });
+  const png = await (await qrCodes()).toBuffer(totpUri(deps.issuer, accountLabel(account), secret), { type: "png" });
   return { base64QRCode: png.toString("base64"), base32Secret: secret };
 }
 
