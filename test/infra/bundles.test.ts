@@ -116,7 +116,9 @@ describe("Lambda bundles", () => {
       const into = (pkg: RegExp) => (edges.get(fn) ?? []).filter((e) => pkg.test(e.to) && !pkg.test(e.from));
       for (const e of into(/node_modules\/@aws-sdk\/client-lambda\//))
         expect(`${e.from} ${e.kind}`).toBe("lib/hooks/lambda-sdk.ts import-statement");
-      for (const e of into(/^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm|@simplewebauthn\/server|qrcode)\//))
+      for (const e of into(
+        /^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm|@simplewebauthn\/server|qrcode)\//,
+      ))
         expect(`${e.from} ${e.kind}`).toMatch(/ dynamic-import$/);
     },
   );
