@@ -85,7 +85,9 @@ export function createHookRunner(
       };
       const report = (error: unknown, tries: number) => {
         log(`${hook} hook failed`, { hook, tries, cause: describe(hook, error) });
-        metrics.count("HookFailed", { hook, why: "failed" });
+        // AbortSignal.timeout rejects with a TimeoutError: the last try ran out of time.
+        const why = error instanceof Error && error.name === "TimeoutError" ? "timeout" : "failed";
+        metrics.count("HookFailed", { hook, why });
       };
       if (target.retriesItself) {
         // Lambda keeps and retries the event once it has it; only the hand-off is waited for.

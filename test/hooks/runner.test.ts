@@ -3,6 +3,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, parseSettings, type ServiceSettings } from "../../lib/config";
 import { HookFailedError } from "../../lib/domain/hooks/ports";
+import type { MetricsPort } from "../../lib/domain/metrics";
 import { createHookRunner } from "../../lib/hooks/runner";
 import { transportsFor } from "../../lib/hooks/transports";
 import {
@@ -23,9 +24,12 @@ import {
 const logged: Array<{ message: string; fields: Record<string, unknown> }> = [];
 const log = (message: string, fields: Record<string, unknown>) => logged.push({ message, fields });
 
+const counted: Array<[string, Record<string, string> | undefined]> = [];
+const metrics: MetricsPort = { count: (name, dims) => counted.push([name, dims]) };
+
 function runnerFor(hooks: Record<string, unknown>, retry = { attempts: 3, firstDelayMs: 10 }) {
   const settings = parseSettings({ hooks }) as ServiceSettings;
-  return createHookRunner(settings.hooks, transportsFor("eu-west-1"), log, retry);
+  return createHookRunner(settings.hooks, transportsFor("eu-west-1"), log, retry, metrics);
 }
 
 const signIn = { clientId: "app", sub: "alice", method: "password", ip: "127.0.0.1", userAgent: "test" };
@@ -33,6 +37,7 @@ const signIn = { clientId: "app", sub: "alice", method: "password", ip: "127.0.0
 beforeEach(() => {
   forgetHookCalls();
   logged.length = 0;
+  counted.length = 0;
 });
 
 describe("hook runner, module target", () => {
@@ -116,6 +121,14 @@ describe("hook runner, module target", () => {
     await eventually(() => logged.length === 1);
     expect(hookCalls("postSignIn")).toHaveLength(3);
     expect(logged[0].fields).toMatchObject({ hook: "postSignIn", tries: 3 });
+    expect(counted).toEqual([["HookFailed", { hook: "postSignIn", why: "failed" }]]);
+  });
+
+  it("when an asynchronous hook keeps running out of time, its one failure counts as a timeout", async () => {
+    scriptHook("postSignIn", () => sleep(1000).then(() => ({})));
+    await runner.notify("postSignIn", signIn);
+    await eventually(() => logged.length === 1);
+    expect(counted).toEqual([["HookFailed", { hook: "postSignIn", why: "timeout" }]]);
   });
 });
 
