@@ -1,5 +1,6 @@
 import { validators } from "../lib/compiled/meta-validators";
 import { openApiDocument } from "../lib/compiled/openapi";
+import { requestChecks } from "../lib/container";
 import { createApiFunction } from "../lib/http/pipeline";
 import type { HttpMethod } from "../lib/http/route";
 import { metaRoutes } from "../lib/routes/meta";
@@ -10,4 +11,4 @@ const known = Object.entries(openApiDocument.paths).flatMap(([path, operations])
 );
 
 /** Service routes, and API Gateway's `$default` route: 404/405 for anything unmatched. */
-export const handler = createApiFunction("meta", metaRoutes, validators, known);
+export const handler = createApiFunction("meta", metaRoutes, validators, requestChecks(), known);

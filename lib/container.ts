@@ -2,6 +2,7 @@ import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
 import { config, relyingParty, type ServiceSettings } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
+import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { HookRunner } from "./domain/hooks/ports";
 import type { LoginDeps } from "./domain/login/password-grant";
@@ -104,6 +105,35 @@ export const services = /* @__PURE__ */ once(() => {
 });
 
 export type Services = ReturnType<typeof services>;
+
+/**
+ * A use-case object whose every call is made on a fresh `build()`: entries hand route groups
+ * their use cases at load, while tests and local tools switch the configuration between calls.
+ */
+export function perCall<T extends object>(build: () => T): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => {
+      const built = build();
+      const member = built[name as keyof T];
+      return typeof member === "function" ? member.bind(built) : member;
+    },
+  });
+}
+
+/** What the request pipeline asks of every call before its route runs. */
+export const requestChecks = (): CallerChecks =>
+  perCall(() => {
+    const { accessTokens, keyRing, clientCredentials, sessions, logins, events } = services();
+    return callerChecks({
+      accessTokens,
+      warmKeys: () => keyRing.warm(),
+      clientCredentials,
+      sessions,
+      logins,
+      events,
+      log,
+    });
+  });
 
 /** Sends codes and notices: SMS by SNS, e-mail by SES, or the outbox file locally. */
 export const courier = /* @__PURE__ */ once(() =>

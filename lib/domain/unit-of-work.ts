@@ -4,7 +4,7 @@
  */
 
 declare const pendingWrite: unique symbol;
-declare const plannedRead: unique symbol;
+declare const prefetched: unique symbol;
 
 /** One write a repository prepared for a commit that spans several items (all or none). */
 export interface PendingWrite {
@@ -15,9 +15,9 @@ export interface PendingWrite {
  * A read a repository prepared so that it rides in another repository's read (one round
  * trip instead of two); the answer comes back as `T`. `keys` tells it from other plans.
  */
-export interface ReadPlan<T> {
+export interface Prefetch<T> {
   readonly keys: readonly unknown[];
-  readonly [plannedRead]: T;
+  readonly [prefetched]: T;
 }
 
 /** Commits pending writes together, all or none. */

@@ -2,6 +2,7 @@ import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { config } from "../config";
+import type { CallerChecks } from "../domain/callers/caller-checks";
 import { withLogContext } from "../log";
 import { applicationPassword } from "./middleware/application-password";
 import { authorization } from "./middleware/authorization";
@@ -44,14 +45,16 @@ function cookiesOf(list: readonly string[] | undefined): Record<string, string> 
 }
 
 /**
- * Builds the Lambda handler of one endpoint group from its routes (lib/routes/<fn>.ts) and
- * their compiled validators (lib/compiled/<fn>-validators.ts). A route without validators
- * or validators without a route fail at load, so the two cannot drift apart.
+ * Builds the Lambda handler of one endpoint group from its routes (lib/routes/<fn>.ts, handed
+ * their use cases by functions/<fn>.ts), their compiled validators (lib/compiled/<fn>-validators.ts)
+ * and the caller checks the middlewares ask. A route without validators or validators without a
+ * route fail at load, so the two cannot drift apart.
  */
 export function createApiFunction(
   fn: FunctionName,
   routes: readonly RouteDefinition[],
   validators: Readonly<Record<string, RouteValidators>>,
+  checks: CallerChecks,
   /** For the function that answers `$default`: every route, so an unmatched call gets 405 rather than 404. */
   known?: readonly RouteShape[],
 ) {
@@ -79,7 +82,7 @@ export function createApiFunction(
       principal: state.principal,
       subject: state.subject,
       account: state.account,
-      sessionRead: state.sessionRead,
+      prefetched: state.prefetched,
       language: languageOf(route, headers["accept-language"]),
       cookies: cookiesOf(event.cookies),
       sourceIp: sourceIpOf(event),
@@ -97,17 +100,17 @@ export function createApiFunction(
     .use(requestMetrics(fn))
     .use(errorShaper())
     .use(routeResolution(served, known ?? served))
-    .use(keyWarmUp())
+    .use(keyWarmUp(checks))
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())
-    .use(bearerToken())
-    .use(applicationPassword())
-    .use(userPassword())
+    .use(bearerToken(checks))
+    .use(applicationPassword(checks))
+    .use(userPassword(checks))
     .use(callerRequired())
-    .use(sessionLiveness())
+    .use(sessionLiveness(checks))
     .use(authorization())
-    .use(securityEvent())
+    .use(securityEvent(checks))
     .handler(dispatch);
 
   return (event: APIGatewayProxyEventV2, context: Context) =>

@@ -27,8 +27,8 @@ export interface RequestState {
   subject?: string;
   /** A user token's account, read with its session check: routes reuse it. */
   account?: Account;
-  /** What the route's `sessionRead` plan read with the session check. */
-  sessionRead?: unknown;
+  /** What the route's `prefetch` plan read with the session check. */
+  prefetched?: unknown;
 }
 
 export type SvcContext = Context & { svc: RequestState };

@@ -2,7 +2,7 @@
 
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { Account } from "../domain/accounts/account";
-import type { ReadPlan as PlannedRead } from "../domain/unit-of-work";
+import type { Prefetch } from "../domain/unit-of-work";
 import type { Principal } from "./principal";
 
 /** What a handler answers, in the shape API Gateway takes. */
@@ -136,8 +136,8 @@ export interface ApiCall<R extends RouteSpec["request"] = undefined, Subject = u
   subject: Subject extends SubjectOfPath ? string : undefined;
   /** In user mode: the caller's account, read with the session check. */
   account?: Account;
-  /** In user mode: what the route's `sessionRead` plan read with the session check. */
-  sessionRead?: Read;
+  /** In user mode: what the route's `prefetch` plan read with the session check. */
+  prefetched?: Read;
   /** Message language: Accept-Language en on v3 routes (registration included), else the configured default. */
   language: "ru" | "en";
   /** Cookies the browser sent, by name (hosted pages only read them). */
@@ -156,13 +156,13 @@ export interface RouteDefinition extends RouteSpec {
    * Keys a user-mode call reads in its session check's BatchGetItem: one read instead of
    * two. The result reaches the handler only once the session is confirmed.
    */
-  sessionRead?: (caller: SessionCaller) => PlannedRead<unknown>;
+  prefetch?: (caller: SessionCaller) => Prefetch<unknown>;
   handler: (call: ApiCall<RouteSpec["request"], SubjectOfPath | undefined, unknown>) => Promise<HttpResult>;
 }
 
 /**
  * One route: its spec and its handler, typed from the spec's schemas. Declare
- * `sessionRead` before `handler`, so the handler's `call.sessionRead` takes its type.
+ * `prefetch` before `handler`, so the handler's `call.prefetched` takes its type.
  */
 export function route<
   const R extends RouteSpec["request"] = undefined,
@@ -172,7 +172,7 @@ export function route<
   spec: Omit<RouteSpec, "request" | "subject"> & {
     request?: R;
     subject?: Subject;
-    sessionRead?: (caller: SessionCaller) => PlannedRead<Read>;
+    prefetch?: (caller: SessionCaller) => Prefetch<Read>;
     handler: (call: ApiCall<R, Subject, Read>) => Promise<HttpResult>;
   },
 ): Omit<RouteDefinition, "fn"> {
@@ -184,6 +184,18 @@ export function group(fn: FunctionName, routes: Array<Omit<RouteDefinition, "fn"
   return routes.map((r) => ({ ...r, fn }));
 }
 
+/**
+ * Use cases for building a route group only to read its specs (the stack, the local gateway's
+ * matching, validators, OpenAPI): a handler that ran on them would fail loudly, never quietly.
+ */
+export function specsOnly<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => {
+      throw new Error(`route specs only: use case ${String(name)} was not handed to this route group`);
+    },
+  });
+}
+
 /** Enough of a route to match a request to it. */
 export type RouteShape = Pick<RouteSpec, "method" | "path">;
 
@@ -192,4 +204,4 @@ export function routeKey(route: RouteShape): string {
 }
 
 /** What a handler shared by several routes reads besides its own typed fields. */
-export type CommonCall = Omit<ApiCall, "params" | "query" | "body" | "subject" | "sessionRead">;
+export type CommonCall = Omit<ApiCall, "params" | "query" | "body" | "subject" | "prefetched">;

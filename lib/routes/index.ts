@@ -1,4 +1,4 @@
-import type { RouteDefinition } from "../http/route";
+import { type RouteDefinition, specsOnly } from "../http/route";
 import { auditRoutes } from "./audit";
 import { clientsRoutes } from "./clients";
 import { devicesRoutes } from "./devices";
@@ -30,7 +30,7 @@ export const routes: readonly RouteDefinition[] = [
   ...registrationRoutes,
   ...passwordsRoutes,
   ...securityRoutes,
-  ...devicesRoutes,
+  ...devicesRoutes(specsOnly()),
   ...federationRoutes,
   ...rightsRoutes,
   ...groupsRoutes,

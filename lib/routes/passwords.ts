@@ -59,8 +59,8 @@ const changeRoute = route({
     404: { description: "unknown_user", schema: v3Error },
     502: { description: "The SMS with the password could not be sent", schema: v3Error },
   },
-  sessionRead: (caller) =>
-    services().logins.snapshotPlan({ sub: caller.sub }, caller.sourceIp ? [caller.sourceIp] : [], hourOf(caller.now)),
+  prefetch: (caller) =>
+    services().logins.snapshotPrefetch({ sub: caller.sub }, caller.sourceIp ? [caller.sourceIp] : [], hourOf(caller.now)),
   handler: async (call) => {
     const body = call.body ?? {};
     await changePassword(
@@ -75,7 +75,7 @@ const changeRoute = route({
         language: call.language,
         event: eventOf(call),
         // User mode acts on the caller's own account (authorization), the one the plan read.
-        snapshot: call.sessionRead,
+        snapshot: call.prefetched,
       },
       passwordChangeDeps(),
     );
@@ -103,8 +103,8 @@ const subordinate = route({
     403: { description: "access_denied: no change_password right", schema: v2Error },
     404: { description: "user_not_found", schema: v2Error },
   },
-  sessionRead: (caller) =>
-    services().logins.accountSnapshotPlan(caller.params.subjectId, { lead: caller.sub, right: SUBORDINATE_RIGHT }),
+  prefetch: (caller) =>
+    services().logins.accountSnapshotPrefetch(caller.params.subjectId, { lead: caller.sub, right: SUBORDINATE_RIGHT }),
   handler: async (call) => {
     const lead = call.principal?.mode === "user" ? call.principal.sub : undefined;
     if (!lead) throw leadLacksRight();
@@ -121,7 +121,7 @@ const subordinate = route({
           language: call.language,
           event: { ...eventOf(call), cId: `${call.principal?.clientId ?? "user"} via ${lead}` },
           // Planned from the same caller and path: the managed account and the lead's right.
-          snapshot: call.sessionRead,
+          snapshot: call.prefetched,
         },
         passwordChangeDeps(),
       );

@@ -87,7 +87,7 @@ export async function batchGetAll(
  * another step's BatchGetItem (a user-mode call's session check) instead of a read of
  * their own. `read` receives every item that BatchGetItem found, its own among them.
  */
-export interface BatchReadPlan<T> {
+export interface BatchPrefetch<T> {
   keys: TableKey[];
   read(found: Item[]): T;
 }

@@ -10,12 +10,12 @@ import type {
   LoginSnapshot,
   TakenAttempt,
 } from "../domain/login/ports";
-import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
+import type { PendingWrite, Prefetch } from "../domain/unit-of-work";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
-import { batchReadPlan, pendingWrite, readPlan, transactItems } from "./pending-writes";
+import { batchPrefetch, pendingWrite, prefetchOf, transactItems } from "./pending-writes";
 import { grantKey } from "./rights";
 import { transactUnlessRefused, transactWrite } from "./transact";
 
@@ -57,12 +57,12 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
      * and counters, the claims for an e-mail or phone username, the address's counter.
      */
     async snapshot(candidate: LoginCandidate, addresses: string[], hour: number): Promise<LoginSnapshot> {
-      const plan = batchReadPlan(this.snapshotPlan(candidate, addresses, hour));
+      const plan = batchPrefetch(this.snapshotPrefetch(candidate, addresses, hour));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
-    /** The snapshot's keys and reading, for a BatchGetItem of another step (see ReadPlan). */
-    snapshotPlan(candidate: LoginCandidate, addresses: string[], hour: number): ReadPlan<LoginSnapshot> {
+    /** The snapshot's keys and reading, for a BatchGetItem of another step (see Prefetch). */
+    snapshotPrefetch(candidate: LoginCandidate, addresses: string[], hour: number): Prefetch<LoginSnapshot> {
       const ips = [...new Set(addresses)];
       // A name that turns out to name no account is judged by its own counters, read in the same call.
       const byName: CandidateKeys | undefined =
@@ -81,7 +81,7 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
         ...(candidate.phone ? [keys.uniquePhone(candidate.phone)] : []),
         ...ips.map((ip) => keys.ipFailures(ip, hour)),
       ];
-      return readPlan({
+      return prefetchOf({
         keys: wanted,
         read(found) {
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
@@ -112,14 +112,14 @@ export function createLoginStore({ client, tableName }: StoreDeps): LoginReposit
      * counters: the account, its credential and the lead's right only.
      */
     async accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot> {
-      const plan = batchReadPlan(this.accountSnapshotPlan(sub, leadRight));
+      const plan = batchPrefetch(this.accountSnapshotPrefetch(sub, leadRight));
       return plan.read(await batchGetAll(client, tableName, plan.keys));
     },
 
     /** The account snapshot's keys and reading, for a BatchGetItem of another step. */
-    accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot> {
+    accountSnapshotPrefetch(sub: string, leadRight?: LeadRight): Prefetch<AccountSnapshot> {
       const leadGrant = leadGrantKey(sub, leadRight);
-      return readPlan({
+      return prefetchOf({
         keys: [...(leadGrant ? [leadGrant] : []), keys.userProfile(sub), keys.passwordCredential(sub)],
         read(found) {
           const find = (key: { PK: string; SK: string }) => found.find((i) => i.PK === key.PK && i.SK === key.SK);

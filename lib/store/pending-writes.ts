@@ -1,6 +1,6 @@
 import type { TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
-import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
-import type { BatchReadPlan } from "./batch";
+import type { PendingWrite, Prefetch } from "../domain/unit-of-work";
+import type { BatchPrefetch } from "./batch";
 
 /**
  * The domain carries transaction items and read plans without seeing inside; these
@@ -13,6 +13,6 @@ export const pendingWrite = (item: TransactItem): PendingWrite => item as unknow
 
 export const transactItems = (writes: readonly PendingWrite[]): TransactItem[] => writes as unknown as TransactItem[];
 
-export const readPlan = <T>(plan: BatchReadPlan<T>): ReadPlan<T> => plan as unknown as ReadPlan<T>;
+export const prefetchOf = <T>(plan: BatchPrefetch<T>): Prefetch<T> => plan as unknown as Prefetch<T>;
 
-export const batchReadPlan = <T>(plan: ReadPlan<T>): BatchReadPlan<T> => plan as unknown as BatchReadPlan<T>;
+export const batchPrefetch = <T>(plan: Prefetch<T>): BatchPrefetch<T> => plan as unknown as BatchPrefetch<T>;

@@ -2,14 +2,14 @@ import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb"
 import type { Account } from "../domain/accounts/account";
 import type { DeviceRecord } from "../domain/devices/device";
 import type { SessionRecord, SessionRepository } from "../domain/sessions/ports";
-import type { PendingWrite, ReadPlan } from "../domain/unit-of-work";
+import type { PendingWrite, Prefetch } from "../domain/unit-of-work";
 import { type StoreDeps, toAccount } from "./accounts";
 import { batchGetAll } from "./batch";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
-import { batchReadPlan, pendingWrite, transactItems } from "./pending-writes";
+import { batchPrefetch, pendingWrite, transactItems } from "./pending-writes";
 import { deleteAndFinish } from "./transact";
 
 export function createSessionStore({ client, tableName }: StoreDeps): SessionRepository {
@@ -51,12 +51,12 @@ export function createSessionStore({ client, tableName }: StoreDeps): SessionRep
       sub: string,
       sid: string,
       /** What the route will read next: its keys ride in the same BatchGetItem. */
-      along?: ReadPlan<T>,
-    ): Promise<{ session?: SessionRecord; account?: Account; along?: T }> {
+      prefetch?: Prefetch<T>,
+    ): Promise<{ session?: SessionRecord; account?: Account; prefetched?: T }> {
       const found = await batchGetAll(client, tableName, [
         keys.session(sub, sid),
         keys.userProfile(sub),
-        ...(along ? batchReadPlan(along).keys : []),
+        ...(prefetch ? batchPrefetch(prefetch).keys : []),
       ]);
       const find = (key: TableKey) => found.find((i) => i.PK === key.PK && i.SK === key.SK);
       const session = find(keys.session(sub, sid)) as SessionRecord | undefined;
@@ -64,7 +64,7 @@ export function createSessionStore({ client, tableName }: StoreDeps): SessionRep
       return {
         session,
         account: profile ? toAccount(profile) : undefined,
-        ...(along && { along: batchReadPlan(along).read(found) }),
+        ...(prefetch && { prefetched: batchPrefetch(prefetch).read(found) }),
       };
     },
 

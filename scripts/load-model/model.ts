@@ -62,7 +62,7 @@ export function derivedCosts(memory: { hashing: number; plain: number }): Record
     signIn: {
       route: "token.issue, password grant",
       fn: "token",
-      // lib/store/logins.ts snapshotPlan: one BatchGetItem of profile, credential, the account's two
+      // lib/store/logins.ts snapshotPrefetch: one BatchGetItem of profile, credential, the account's two
       // failure counters, the e-mail's claim and the address's hour.
       rcu: 6,
       // takeAttempt: 3 transactional updates (6); the login's commit: session, device, security

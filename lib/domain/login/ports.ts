@@ -1,6 +1,6 @@
 import type { Account } from "../accounts/account";
 import type { PasswordHash, StoredPasswordHash } from "../credentials/password-hash";
-import type { PendingWrite, ReadPlan, UnitOfWork } from "../unit-of-work";
+import type { PendingWrite, Prefetch, UnitOfWork } from "../unit-of-work";
 import type { AttemptClaim, FailureCounters, LIMITS } from "./brute-force";
 
 /** What a password change without a guess acts on: the account and its credential. */
@@ -56,10 +56,10 @@ export interface LoginRepository extends UnitOfWork {
    */
   snapshot(candidate: LoginCandidate, addresses: string[], hour: number): Promise<LoginSnapshot>;
   /** The snapshot as a read that rides in another step's read. */
-  snapshotPlan(candidate: LoginCandidate, addresses: string[], hour: number): ReadPlan<LoginSnapshot>;
+  snapshotPrefetch(candidate: LoginCandidate, addresses: string[], hour: number): Prefetch<LoginSnapshot>;
   /** A change that judges no password guess reads no failure counters: the account, its credential, the lead's right. */
   accountSnapshot(sub: string, leadRight?: LeadRight): Promise<AccountSnapshot>;
-  accountSnapshotPlan(sub: string, leadRight?: LeadRight): ReadPlan<AccountSnapshot>;
+  accountSnapshotPrefetch(sub: string, leadRight?: LeadRight): Prefetch<AccountSnapshot>;
   /**
    * Takes one attempt under every limit at once (atomic, conditional), before the password
    * is judged; undefined when a limit refuses it.

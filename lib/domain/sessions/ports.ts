@@ -1,6 +1,6 @@
 import type { Account } from "../accounts/account";
 import type { DeviceRecord } from "../devices/device";
-import type { PendingWrite, ReadPlan } from "../unit-of-work";
+import type { PendingWrite, Prefetch } from "../unit-of-work";
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -39,13 +39,13 @@ export interface SessionRepository {
   deviceItem(device: DeviceRecord): PendingWrite;
   /**
    * A user token's session and its account in one read (the session check of every
-   * user-mode call); `along`: the route's next read, riding in the same round trip.
+   * user-mode call); `prefetch`: the route's next read, riding in the same round trip.
    */
   sessionAndAccount<T = never>(
     sub: string,
     sid: string,
-    along?: ReadPlan<T>,
-  ): Promise<{ session?: SessionRecord; account?: Account; along?: T }>;
+    prefetch?: Prefetch<T>,
+  ): Promise<{ session?: SessionRecord; account?: Account; prefetched?: T }>;
   /** A stored device, to recognise a returning one at login. */
   device(sub: string, uaId: string): Promise<DeviceRecord | undefined>;
   /**

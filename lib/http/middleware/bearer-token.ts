@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { services } from "../../container";
+import type { CallerChecks } from "../../domain/callers/caller-checks";
 import { problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
 
@@ -9,7 +9,9 @@ import type { SvcContext } from "../request-state";
  * application (system mode) or a user through an application (user mode, with a
  * session that the session-liveness step checks next).
  */
-export function bearerToken(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+export function bearerToken(
+  checks: Pick<CallerChecks, "accessToken">,
+): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
       const state = request.context.svc;
@@ -17,7 +19,7 @@ export function bearerToken(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Er
       if (auth !== "bearer" && auth !== "bearer-or-basic" && auth !== "user-bearer-or-user-basic") return;
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.event.headers?.authorization ?? "");
       if (!bearer) return;
-      const claims = await services().accessTokens.verify(bearer[1]);
+      const claims = await checks.accessToken(bearer[1]);
       const scopes = new Set(claims.scope.split(" ").filter(Boolean));
       if (claims.sid) {
         state.principal = {

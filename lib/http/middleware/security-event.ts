@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { services } from "../../container";
 import type { SecurityEvent } from "../../domain/audit/security-event";
+import type { CallerChecks } from "../../domain/callers/caller-checks";
 import { ApiError } from "../../domain/errors";
 import { log } from "../../log";
 import type { SvcContext } from "../request-state";
@@ -37,7 +37,9 @@ export function userCallEvent(
  * success in their own transaction (`event.inTransaction`), so only their refusals
  * are recorded here.
  */
-export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
+export function securityEvent(
+  checks: Pick<CallerChecks, "recordCall">,
+): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   const record = async (request: { event: APIGatewayProxyEventV2; context: SvcContext }, result: string) => {
     // No state when the request was never resolved (an invocation that is not an HTTP event).
     const { route, principal, subject } = request.context.svc ?? {};
@@ -47,7 +49,7 @@ export function securityEvent(): MiddlewareObj<APIGatewayProxyEventV2, unknown, 
     // attempt goes into the caller's trail, never the target's.
     const target = subject !== undefined && subject !== principal.sub ? subject : undefined;
     try {
-      await services().events.record({
+      await checks.recordCall({
         sbj: principal.sub,
         ts: Date.now(),
         type: route.event?.type ?? route.id,

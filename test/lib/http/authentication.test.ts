@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { requestChecks } from "../../../lib/container";
 import { ApiError } from "../../../lib/domain/errors";
 import { errorResult, jsonResult } from "../../../lib/http/error-body";
 import { applicationPassword } from "../../../lib/http/middleware/application-password";
@@ -32,6 +33,8 @@ const v2Route: ServedRoute = {
   validate: {},
 };
 
+const checks = requestChecks();
+
 /** Runs authentication and authorization for `route`, as the pipeline does. */
 async function authenticateAs(route: ServedRoute, header: string | undefined, params: Record<string, string> = {}) {
   const state: RequestState = { requestId: "r", route, params, query: {} };
@@ -39,7 +42,13 @@ async function authenticateAs(route: ServedRoute, header: string | undefined, pa
     event: { headers: header ? { authorization: header } : {} } as APIGatewayProxyEventV2,
     context: { svc: state },
   };
-  for (const step of [bearerToken(), applicationPassword(), userPassword(), callerRequired(), sessionLiveness()])
+  for (const step of [
+    bearerToken(checks),
+    applicationPassword(checks),
+    userPassword(checks),
+    callerRequired(),
+    sessionLiveness(checks),
+  ])
     await step.before?.(request as never);
   await authorization().before?.(request as never);
   return state;

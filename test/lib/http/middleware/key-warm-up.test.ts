@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { services } from "../../../../lib/container";
+import { requestChecks, services } from "../../../../lib/container";
 import { keyWarmUp } from "../../../../lib/http/middleware/key-warm-up";
 import type { SvcContext } from "../../../../lib/http/request-state";
 import type { RouteDefinition } from "../../../../lib/http/route";
@@ -18,7 +18,7 @@ async function warmUpOnColdContainer(auth: RouteDefinition["auth"], authorizatio
     error: undefined,
     internal: {},
   };
-  return keyWarmUp().before?.(request as never);
+  return keyWarmUp(requestChecks()).before?.(request as never);
 }
 
 describe("key warm-up middleware", () => {

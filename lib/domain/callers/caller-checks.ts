@@ -1,0 +1,102 @@
+import type { Account } from "../accounts/account";
+import type { SecurityEventLog } from "../audit/ports";
+import type { SecurityEvent } from "../audit/security-event";
+import type { ClientCredentialSource, ClientWithSecrets } from "../clients/credential-cache";
+import { secretMatches } from "../credentials/secret-digest";
+import { problems } from "../errors";
+import { hashGate } from "../login/hash-gate";
+import type { LoginRepository } from "../login/ports";
+import { verifyUserPassword, waitOf } from "../login/verify-user-password";
+import type { AccessTokenClaims } from "../oauth/ports";
+import type { SessionRepository } from "../sessions/ports";
+import type { Prefetch } from "../unit-of-work";
+
+/** What the request pipeline asks before a route runs: who calls, and whether they still may. */
+export interface CallerCheckDeps {
+  accessTokens: { verify(token: string): Promise<AccessTokenClaims> };
+  /** Starts reading the signing keys, so a cold container's first token check waits less. */
+  warmKeys(): void;
+  clientCredentials: ClientCredentialSource;
+  sessions: Pick<SessionRepository, "sessionAndAccount">;
+  logins: LoginRepository;
+  events: Pick<SecurityEventLog, "record">;
+  log: { info(message: string, fields?: Record<string, unknown>): void };
+}
+
+export type CallerChecks = ReturnType<typeof callerChecks>;
+
+// Nobody vouches for HTTP Basic user callers: one of their hashes at a time per process,
+// so a flood of them leaves the other hashing threads to logins an application relays.
+const strangers = hashGate(1);
+
+export function callerChecks(deps: CallerCheckDeps) {
+  return {
+    warmKeys: deps.warmKeys,
+
+    /** An access token's claims; a bad or expired token throws bad_access_token. */
+    accessToken: (token: string) => deps.accessTokens.verify(token),
+
+    /**
+     * The application whose REST password this is (interface §5.4), compared as a SHA-256
+     * digest: no password hash per call.
+     */
+    async applicationByRestPassword(id: string, secret: string): Promise<ClientWithSecrets> {
+      const client = await deps.clientCredentials.getWithSecrets(id);
+      if (!client || !secretMatches(secret, client.restPasswordHash)) {
+        throw problems.badAccessToken("invalid_rest_password");
+      }
+      return client;
+    },
+
+    /**
+     * The account whose own login and password these are (HTTP Basic on `current` routes):
+     * a password guess like a login, so the same counters and waits apply. Accounts that
+     * need a second factor or a new password must use a token: Basic cannot carry either.
+     */
+    async userByPassword(login: string, password: string, ip: string, now: number): Promise<Account> {
+      const verdict = await verifyUserPassword(deps.logins, login, password, [ip], now, strangers);
+      if (!verdict.ok) {
+        const busy = verdict.why === "refused" && verdict.busy;
+        deps.log.info("user password refused", { why: busy ? "busy" : verdict.why });
+        if (verdict.why === "wrong") throw problems.invalidCredential("wrong login or password");
+        throw busy ? problems.tooManyAttempts(verdict.message) : problems.invalidCredential(verdict.message);
+      }
+      const { account, attempt } = verdict;
+      const refusal =
+        account.locked || account.state?.name === "inactivityLock" || account.methodsLocked?.includes("password")
+          ? "password login is not allowed for this account"
+          : account.requiredFactor === 2
+            ? "a second factor is required: HTTP Basic cannot carry it; use a user access token"
+            : account.needPasswordChange
+              ? "a password change is required: HTTP Basic cannot carry it; use a user access token"
+              : undefined;
+      if (refusal) {
+        await deps.logins.giveBack(attempt, false);
+        await deps.logins.settleFailure(attempt, waitOf(attempt, now));
+        throw problems.invalidCredential(refusal);
+      }
+      await deps.logins.giveBack(attempt, true);
+      return account;
+    },
+
+    /**
+     * A user token is only as alive as its session: ended sessions and locked accounts
+     * refuse it at once, not at its expiry. One read fetches the session, the account and
+     * the route's prefetch together.
+     */
+    async liveSession<T>(
+      sub: string,
+      sid: string,
+      prefetch: Prefetch<T> | undefined,
+      now: number,
+    ): Promise<{ account: Account; prefetched?: T }> {
+      const { session, account, prefetched } = await deps.sessions.sessionAndAccount(sub, sid, prefetch);
+      if (!session || session.expiresAt <= now || !account) throw problems.badAccessToken("session_ended");
+      if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
+      return { account, prefetched };
+    },
+
+    /** The security event of a user-mode call (interface §6). */
+    recordCall: (event: SecurityEvent) => deps.events.record(event),
+  };
+}
