@@ -60,7 +60,11 @@ const changeRoute = route({
     502: { description: "The SMS with the password could not be sent", schema: v3Error },
   },
   prefetch: (caller) =>
-    services().logins.snapshotPrefetch({ sub: caller.sub }, caller.sourceIp ? [caller.sourceIp] : [], hourOf(caller.now)),
+    services().logins.snapshotPrefetch(
+      { sub: caller.sub },
+      caller.sourceIp ? [caller.sourceIp] : [],
+      hourOf(caller.now),
+    ),
   handler: async (call) => {
     const body = call.body ?? {};
     await changePassword(
