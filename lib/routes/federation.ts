@@ -17,8 +17,9 @@ import { acceptedPermissions } from "../http/middleware/authorization";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
 import { log } from "../log";
+import { errorPage } from "../pages/error";
+import { linkConfirmPage } from "../pages/link-confirm";
 import { TEXT } from "../pages/text";
-import { errorPage, linkConfirmPage } from "../pages/views";
 import { PROVIDER_PART_PATTERN } from "../settings-schema";
 import { personName, subjectIdParam, v2Error, v3Error } from "./schemas";
 

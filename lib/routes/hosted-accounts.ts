@@ -8,16 +8,10 @@ import { type Instruction, instructionsOf } from "../domain/registration/instruc
 import { type RegistrationResponse, register } from "../domain/registration/register";
 import { pageResult } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
+import type { FormState } from "../pages/parts";
+import { type RegistrationFields, registerCodesPage, registerPage, type WaitingContact } from "../pages/registration";
+import { resetCodePage, resetRequestPage } from "../pages/reset";
 import { type Language, TEXT } from "../pages/text";
-import {
-  type FormState,
-  type RegistrationFields,
-  registerCodesPage,
-  registerPage,
-  resetCodePage,
-  resetRequestPage,
-  type WaitingContact,
-} from "../pages/views";
 import {
   answeringForm,
   answeringLink,

@@ -5,8 +5,8 @@ import { completeFederatedSignIn } from "../domain/federation/federated-sign-in"
 import { findProvider, splitFp } from "../domain/federation/providers";
 import { COOKIES, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
 import { route } from "../http/route";
+import { errorPage } from "../pages/error";
 import { TEXT } from "../pages/text";
-import { errorPage } from "../pages/views";
 import {
   answeringErrors,
   answeringLink,

@@ -42,8 +42,11 @@ import {
   setCookie,
 } from "../http/browser";
 import type { CommonCall, HttpResult } from "../http/route";
+import { consentPage } from "../pages/consent";
+import { errorPage } from "../pages/error";
+import type { FormState } from "../pages/parts";
+import { type SignInView, signInPage } from "../pages/sign-in";
 import { type Language, pageLanguage, TEXT } from "../pages/text";
-import { consentPage, errorPage, type FormState, type SignInView, signInPage } from "../pages/views";
 
 /**
  * What every hosted page shares (docs/sign-in.md): the authorization request carried

@@ -14,9 +14,10 @@ import {
 import { generateRecoveryCodes, recoveryCodeStatus } from "../domain/security/recovery-codes";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther } from "../http/browser";
 import { type CommonCall, type HttpResult, route } from "../http/route";
+import { accountPage } from "../pages/account";
+import { errorPage } from "../pages/error";
 import SCRIPT from "../pages/passkeys-script.txt";
 import { type Language, TEXT, type Texts } from "../pages/text";
-import { accountPage, errorPage } from "../pages/views";
 import {
   answeringErrors,
   browserOf,

@@ -3,8 +3,8 @@ import { createQrLogin, qrPng } from "../domain/login/qr-login";
 import { HOSTED_CLIENT } from "../domain/oidc/browser-session";
 import { pageResult } from "../http/browser";
 import { route } from "../http/route";
+import { qrSignInPage } from "../pages/qr-sign-in";
 import { TEXT } from "../pages/text";
-import { qrSignInPage } from "../pages/views";
 import { answeringForm, answeringLink, interactionFields, now, signInProblem, signInVouched } from "./hosted-flow";
 
 /**

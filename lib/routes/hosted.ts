@@ -11,8 +11,10 @@ import { issueCode } from "../domain/oidc/code-grant";
 import { passkeySecondFactor } from "../domain/passkeys/passkeys";
 import { COOKIES, csrfMatches, openInteraction, pageResult, readCookie, seeOther, setCookie } from "../http/browser";
 import { type CommonCall, group, route } from "../http/route";
+import { errorPage } from "../pages/error";
+import { loggedOutPage, logoutPage } from "../pages/logout";
+import type { SignInStep } from "../pages/sign-in";
 import { TEXT } from "../pages/text";
-import { errorPage, loggedOutPage, logoutPage, type SignInStep } from "../pages/views";
 import { hostedAccountRoutes } from "./hosted-accounts";
 import { hostedFederationRoutes } from "./hosted-federation";
 import {

@@ -7,7 +7,7 @@ import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import type { ApiError } from "../../lib/domain/errors";
 import { register } from "../../lib/domain/registration/register";
 import { mintUserToken } from "../../lib/local/user-token";
-import { registerPage } from "../../lib/pages/views";
+import { registerPage } from "../../lib/pages/registration";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { linesOf, useLogLevel } from "../support/log-lines";
 import { passwordLogin } from "../support/login";

@@ -1,0 +1,123 @@
+import type { PolicyViolation } from "../domain/passwords/policy";
+import { type Html, html } from "./html";
+import {
+  alert,
+  type FormState,
+  flowLink,
+  hidden,
+  layout,
+  notice,
+  PASSKEY_SCRIPT,
+  passkeyForm,
+  violationList,
+} from "./parts";
+import { type Language, TEXT, type Texts } from "./text";
+
+/** Which fields the sign-in form asks for beyond login and password. */
+export type SignInStep = "password" | "otp" | "change";
+
+export interface SignInView {
+  lang: Language;
+  state: FormState;
+  clientName: string;
+  step: SignInStep;
+  /** Typed before and kept: the field is read-only. */
+  username?: string;
+  /** login_hint: filled in, still editable. */
+  loginHint?: string;
+  message?: keyof Texts & string;
+  violations?: readonly PolicyViolation[];
+  /** Shown as a status, above the form: the password was just reset. */
+  notice?: string;
+  /** An error already in words (a provider's sign-in that failed). */
+  problem?: string;
+  /** External providers to sign in with (`<type>:<name>`, and the name shown). */
+  providers?: ReadonlyArray<{ fp: string; name: string }>;
+  /** WebAuthn request options (JSON) when passkeys are offered. */
+  passkeyOptions?: string;
+  /** Channels a sign-in code can be sent by, offered on the code step. */
+  codeChannels?: ReadonlyArray<"email" | "sms">;
+}
+
+/**
+ * The code step: the code, a recovery code behind a toggle (no script), and one extra
+ * submit per channel a code can be sent by, after the main one so Enter signs in.
+ */
+function secondFactorFields(t: Texts, channels: ReadonlyArray<"email" | "sms">): Html {
+  return html`<label for="otp">${channels.length ? t.otpAny : t.otp}</label>
+<input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6,8}">
+<details><summary>${t.recoveryToggle}</summary>
+<label for="recovery_code">${t.recoveryCode}</label>
+<input id="recovery_code" name="recovery_code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="32">
+</details>`;
+}
+
+/**
+ * A passkey as the second factor: the script runs the ceremony and submits this form with the
+ * answer in `passkey`, so the post carries the password too. A plain button, not a second submit.
+ */
+function secondFactorPasskey(t: Texts, options: string | undefined): Html {
+  if (!options) return html``;
+  return html`<input type="hidden" name="passkey" value="">
+<p class="error" role="alert" data-passkey-error data-text="${t.passkeyMissing}" hidden></p>
+<button type="button" data-passkey-second data-options="${options}">${t.usePasskey}</button>`;
+}
+
+function sendCodeButtons(t: Texts, step: SignInStep, channels: ReadonlyArray<"email" | "sms">): Html {
+  if (step !== "otp") return html``;
+  return html`${channels.map((c) => html`<button type="submit" name="otp_channel" value="${c}">${c === "email" ? t.sendCodeEmail : t.sendCodeSms}</button>`)}`;
+}
+
+/**
+ * One form for every step: the password is typed again with the code or the new password,
+ * so each post is checked exactly like the password grant (docs/sign-in.md).
+ */
+export function signInPage(view: SignInView): string {
+  const t = TEXT[view.lang];
+  const message = view.message ? (t[view.message] as string) : undefined;
+  const rules = violationList(view.violations, view.lang);
+  const change = view.step === "change";
+  const providers = (view.providers ?? []).map(
+    (p) =>
+      html`<li><a href="/svc/oauth/federated?fp=${encodeURIComponent(p.fp)}&amp;interaction=${encodeURIComponent(view.state.interaction)}">${t.signInWith(p.name)}</a></li>`,
+  );
+  const links =
+    view.step === "password"
+      ? html`<ul class="links">${providers}<li>${flowLink("/svc/oauth/qr-signin", view.state, t.withPhone)}</li><li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
+      : html``;
+  const body = html`<p class="note">${t.signInTo(view.clientName)}</p>
+${notice(view.notice)}${alert(view.problem ?? message, rules)}
+<form method="post" action="/svc/oauth/signin">
+${hidden(view.state)}
+<label for="username">${t.username}</label>
+<input id="username" name="username" autocomplete="${view.passkeyOptions && view.step === "password" ? "username webauthn" : "username"}" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
+<label for="password">${change ? t.currentPassword : t.password}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : html``}>
+${view.step === "otp" ? html`${secondFactorFields(t, view.codeChannels ?? [])}${secondFactorPasskey(t, view.passkeyOptions)}` : html``}
+${
+  change
+    ? html`<label for="new_password">${t.newPassword}</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" required>`
+    : html``
+}
+<button type="submit">${t.submit}</button>
+${sendCodeButtons(t, view.step, view.codeChannels ?? [])}
+</form>
+${
+  view.passkeyOptions && view.step === "password"
+    ? html`${passkeyForm(
+        "get",
+        view.passkeyOptions,
+        "/svc/oauth/passkey",
+        hidden(view.state),
+        { label: t.withPasskey, failed: t.passkeyMissing },
+        // After a refusal the autofill waits for the user instead of offering the same passkey again.
+        message === undefined && view.problem === undefined,
+      )}${PASSKEY_SCRIPT}`
+    : view.passkeyOptions && view.step === "otp"
+      ? PASSKEY_SCRIPT
+      : html``
+}
+${links}`;
+  return layout(view.lang, t.signInTitle, body);
+}
