@@ -1,6 +1,9 @@
 import { validators } from "../lib/compiled/audit-validators";
-import { requestChecks } from "../lib/container";
+import { perCall, requestChecks, services } from "../lib/container";
+import { auditUseCases } from "../lib/domain/audit/audit";
 import { createApiFunction } from "../lib/http/pipeline";
 import { auditRoutes } from "../lib/routes/audit";
 
-export const handler = createApiFunction("audit", auditRoutes, validators, requestChecks());
+const audit = perCall(() => auditUseCases(services()));
+
+export const handler = createApiFunction("audit", auditRoutes(audit), validators, requestChecks());

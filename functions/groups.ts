@@ -1,6 +1,12 @@
 import { validators } from "../lib/compiled/groups-validators";
-import { requestChecks } from "../lib/container";
+import { perCall, requestChecks, services } from "../lib/container";
+import { groupUseCases } from "../lib/domain/groups/groups";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
 
-export const handler = createApiFunction("groups", groupsRoutes, validators, requestChecks());
+const groups = perCall(() => {
+  const { groups, accountSearch } = services();
+  return groupUseCases({ groups, accounts: accountSearch });
+});
+
+export const handler = createApiFunction("groups", groupsRoutes(groups), validators, requestChecks());

@@ -1,6 +1,9 @@
 import { validators } from "../lib/compiled/passwords-validators";
-import { requestChecks } from "../lib/container";
+import { passwordChangeDeps, perCall, requestChecks } from "../lib/container";
+import { passwordUseCases } from "../lib/domain/passwords/passwords";
 import { createApiFunction } from "../lib/http/pipeline";
 import { passwordsRoutes } from "../lib/routes/passwords";
 
-export const handler = createApiFunction("passwords", passwordsRoutes, validators, requestChecks());
+const passwords = perCall(() => passwordUseCases(passwordChangeDeps()));
+
+export const handler = createApiFunction("passwords", passwordsRoutes(passwords), validators, requestChecks());

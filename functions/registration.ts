@@ -1,6 +1,9 @@
 import { validators } from "../lib/compiled/registration-validators";
-import { requestChecks } from "../lib/container";
+import { perCall, registrationDeps, requestChecks } from "../lib/container";
+import { registrationUseCases } from "../lib/domain/registration/registration";
 import { createApiFunction } from "../lib/http/pipeline";
 import { registrationRoutes } from "../lib/routes/registration";
 
-export const handler = createApiFunction("registration", registrationRoutes, validators, requestChecks());
+const registration = perCall(() => registrationUseCases(registrationDeps()));
+
+export const handler = createApiFunction("registration", registrationRoutes(registration), validators, requestChecks());

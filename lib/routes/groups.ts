@@ -1,4 +1,3 @@
-import { services } from "../container";
 import { SUB_PATTERN } from "../domain/accounts/new-account";
 import {
   GROUP_ID_PATTERN,
@@ -8,17 +7,7 @@ import {
   MEMBERS_PER_PAGE,
   PROFILE_PATTERN,
 } from "../domain/groups/group";
-import {
-  addMembers,
-  changeGroup,
-  createGroup,
-  deleteGroup,
-  type GroupDeps,
-  listGroups,
-  listMembers,
-  readGroup,
-  removeMembers,
-} from "../domain/groups/groups";
+import type { GroupUseCases } from "../domain/groups/groups";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import {
@@ -180,10 +169,6 @@ export const memberResults = {
 
 /** Groups (interface §4.8), v2: system permission svc_groups or the REST password. */
 
-function deps(): GroupDeps {
-  return { groups: services().groups, accounts: services().accountSearch } as const;
-}
-
 /** Shared by every group call (interface §4.8): v2, system permission svc_groups or the REST password. */
 const groupCall = {
   version: "v2",
@@ -198,171 +183,173 @@ const membersChange = {
   body: { contentType: "json", schema: membersBody, required: true },
 } as const;
 
-const getRoute = route({
-  id: "groups.get",
-  method: "GET",
-  path: "/svc/api/v2/grps/{groupId}",
-  ...groupCall,
-  summary: "Read a group (interface §4.8)",
-  request: { params: groupIdParam, query: profileExpandQuery },
-  responses: {
-    200: { description: "The group; with expand=true every attribute", schema: groupView },
-    400: { description: "validation_error", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, await readGroup(deps(), call.query.profile, call.params.groupId, call.query.expand === "true")),
-});
-
-const listRoute = route({
-  id: "groups.list",
-  method: "GET",
-  path: "/svc/api/v2/grps",
-  ...groupCall,
-  summary: "List the groups of a profile, filtered with RQL (interface §4.8)",
-  request: { query: groupListQuery },
-  responses: {
-    200: { description: "Groups in id order: ids, or with expand=true every attribute", schema: groupList },
-    400: { description: "validation_error (a malformed rql)", schema: v2Error },
-    401: accessDenied,
-  },
-  handler: async (call) =>
-    jsonResult(200, await listGroups(deps(), call.query.profile, call.query.rql, call.query.expand === "true")),
-});
-
-const createRoute = route({
-  id: "groups.create",
-  method: "POST",
-  path: "/svc/api/v2/grps",
-  ...groupCall,
-  summary: "Create a group (interface §4.8)",
-  description: "profile, id (unique in the profile), name, and the profile's attributes as plain fields.",
-  request: { body: { contentType: "json", schema: newGroupBody, required: true } },
-  responses: {
-    201: { description: "Created", schema: groupView },
-    400: { description: "validation_error", schema: v2Error },
-    401: accessDenied,
-    409: { description: "group_already_exists", schema: v2Error },
-  },
-  handler: async (call) => jsonResult(201, await createGroup(deps(), call.body)),
-});
-
-const changeRoute = route({
-  id: "groups.change",
-  method: "POST",
-  path: "/svc/api/v2/grps/{groupId}",
-  ...groupCall,
-  summary: "Change a group (interface §4.8)",
-  description: "The body repeats the profile of the query; fields sent replace, null removes, the rest stay.",
-  request: {
-    params: groupIdParam,
-    query: profileQuery,
-    body: { contentType: "json", schema: groupChangeBody, required: true },
-  },
-  responses: {
-    200: { description: "The changed group", schema: groupView },
-    400: { description: "validation_error", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, await changeGroup(deps(), call.query.profile, call.params.groupId, call.body)),
-});
-
-const deleteRoute = route({
-  id: "groups.delete",
-  method: "DELETE",
-  path: "/svc/api/v2/grps/{groupId}",
-  ...groupCall,
-  summary: "Delete a group with its members and the rights held on it (interface §4.8)",
-  description:
-    "The group is gone for every call at once; its members and rights are cleared after. If that is interrupted, repeat the DELETE to finish.",
-  request: { params: groupIdParam, query: profileQuery },
-  responses: {
-    204: { description: "Deleted" },
-    400: { description: "validation_error", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-  },
-  handler: async (call) => {
-    await deleteGroup(deps(), call.query.profile, call.params.groupId);
-    return jsonResult(204, undefined);
-  },
-});
-
-const members = route({
-  id: "groups.members",
-  method: "GET",
-  path: "/svc/api/v2/grps/{groupId}/members",
-  ...groupCall,
-  summary: "List the members of a group (interface §4.8)",
-  request: { params: groupIdParam, query: membersQuery },
-  responses: {
-    200: {
-      description: "Members by subject id; expand=true adds names",
-      schema: memberList,
-      headers: { link: 'rel="next": the next page, present while more members follow' },
+const getRoute = (groups: GroupUseCases) =>
+  route({
+    id: "groups.get",
+    method: "GET",
+    path: "/svc/api/v2/grps/{groupId}",
+    ...groupCall,
+    summary: "Read a group (interface §4.8)",
+    request: { params: groupIdParam, query: profileExpandQuery },
+    responses: {
+      200: { description: "The group; with expand=true every attribute", schema: groupView },
+      400: { description: "validation_error", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
     },
-    400: { description: "validation_error", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-  },
-  handler: async (call) => {
-    const { profile, expand, after } = call.query;
-    const limit = call.query.limit === undefined ? MEMBERS_PER_PAGE : Number(call.query.limit);
-    const page = await listMembers(deps(), profile, call.params.groupId, expand === "true", { limit, after });
-    if (page.next === undefined) return jsonResult(200, page.members);
-    // The list stays the interface's array; the way on is an RFC 8288 link, as GitHub's.
-    const next = new URLSearchParams({ profile, ...(expand && { expand }), limit: String(limit), after: page.next });
-    const path = `/svc/api/v2/grps/${encodeURIComponent(call.params.groupId)}/members?${next}`;
-    return jsonResult(200, page.members, { link: `<${path}>; rel="next"` });
-  },
-});
+    handler: async (call) =>
+      jsonResult(200, await groups.read(call.query.profile, call.params.groupId, call.query.expand === "true")),
+  });
 
-const membersAdd = route({
-  id: "groups.members-add",
-  method: "POST",
-  path: "/svc/api/v2/grps/{groupId}/members/add",
-  ...groupCall,
-  summary: "Add accounts to a group, all or none (interface §4.8)",
-  request: membersChange,
-  responses: {
-    200: { description: "The members added", schema: memberResults },
-    400: { description: "validation_error, user_not_found", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-    409: { description: "some_members_already_in_group", schema: v2Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, await addMembers(deps(), call.query.profile, call.params.groupId, call.body)),
-});
+const listRoute = (groups: GroupUseCases) =>
+  route({
+    id: "groups.list",
+    method: "GET",
+    path: "/svc/api/v2/grps",
+    ...groupCall,
+    summary: "List the groups of a profile, filtered with RQL (interface §4.8)",
+    request: { query: groupListQuery },
+    responses: {
+      200: { description: "Groups in id order: ids, or with expand=true every attribute", schema: groupList },
+      400: { description: "validation_error (a malformed rql)", schema: v2Error },
+      401: accessDenied,
+    },
+    handler: async (call) =>
+      jsonResult(200, await groups.list(call.query.profile, call.query.rql, call.query.expand === "true")),
+  });
 
-const membersRm = route({
-  id: "groups.members-rm",
-  method: "POST",
-  path: "/svc/api/v2/grps/{groupId}/members/rm",
-  ...groupCall,
-  summary: "Remove accounts from a group, all or none (interface §4.8)",
-  request: membersChange,
-  responses: {
-    200: { description: "The members removed", schema: memberResults },
-    400: { description: "validation_error, user_not_found", schema: v2Error },
-    401: accessDenied,
-    404: { description: "group_not_found", schema: v2Error },
-    409: { description: "some_members_not_in_group", schema: v2Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, await removeMembers(deps(), call.query.profile, call.params.groupId, call.body)),
-});
+const createRoute = (groups: GroupUseCases) =>
+  route({
+    id: "groups.create",
+    method: "POST",
+    path: "/svc/api/v2/grps",
+    ...groupCall,
+    summary: "Create a group (interface §4.8)",
+    description: "profile, id (unique in the profile), name, and the profile's attributes as plain fields.",
+    request: { body: { contentType: "json", schema: newGroupBody, required: true } },
+    responses: {
+      201: { description: "Created", schema: groupView },
+      400: { description: "validation_error", schema: v2Error },
+      401: accessDenied,
+      409: { description: "group_already_exists", schema: v2Error },
+    },
+    handler: async (call) => jsonResult(201, await groups.create(call.body)),
+  });
 
-export const groupsRoutes = group("groups", [
-  getRoute,
-  listRoute,
-  createRoute,
-  changeRoute,
-  deleteRoute,
-  members,
-  membersAdd,
-  membersRm,
-]);
+const changeRoute = (groups: GroupUseCases) =>
+  route({
+    id: "groups.change",
+    method: "POST",
+    path: "/svc/api/v2/grps/{groupId}",
+    ...groupCall,
+    summary: "Change a group (interface §4.8)",
+    description: "The body repeats the profile of the query; fields sent replace, null removes, the rest stay.",
+    request: {
+      params: groupIdParam,
+      query: profileQuery,
+      body: { contentType: "json", schema: groupChangeBody, required: true },
+    },
+    responses: {
+      200: { description: "The changed group", schema: groupView },
+      400: { description: "validation_error", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
+    },
+    handler: async (call) => jsonResult(200, await groups.change(call.query.profile, call.params.groupId, call.body)),
+  });
+
+const deleteRoute = (groups: GroupUseCases) =>
+  route({
+    id: "groups.delete",
+    method: "DELETE",
+    path: "/svc/api/v2/grps/{groupId}",
+    ...groupCall,
+    summary: "Delete a group with its members and the rights held on it (interface §4.8)",
+    description:
+      "The group is gone for every call at once; its members and rights are cleared after. If that is interrupted, repeat the DELETE to finish.",
+    request: { params: groupIdParam, query: profileQuery },
+    responses: {
+      204: { description: "Deleted" },
+      400: { description: "validation_error", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
+    },
+    handler: async (call) => {
+      await groups.delete(call.query.profile, call.params.groupId);
+      return jsonResult(204, undefined);
+    },
+  });
+
+const members = (groups: GroupUseCases) =>
+  route({
+    id: "groups.members",
+    method: "GET",
+    path: "/svc/api/v2/grps/{groupId}/members",
+    ...groupCall,
+    summary: "List the members of a group (interface §4.8)",
+    request: { params: groupIdParam, query: membersQuery },
+    responses: {
+      200: {
+        description: "Members by subject id; expand=true adds names",
+        schema: memberList,
+        headers: { link: 'rel="next": the next page, present while more members follow' },
+      },
+      400: { description: "validation_error", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
+    },
+    handler: async (call) => {
+      const { profile, expand, after } = call.query;
+      const limit = call.query.limit === undefined ? MEMBERS_PER_PAGE : Number(call.query.limit);
+      const page = await groups.members(profile, call.params.groupId, expand === "true", { limit, after });
+      if (page.next === undefined) return jsonResult(200, page.members);
+      // The list stays the interface's array; the way on is an RFC 8288 link, as GitHub's.
+      const next = new URLSearchParams({ profile, ...(expand && { expand }), limit: String(limit), after: page.next });
+      const path = `/svc/api/v2/grps/${encodeURIComponent(call.params.groupId)}/members?${next}`;
+      return jsonResult(200, page.members, { link: `<${path}>; rel="next"` });
+    },
+  });
+
+const membersAdd = (groups: GroupUseCases) =>
+  route({
+    id: "groups.members-add",
+    method: "POST",
+    path: "/svc/api/v2/grps/{groupId}/members/add",
+    ...groupCall,
+    summary: "Add accounts to a group, all or none (interface §4.8)",
+    request: membersChange,
+    responses: {
+      200: { description: "The members added", schema: memberResults },
+      400: { description: "validation_error, user_not_found", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
+      409: { description: "some_members_already_in_group", schema: v2Error },
+    },
+    handler: async (call) =>
+      jsonResult(200, await groups.addMembers(call.query.profile, call.params.groupId, call.body)),
+  });
+
+const membersRm = (groups: GroupUseCases) =>
+  route({
+    id: "groups.members-rm",
+    method: "POST",
+    path: "/svc/api/v2/grps/{groupId}/members/rm",
+    ...groupCall,
+    summary: "Remove accounts from a group, all or none (interface §4.8)",
+    request: membersChange,
+    responses: {
+      200: { description: "The members removed", schema: memberResults },
+      400: { description: "validation_error, user_not_found", schema: v2Error },
+      401: accessDenied,
+      404: { description: "group_not_found", schema: v2Error },
+      409: { description: "some_members_not_in_group", schema: v2Error },
+    },
+    handler: async (call) =>
+      jsonResult(200, await groups.removeMembers(call.query.profile, call.params.groupId, call.body)),
+  });
+
+export const groupsRoutes = (groups: GroupUseCases) =>
+  group(
+    "groups",
+    [getRoute, listRoute, createRoute, changeRoute, deleteRoute, members, membersAdd, membersRm].map((r) => r(groups)),
+  );

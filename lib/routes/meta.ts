@@ -1,29 +1,30 @@
 import { openApiDocument } from "../compiled/openapi";
-import { storageAnswers } from "../container";
+import type { HealthUseCases } from "../domain/health";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import { v3Error } from "./schemas";
 
-const healthRoute = route({
-  id: "meta.health",
-  method: "GET",
-  path: "/svc/health",
-  version: "meta",
-  auth: "none",
-  summary: "Health: 200 once storage answers",
-  tags: ["service"],
-  responses: {
-    200: {
-      description: "Storage answers",
-      schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+const healthRoute = (health: HealthUseCases) =>
+  route({
+    id: "meta.health",
+    method: "GET",
+    path: "/svc/health",
+    version: "meta",
+    auth: "none",
+    summary: "Health: 200 once storage answers",
+    tags: ["service"],
+    responses: {
+      200: {
+        description: "Storage answers",
+        schema: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+      },
+      503: { description: "Storage does not answer", schema: v3Error },
     },
-    503: { description: "Storage does not answer", schema: v3Error },
-  },
-  handler: async () => {
-    await storageAnswers();
-    return jsonResult(200, { status: "ok" }, { "cache-control": "no-store" });
-  },
-});
+    handler: async () => {
+      await health.check();
+      return jsonResult(200, { status: "ok" }, { "cache-control": "no-store" });
+    },
+  });
 
 const openapiRoute = route({
   id: "meta.openapi",
@@ -37,4 +38,4 @@ const openapiRoute = route({
   handler: async () => jsonResult(200, openApiDocument, { "cache-control": "public, max-age=300" }),
 });
 
-export const metaRoutes = group("meta", [healthRoute, openapiRoute]);
+export const metaRoutes = (health: HealthUseCases) => group("meta", [healthRoute(health), openapiRoute]);

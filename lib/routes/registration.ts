@@ -1,6 +1,4 @@
-import { registrationDeps } from "../container";
-import { confirmRegistration } from "../domain/registration/confirm";
-import { register } from "../domain/registration/register";
+import type { RegistrationUseCases } from "../domain/registration/registration";
 import { jsonResult } from "../http/error-body";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
@@ -158,51 +156,60 @@ function callerOf(call: CommonCall) {
   } as const;
 }
 
-const registerRoute = route({
-  id: "registration.register",
-  method: "PUT",
-  path: "/svc/reg/api/v3/users",
-  version: "reg",
-  auth: "bearer",
-  permissions: { system: ["svc_api_sys_users_reg"] },
-  summary: "Register an account (interface §4.4)",
-  description:
-    "Creates the account at once when every contact is confirmed (verified: true) or absent; otherwise sends a code to each unconfirmed phone (SMS) and e-mail and answers a context with instructions (interface §3.3). With registration.createBeforeConfirm the account is created at once and its contacts confirmed later. Accept-Language: en sends English messages. Conflicts answer 409 listing every field already used; invalid values 400; a message that cannot be sent 502 (nothing is stored).",
-  tags: ["registration"],
-  request: { body: { contentType: "json", schema: registrationRequest, required: true } },
-  responses: {
-    200: { description: "Registered, or waiting for codes", schema: registrationResponse },
-    400: { description: "Invalid values, password policy, dynamic client", schema: registrationError },
-    401: { description: "bad_access_token", schema: registrationError },
-    409: { description: "Values already used by another account", schema: registrationError },
-    502: { description: "The code could not be sent; nothing was stored", schema: registrationError },
-    403: { description: "registration_refused by the preRegistration hook (docs/hooks.md)", schema: registrationError },
-    503: { description: "hook_failed: the preRegistration hook failed; nothing was stored", schema: registrationError },
-  },
-  handler: async (call) => jsonResult(200, await register(call.body, callerOf(call), registrationDeps())),
-});
+const registerRoute = (registration: RegistrationUseCases) =>
+  route({
+    id: "registration.register",
+    method: "PUT",
+    path: "/svc/reg/api/v3/users",
+    version: "reg",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users_reg"] },
+    summary: "Register an account (interface §4.4)",
+    description:
+      "Creates the account at once when every contact is confirmed (verified: true) or absent; otherwise sends a code to each unconfirmed phone (SMS) and e-mail and answers a context with instructions (interface §3.3). With registration.createBeforeConfirm the account is created at once and its contacts confirmed later. Accept-Language: en sends English messages. Conflicts answer 409 listing every field already used; invalid values 400; a message that cannot be sent 502 (nothing is stored).",
+    tags: ["registration"],
+    request: { body: { contentType: "json", schema: registrationRequest, required: true } },
+    responses: {
+      200: { description: "Registered, or waiting for codes", schema: registrationResponse },
+      400: { description: "Invalid values, password policy, dynamic client", schema: registrationError },
+      401: { description: "bad_access_token", schema: registrationError },
+      409: { description: "Values already used by another account", schema: registrationError },
+      502: { description: "The code could not be sent; nothing was stored", schema: registrationError },
+      403: {
+        description: "registration_refused by the preRegistration hook (docs/hooks.md)",
+        schema: registrationError,
+      },
+      503: {
+        description: "hook_failed: the preRegistration hook failed; nothing was stored",
+        schema: registrationError,
+      },
+    },
+    handler: async (call) => jsonResult(200, await registration.register(call.body, callerOf(call))),
+  });
 
-const confirmRoute = route({
-  id: "registration.confirm",
-  method: "POST",
-  path: "/svc/reg/api/v3/users/{context}",
-  version: "reg",
-  auth: "bearer",
-  permissions: { system: ["svc_api_sys_users_reg"] },
-  summary: "Confirm a contact of a registration, or ask for a new code (interface §4.5)",
-  description:
-    "Exactly one of sms_code, email_code, sms_code_resend, email_code_resend. A wrong, expired or exhausted code answers 200 with the instructions of interface §3.3; once every contact is confirmed the account is created and the full response of interface §4.4 comes back. At most 5 codes are sent per contact (429 after that).",
-  tags: ["registration"],
-  request: { params: contextParam, body: { contentType: "json", schema: confirmationRequest, required: true } },
-  responses: {
-    200: { description: "Instructions, or the completed registration", schema: registrationResponse },
-    400: { description: "Invalid body, or no such contact waits", schema: registrationError },
-    404: { description: "Unknown, finished or expired context", schema: registrationError },
-    429: { description: "No more codes for this contact", schema: registrationError },
-    502: { description: "The new code could not be sent", schema: registrationError },
-  },
-  handler: async (call) =>
-    jsonResult(200, await confirmRegistration(call.params.context, call.body, callerOf(call), registrationDeps())),
-});
+const confirmRoute = (registration: RegistrationUseCases) =>
+  route({
+    id: "registration.confirm",
+    method: "POST",
+    path: "/svc/reg/api/v3/users/{context}",
+    version: "reg",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users_reg"] },
+    summary: "Confirm a contact of a registration, or ask for a new code (interface §4.5)",
+    description:
+      "Exactly one of sms_code, email_code, sms_code_resend, email_code_resend. A wrong, expired or exhausted code answers 200 with the instructions of interface §3.3; once every contact is confirmed the account is created and the full response of interface §4.4 comes back. At most 5 codes are sent per contact (429 after that).",
+    tags: ["registration"],
+    request: { params: contextParam, body: { contentType: "json", schema: confirmationRequest, required: true } },
+    responses: {
+      200: { description: "Instructions, or the completed registration", schema: registrationResponse },
+      400: { description: "Invalid body, or no such contact waits", schema: registrationError },
+      404: { description: "Unknown, finished or expired context", schema: registrationError },
+      429: { description: "No more codes for this contact", schema: registrationError },
+      502: { description: "The new code could not be sent", schema: registrationError },
+    },
+    handler: async (call) =>
+      jsonResult(200, await registration.confirm(call.params.context, call.body, callerOf(call))),
+  });
 
-export const registrationRoutes = group("registration", [registerRoute, confirmRoute]);
+export const registrationRoutes = (registration: RegistrationUseCases) =>
+  group("registration", [registerRoute(registration), confirmRoute(registration)]);

@@ -1,10 +1,6 @@
 import { config } from "../config";
-import { attributeDeps, services } from "../container";
-import { changeAccount, readAccount } from "../domain/accounts/attributes";
-import { confirmContactChange } from "../domain/accounts/contact-confirmation";
 import { CONTACT_STATE_PATTERN } from "../domain/accounts/instance-id";
-import { changeProperties, readProperties } from "../domain/accounts/properties";
-import { createUserSearch } from "../domain/search/users";
+import type { UserUseCases } from "../domain/accounts/users";
 import { jsonResult } from "../http/error-body";
 import type { CommonCall } from "../http/route";
 import { group, route } from "../http/route";
@@ -182,120 +178,116 @@ export const searchResults = {
   },
 } as const;
 
-function confirmation(field: "phone_number" | "email") {
+function confirmation(users: UserUseCases, field: "phone_number" | "email") {
   return async (call: CommonCall & { subject: string; params: { state: string }; body: { value: string } }) => {
-    const answer = await confirmContactChange(
-      services().accounts,
-      call.subject,
-      field,
-      call.params.state,
-      call.body.value,
-      call.account,
-    );
+    const { state } = call.params;
+    const answer = await users.confirmContact(call.subject, field, state, call.body.value, call.account);
     return jsonResult(answer.status, answer.body);
   };
 }
 
-let searchUsers: ReturnType<typeof createUserSearch> | undefined;
+const getRoute = (users: UserUseCases) =>
+  route({
+    id: "users.get",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Read the attributes of an account (interface §4.6)",
+    tags: ["users"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "Account attributes with meta", schema: accountView },
+      400: { description: "Malformed subject id", schema: v3Error },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(200, await users.read(call.subject, call.account)),
+  });
 
-const getRoute = route({
-  id: "users.get",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the attributes of an account (interface §4.6)",
-  tags: ["users"],
-  request: { params: subjectIdParam },
-  responses: {
-    200: { description: "Account attributes with meta", schema: accountView },
-    400: { description: "Malformed subject id", schema: v3Error },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: async (call) => jsonResult(200, await readAccount(services().accounts, call.subject, call.account)),
-});
+const propsGet = (users: UserUseCases) =>
+  route({
+    id: "users.props-get",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/props",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Read the user properties (interface §4.11)",
+    tags: ["users"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "The property map", schema: propertyMap },
+      401: badAccessToken,
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(200, await users.properties(call.subject)),
+  });
 
-const propsGet = route({
-  id: "users.props-get",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}/props",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Read the user properties (interface §4.11)",
-  tags: ["users"],
-  request: { params: subjectIdParam },
-  responses: {
-    200: { description: "The property map", schema: propertyMap },
-    401: badAccessToken,
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: async (call) => jsonResult(200, await readProperties(services().properties, call.subject)),
-});
+const propsChange = (users: UserUseCases) =>
+  route({
+    id: "users.props-change",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}/props",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "Add, overwrite and remove user properties (interface §4.11)",
+    description:
+      "add: name -> string, number or boolean (adds or overwrites); remove: names. Removals apply first. Limits: names 1-64 of A-Z a-z 0-9 _ . : -, string values up to 1024 characters, at most 50 properties per account.",
+    tags: ["users"],
+    request: { params: subjectIdParam, body: { contentType: "json", schema: propertiesChange, required: true } },
+    responses: {
+      200: { description: "The resulting full map", schema: propertyMap },
+      400: { description: "wrong_values, wrong_value (too many properties)", schema: v3Error },
+      401: badAccessToken,
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(200, await users.changeProperties(call.subject, call.body)),
+  });
 
-const propsChange = route({
-  id: "users.props-change",
-  method: "POST",
-  path: "/svc/api/v3/users/{subjectId}/props",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user"], system: ["svc_api_sys_users"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "Add, overwrite and remove user properties (interface §4.11)",
-  description:
-    "add: name -> string, number or boolean (adds or overwrites); remove: names. Removals apply first. Limits: names 1-64 of A-Z a-z 0-9 _ . : -, string values up to 1024 characters, at most 50 properties per account.",
-  tags: ["users"],
-  request: { params: subjectIdParam, body: { contentType: "json", schema: propertiesChange, required: true } },
-  responses: {
-    200: { description: "The resulting full map", schema: propertyMap },
-    400: { description: "wrong_values, wrong_value (too many properties)", schema: v3Error },
-    401: badAccessToken,
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: async (call) => jsonResult(200, await changeProperties(services().properties, call.subject, call.body)),
-});
-
-const changeRoute = route({
-  id: "users.change",
-  method: "POST",
-  path: "/svc/api/v3/users/{subjectId}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
-  subject: { param: "subjectId", kind: "instanceId" },
-  userHeaders: true,
-  summary: "Change attributes of an account (interface §4.6); the path carries meta.instanceId",
-  description:
-    "The path segment is the account's meta.instanceId (interface §4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
-  tags: ["users"],
-  request: {
-    params: instanceIdInPath,
-    body: { contentType: "json", schema: accountChange, required: true },
-  },
-  responses: {
-    200: { description: "The changed account", schema: accountView },
-    400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
-    401: { description: "bad_access_token", schema: v3Error },
-    404: { description: "unknown_user", schema: v3Error },
-    502: { description: "The confirmation code could not be sent", schema: v3Error },
-  },
-  handler: async (call) =>
-    jsonResult(
-      200,
-      await changeAccount(attributeDeps(), call.subject, call.body, {
-        mode: call.principal?.mode ?? "system",
-        language: call.language,
-        account: call.account,
-      }),
-    ),
-});
+const changeRoute = (users: UserUseCases) =>
+  route({
+    id: "users.change",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_user_chg"], system: ["svc_api_sys_users_chg"] },
+    subject: { param: "subjectId", kind: "instanceId" },
+    userHeaders: true,
+    summary: "Change attributes of an account (interface §4.6); the path carries meta.instanceId",
+    description:
+      "The path segment is the account's meta.instanceId (interface §4.6 writes it {instanceId}). Send only the attributes to change. sub is unmodifiable; locked and contacts with vrf=true are system mode only. A contact with vrf=false gets a code (SMS or e-mail) and waits in notes.actions until confirmed. User mode sends X-Forwarded-For and User-Agent. A code that cannot be sent answers 502 and changes nothing.",
+    tags: ["users"],
+    request: {
+      params: instanceIdInPath,
+      body: { contentType: "json", schema: accountChange, required: true },
+    },
+    responses: {
+      200: { description: "The changed account", schema: accountView },
+      400: { description: "input_error: wrong_values, contact_use_violation", schema: v3Error },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+      502: { description: "The confirmation code could not be sent", schema: v3Error },
+    },
+    handler: async (call) =>
+      jsonResult(
+        200,
+        await users.change(call.subject, call.body, {
+          mode: call.principal?.mode ?? "system",
+          language: call.language,
+          account: call.account,
+        }),
+      ),
+  });
 
 /** Confirms a waiting contact change with its code (interface §4.6, 3.2). */
-function contactConfirmation(field: "phone_number" | "email", action: string, contact: string) {
+function contactConfirmation(users: UserUseCases, field: "phone_number" | "email", action: string, contact: string) {
   return route({
     id: `users.${action}`,
     method: "POST",
@@ -318,42 +310,42 @@ function contactConfirmation(field: "phone_number" | "email", action: string, co
       410: { description: "code_expired", schema: contactCodeRefusal },
       429: { description: "no_attempts_left", schema: contactCodeRefusal },
     },
-    handler: confirmation(field),
+    handler: confirmation(users, field),
   });
 }
 
-const searchRoute = route({
-  id: "users.search",
-  method: "GET",
-  path: "/svc/api/v3/users",
-  version: "v3",
-  auth: "bearer",
-  permissions: { system: ["svc_api_sys_users"] },
-  summary: "Search accounts with RQL (interface §4.7)",
-  description:
-    "query: and, or, eq (or name=value with & and |), limit(count[,offset]); string values as string:<value>. In each value percent-escape & | ( ) = < > , and %, assemble name=<escaped value>, then URL-encode the whole as the query parameter. Equality on an indexed attribute (search.indexedAttributes: sub, email, phone_number, family_name, given_name, middle_name by default) is a lookup by key; other attributes (locked) may only narrow an and() that has one. Names and e-mail ignore case; phones compare by digits. At most 1000 accounts per lookup and answer.",
-  tags: ["users", "search"],
-  request: { query: searchQuery },
-  responses: {
-    200: { description: "Matching accounts, by sub", schema: searchResults },
-    400: {
-      description: "input_error: wrong_query, unknown_attribute, not_indexed, too_many_results",
-      schema: v3Error,
+const searchRoute = (users: UserUseCases) =>
+  route({
+    id: "users.search",
+    method: "GET",
+    path: "/svc/api/v3/users",
+    version: "v3",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users"] },
+    summary: "Search accounts with RQL (interface §4.7)",
+    description:
+      "query: and, or, eq (or name=value with & and |), limit(count[,offset]); string values as string:<value>. In each value percent-escape & | ( ) = < > , and %, assemble name=<escaped value>, then URL-encode the whole as the query parameter. Equality on an indexed attribute (search.indexedAttributes: sub, email, phone_number, family_name, given_name, middle_name by default) is a lookup by key; other attributes (locked) may only narrow an and() that has one. Names and e-mail ignore case; phones compare by digits. At most 1000 accounts per lookup and answer.",
+    tags: ["users", "search"],
+    request: { query: searchQuery },
+    responses: {
+      200: { description: "Matching accounts, by sub", schema: searchResults },
+      400: {
+        description: "input_error: wrong_query, unknown_attribute, not_indexed, too_many_results",
+        schema: v3Error,
+      },
+      401: badAccessToken,
     },
-    401: badAccessToken,
-  },
-  handler: async (call) => {
-    searchUsers ??= createUserSearch(services().accountSearch, config().settings.search.indexedAttributes);
-    return jsonResult(200, await searchUsers(call.query.query));
-  },
-});
+    handler: async (call) =>
+      jsonResult(200, await users.search(call.query.query, config().settings.search.indexedAttributes)),
+  });
 
-export const usersRoutes = group("users", [
-  getRoute,
-  propsGet,
-  propsChange,
-  changeRoute,
-  contactConfirmation("phone_number", "validate_mobile", "a phone number"),
-  contactConfirmation("email", "validate_email", "an e-mail"),
-  searchRoute,
-]);
+export const usersRoutes = (users: UserUseCases) =>
+  group("users", [
+    getRoute(users),
+    propsGet(users),
+    propsChange(users),
+    changeRoute(users),
+    contactConfirmation(users, "phone_number", "validate_mobile", "a phone number"),
+    contactConfirmation(users, "email", "validate_email", "an e-mail"),
+    searchRoute(users),
+  ]);

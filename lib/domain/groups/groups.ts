@@ -232,3 +232,22 @@ export async function removeMembers(deps: GroupDeps, profile: string, id: string
   }
   return subs.map(memberResult);
 }
+
+export type GroupUseCases = ReturnType<typeof groupUseCases>;
+
+/** The group calls (interface §4.8), bound to their stores. */
+export function groupUseCases(deps: GroupDeps) {
+  return {
+    read: (profile: string, id: string, expand: boolean) => readGroup(deps, profile, id, expand),
+    list: (profile: string, rql: string | undefined, expand: boolean) => listGroups(deps, profile, rql, expand),
+    create: (body: GroupBody) => createGroup(deps, body),
+    change: (profile: string, id: string, body: GroupBody) => changeGroup(deps, profile, id, body),
+    delete: (profile: string, id: string) => deleteGroup(deps, profile, id),
+    members: (profile: string, id: string, expand: boolean, page: MemberPage) =>
+      listMembers(deps, profile, id, expand, page),
+    addMembers: (profile: string, id: string, body: Array<{ subjectId: string }>) =>
+      addMembers(deps, profile, id, body),
+    removeMembers: (profile: string, id: string, body: Array<{ subjectId: string }>) =>
+      removeMembers(deps, profile, id, body),
+  };
+}

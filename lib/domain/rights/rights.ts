@@ -1,5 +1,14 @@
+import type { SecurityEventLog } from "../audit/ports";
+import type { SecurityEvent } from "../audit/security-event";
 import type { PendingWrite } from "../unit-of-work";
 import { appliesTo } from "./catalogue";
+import {
+  createRightDefinition,
+  deleteRightDefinition,
+  listRightDefinitions,
+  type NewRightBody,
+  readRightDefinition,
+} from "./catalogue-admin";
 import type { Party } from "./parties";
 import {
   builtinKindProblem,
@@ -14,6 +23,7 @@ import {
 } from "./plan";
 import { type RightDefinitionRepository, type RightRepository, RightsCommitError } from "./ports";
 import { rightProblems } from "./problems";
+import { type V2RightsBody, type V3RightsBody, v2Changes, v3Changes } from "./requests";
 
 export interface RightsDeps {
   rights: RightRepository;
@@ -102,4 +112,43 @@ export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<
     out[holder.subjectKey].push(holder.right);
   }
   return out;
+}
+
+export interface RightUseCaseDeps extends RightsDeps {
+  events: Pick<SecurityEventLog, "putItem">;
+}
+
+export type RightUseCases = ReturnType<typeof rightUseCases>;
+
+/** The rights calls (interface §4.3) and the rights catalogue (interface §4.16). */
+export function rightUseCases(deps: RightUseCaseDeps) {
+  return {
+    rightsOf: (subject: Party) => rightsOf(deps, subject),
+    rightsOn: (object: Party) => rightsOn(deps, object),
+
+    /** v3 assignment: adding tags needs no read of the grants. */
+    async assign(body: V3RightsBody): Promise<void> {
+      await changeRights(deps, v3Changes(body, "assign"), { readAll: false });
+    },
+
+    async revoke(body: V3RightsBody): Promise<void> {
+      await changeRights(deps, v3Changes(body, "revoke"), { readAll: false });
+    },
+
+    /**
+     * v2 rights/change: both lists in one transaction, with the user-mode call's security
+     * event; answers every right touched with its tags afterwards.
+     */
+    change(body: V2RightsBody, caller: { mode: "user" | "system"; sub?: string }, event: SecurityEvent | undefined) {
+      return changeRights(deps, v2Changes(body, caller), {
+        readAll: true,
+        alsoWrite: event ? [deps.events.putItem(event)] : [],
+      });
+    },
+
+    listDefinitions: () => listRightDefinitions(deps.rightDefinitions),
+    readDefinition: (name: string) => readRightDefinition(deps.rightDefinitions, name),
+    createDefinition: (body: NewRightBody) => createRightDefinition(deps.rightDefinitions, body),
+    deleteDefinition: (name: string) => deleteRightDefinition(deps.rightDefinitions, name),
+  };
 }
