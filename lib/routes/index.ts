@@ -29,7 +29,7 @@ export const routes: readonly RouteDefinition[] = [
   ...usersRoutes,
   ...registrationRoutes,
   ...passwordsRoutes,
-  ...securityRoutes,
+  ...securityRoutes(specsOnly()),
   ...devicesRoutes(specsOnly()),
   ...federationRoutes,
   ...rightsRoutes,
