@@ -35,5 +35,5 @@ export const routes: readonly RouteDefinition[] = [
   ...rightsRoutes,
   ...groupsRoutes,
   ...auditRoutes,
-  ...clientsRoutes,
+  ...clientsRoutes(specsOnly()),
 ];
