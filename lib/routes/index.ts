@@ -31,7 +31,7 @@ export const routes: readonly RouteDefinition[] = [
   ...passwordsRoutes,
   ...securityRoutes(specsOnly()),
   ...devicesRoutes(specsOnly()),
-  ...federationRoutes,
+  ...federationRoutes(specsOnly()),
   ...rightsRoutes,
   ...groupsRoutes,
   ...auditRoutes,
