@@ -23,7 +23,7 @@ import { usersRoutes } from "./users";
  */
 export const routes: readonly RouteDefinition[] = [
   ...tokenRoutes,
-  ...oidcRoutes,
+  ...oidcRoutes(specsOnly()),
   ...hostedRoutes,
   ...metaRoutes,
   ...usersRoutes,
