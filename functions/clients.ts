@@ -1,6 +1,9 @@
 import { validators } from "../lib/compiled/clients-validators";
-import { requestChecks } from "../lib/container";
+import { perCall, requestChecks, services } from "../lib/container";
+import { clientUseCases } from "../lib/domain/clients/management";
 import { createApiFunction } from "../lib/http/pipeline";
 import { clientsRoutes } from "../lib/routes/clients";
 
-export const handler = createApiFunction("clients", clientsRoutes, validators, requestChecks());
+const clients = perCall(() => clientUseCases(services()));
+
+export const handler = createApiFunction("clients", clientsRoutes(clients), validators, requestChecks());

@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
 import { config, relyingParty, type ServiceSettings } from "./config";
 import { dataKeys } from "./crypto/data-key";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
 import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
@@ -287,6 +289,15 @@ export const bindDeps = () => {
     log: (message: string, fields: Record<string, unknown>) => log.info(message, fields),
   } as const;
 };
+
+/** What the federation routes need besides a bind's: the browser session, the owner's password, stored tokens. */
+export const federationDeps = (): FederationDeps => ({
+  ...bindDeps(),
+  sessions: services().sessions,
+  logins: services().logins,
+  minLifetimeSeconds: config().settings.fedToken.minLifetimeSeconds,
+  sleep: (ms) => sleep(ms),
+});
 
 /** Resolves once the table answers a read (the health route). */
 export { storageAnswers } from "./store/health";

@@ -1,15 +1,5 @@
-import { services } from "../container";
 import { CLIENT_ID_PATTERN, GRANT_TYPES } from "../domain/clients/client";
-import {
-  changeClient,
-  createClient,
-  deleteClient,
-  LIST_LIMITS,
-  listClients,
-  readClient,
-  rotateClientSecret,
-} from "../domain/clients/management";
-import type { PendingWrite } from "../domain/unit-of-work";
+import { type ClientChangeEvent, type ClientUseCases, LIST_LIMITS } from "../domain/clients/management";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { badAccessToken, v3Error } from "./schemas";
@@ -141,23 +131,17 @@ export const newSecret = {
 } as const;
 
 /**
- * The security event of a change to a client (interface §4.17, 6): kept with the client it
- * changed, naming the application that changed it. `prms` says what, never a value.
+ * The security event of a change to a client (interface §4.17, 6), naming the application
+ * that changed it. `prms` says what, never a value.
  */
-function clientEvent(call: CommonCall, prms: Record<string, string[]> = {}) {
-  return (changed: string): PendingWrite[] => [
-    services().events.putItem({
-      sbj: changed,
-      sbjType: "its",
-      ts: Date.now(),
-      type: call.route.event?.type ?? call.route.id,
-      cId: call.principal?.clientId ?? "unknown",
-      ip: call.sourceIp,
-      ua: call.userAgent,
-      result: "ok",
-      prms: { route: call.route.id, ...prms },
-    }),
-  ];
+function clientEvent(call: CommonCall, prms: Record<string, string[]> = {}): ClientChangeEvent {
+  return {
+    type: call.route.event?.type ?? call.route.id,
+    cId: call.principal?.clientId ?? "unknown",
+    ip: call.sourceIp,
+    ua: call.userAgent,
+    prms: { route: call.route.id, ...prms },
+  };
 }
 
 const wrongValues = { description: "wrong_values", schema: v3Error } as const;
@@ -168,133 +152,139 @@ const clientsCall = { version: "v3", auth: "bearer", tags: ["clients"] } as cons
 const reading = { system: ["svc_api_sys_clients"] } as const;
 const changing = { system: ["svc_api_sys_clients_chg"] } as const;
 
-const createRoute = route({
-  id: "clients.create",
-  method: "POST",
-  path: "/svc/admin/api/v3/clients",
-  ...clientsCall,
-  permissions: changing,
-  summary: "Register an application (interface §4.17)",
-  description:
-    "As `svc-admin clients create`. A confidential client's secret is generated and answered this once; only its SHA-256 digest is stored. A public client gets none.",
-  request: { body: { contentType: "json", schema: newClientBody, required: true } },
-  responses: {
-    201: { description: "Created, with clientSecret once", schema: createdClient },
-    400: wrongValues,
-    401: badAccessToken,
-    409: { description: "client_exists", schema: v3Error },
-  },
-  handler: async (call) =>
-    jsonResult(201, await createClient(services().clients, call.body, clientEvent(call)), NO_STORE),
-});
+const createRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.create",
+    method: "POST",
+    path: "/svc/admin/api/v3/clients",
+    ...clientsCall,
+    permissions: changing,
+    summary: "Register an application (interface §4.17)",
+    description:
+      "As `svc-admin clients create`. A confidential client's secret is generated and answered this once; only its SHA-256 digest is stored. A public client gets none.",
+    request: { body: { contentType: "json", schema: newClientBody, required: true } },
+    responses: {
+      201: { description: "Created, with clientSecret once", schema: createdClient },
+      400: wrongValues,
+      401: badAccessToken,
+      409: { description: "client_exists", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(201, await clients.create(call.body, clientEvent(call)), NO_STORE),
+  });
 
-const listRoute = route({
-  id: "clients.list",
-  method: "GET",
-  path: "/svc/admin/api/v3/clients",
-  ...clientsCall,
-  permissions: reading,
-  summary: "List applications in id order, a page at a time (interface §4.17)",
-  description: "One Query of the index (eventually consistent: a client created a moment ago may be missing).",
-  request: { query: clientListQuery },
-  responses: {
-    200: { description: "A page of clients; `next` while more may follow", schema: clientPage },
-    400: wrongValues,
-    401: badAccessToken,
-  },
-  handler: async (call) => {
-    const limit = call.query.limit === undefined ? undefined : Number(call.query.limit);
-    return jsonResult(200, await listClients(services().clients, limit, call.query.after));
-  },
-});
+const listRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.list",
+    method: "GET",
+    path: "/svc/admin/api/v3/clients",
+    ...clientsCall,
+    permissions: reading,
+    summary: "List applications in id order, a page at a time (interface §4.17)",
+    description: "One Query of the index (eventually consistent: a client created a moment ago may be missing).",
+    request: { query: clientListQuery },
+    responses: {
+      200: { description: "A page of clients; `next` while more may follow", schema: clientPage },
+      400: wrongValues,
+      401: badAccessToken,
+    },
+    handler: async (call) => {
+      const limit = call.query.limit === undefined ? undefined : Number(call.query.limit);
+      return jsonResult(200, await clients.list(limit, call.query.after));
+    },
+  });
 
-const getRoute = route({
-  id: "clients.get",
-  method: "GET",
-  path: "/svc/admin/api/v3/clients/{clientId}",
-  ...clientsCall,
-  permissions: reading,
-  summary: "Read an application (interface §4.17)",
-  request: { params: clientIdParam },
-  responses: {
-    200: { description: "The client, without its secret", schema: clientView },
-    400: wrongValues,
-    401: badAccessToken,
-    404: unknownClient,
-  },
-  handler: async (call) => jsonResult(200, await readClient(services().clients, call.params.clientId)),
-});
+const getRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.get",
+    method: "GET",
+    path: "/svc/admin/api/v3/clients/{clientId}",
+    ...clientsCall,
+    permissions: reading,
+    summary: "Read an application (interface §4.17)",
+    request: { params: clientIdParam },
+    responses: {
+      200: { description: "The client, without its secret", schema: clientView },
+      400: wrongValues,
+      401: badAccessToken,
+      404: unknownClient,
+    },
+    handler: async (call) => jsonResult(200, await clients.read(call.params.clientId)),
+  });
 
-const changeRoute = route({
-  id: "clients.change",
-  method: "POST",
-  path: "/svc/admin/api/v3/clients/{clientId}",
-  ...clientsCall,
-  permissions: changing,
-  summary: "Change an application's permissions, grants and addresses (interface §4.17)",
-  description:
-    "Fields sent replace the stored ones, the rest stay; the client as it would be stored is checked as create checks it. Redirect URIs apply to the next authorization request.",
-  request: { params: clientIdParam, body: { contentType: "json", schema: clientChangeBody, required: true } },
-  responses: {
-    200: { description: "The changed client", schema: clientView },
-    400: { description: "wrong_values, bootstrap_client", schema: v3Error },
-    401: badAccessToken,
-    404: unknownClient,
-    409: { description: "changed_concurrently", schema: v3Error },
-  },
-  handler: async (call) => {
-    const event = clientEvent(call, { fields: Object.keys(call.body) });
-    return jsonResult(200, await changeClient(services().clients, call.params.clientId, call.body, event));
-  },
-});
+const changeRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.change",
+    method: "POST",
+    path: "/svc/admin/api/v3/clients/{clientId}",
+    ...clientsCall,
+    permissions: changing,
+    summary: "Change an application's permissions, grants and addresses (interface §4.17)",
+    description:
+      "Fields sent replace the stored ones, the rest stay; the client as it would be stored is checked as create checks it. Redirect URIs apply to the next authorization request.",
+    request: { params: clientIdParam, body: { contentType: "json", schema: clientChangeBody, required: true } },
+    responses: {
+      200: { description: "The changed client", schema: clientView },
+      400: { description: "wrong_values, bootstrap_client", schema: v3Error },
+      401: badAccessToken,
+      404: unknownClient,
+      409: { description: "changed_concurrently", schema: v3Error },
+    },
+    handler: async (call) => {
+      const event = clientEvent(call, { fields: Object.keys(call.body) });
+      return jsonResult(200, await clients.change(call.params.clientId, call.body, event));
+    },
+  });
 
-const rotateRoute = route({
-  id: "clients.rotate-secret",
-  method: "POST",
-  path: "/svc/admin/api/v3/clients/{clientId}/secret/rotate",
-  ...clientsCall,
-  permissions: changing,
-  summary: "Replace an application's secret (interface §4.17)",
-  description:
-    "The new secret is answered this once; the old one stops working with this write, in warm functions within clients.cacheSeconds.",
-  request: { params: clientIdParam },
-  responses: {
-    200: { description: "The new secret", schema: newSecret },
-    400: { description: "public_client, bootstrap_client", schema: v3Error },
-    401: badAccessToken,
-    404: unknownClient,
-  },
-  handler: async (call) =>
-    jsonResult(200, await rotateClientSecret(services().clients, call.params.clientId, clientEvent(call)), NO_STORE),
-});
+const rotateRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.rotate-secret",
+    method: "POST",
+    path: "/svc/admin/api/v3/clients/{clientId}/secret/rotate",
+    ...clientsCall,
+    permissions: changing,
+    summary: "Replace an application's secret (interface §4.17)",
+    description:
+      "The new secret is answered this once; the old one stops working with this write, in warm functions within clients.cacheSeconds.",
+    request: { params: clientIdParam },
+    responses: {
+      200: { description: "The new secret", schema: newSecret },
+      400: { description: "public_client, bootstrap_client", schema: v3Error },
+      401: badAccessToken,
+      404: unknownClient,
+    },
+    handler: async (call) =>
+      jsonResult(200, await clients.rotateSecret(call.params.clientId, clientEvent(call)), NO_STORE),
+  });
 
-const deleteRoute = route({
-  id: "clients.delete",
-  method: "DELETE",
-  path: "/svc/admin/api/v3/clients/{clientId}",
-  ...clientsCall,
-  permissions: changing,
-  summary: "Delete an application (interface §4.17)",
-  description:
-    "Its client authentication fails from now on (in warm functions within clients.cacheSeconds), so it gets no new tokens and refreshes none; access tokens already issued live until they expire.",
-  request: { params: clientIdParam },
-  responses: {
-    204: { description: "Deleted" },
-    400: { description: "bootstrap_client", schema: v3Error },
-    401: badAccessToken,
-    404: unknownClient,
-  },
-  handler: async (call) => {
-    await deleteClient(services().clients, call.params.clientId, clientEvent(call));
-    return jsonResult(204, undefined);
-  },
-});
+const deleteRoute = (clients: ClientUseCases) =>
+  route({
+    id: "clients.delete",
+    method: "DELETE",
+    path: "/svc/admin/api/v3/clients/{clientId}",
+    ...clientsCall,
+    permissions: changing,
+    summary: "Delete an application (interface §4.17)",
+    description:
+      "Its client authentication fails from now on (in warm functions within clients.cacheSeconds), so it gets no new tokens and refreshes none; access tokens already issued live until they expire.",
+    request: { params: clientIdParam },
+    responses: {
+      204: { description: "Deleted" },
+      400: { description: "bootstrap_client", schema: v3Error },
+      401: badAccessToken,
+      404: unknownClient,
+    },
+    handler: async (call) => {
+      await clients.remove(call.params.clientId, clientEvent(call));
+      return jsonResult(204, undefined);
+    },
+  });
 
-export const clientsRoutes = group("clients", [
-  createRoute,
-  listRoute,
-  getRoute,
-  changeRoute,
-  rotateRoute,
-  deleteRoute,
-]);
+export const clientsRoutes = (clients: ClientUseCases) =>
+  group("clients", [
+    createRoute(clients),
+    listRoute(clients),
+    getRoute(clients),
+    changeRoute(clients),
+    rotateRoute(clients),
+    deleteRoute(clients),
+  ]);

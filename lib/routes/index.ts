@@ -23,17 +23,17 @@ import { usersRoutes } from "./users";
  */
 export const routes: readonly RouteDefinition[] = [
   ...tokenRoutes,
-  ...oidcRoutes,
+  ...oidcRoutes(specsOnly()),
   ...hostedRoutes,
   ...metaRoutes(specsOnly()),
   ...usersRoutes(specsOnly()),
   ...registrationRoutes(specsOnly()),
   ...passwordsRoutes(specsOnly()),
-  ...securityRoutes,
+  ...securityRoutes(specsOnly()),
   ...devicesRoutes(specsOnly()),
-  ...federationRoutes,
+  ...federationRoutes(specsOnly()),
   ...rightsRoutes(specsOnly()),
   ...groupsRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
-  ...clientsRoutes,
+  ...clientsRoutes(specsOnly()),
 ];

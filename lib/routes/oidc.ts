@@ -1,10 +1,8 @@
 import { config } from "../config";
-import { services } from "../container";
 import { GRANT_TYPES } from "../domain/clients/client";
-import { OAuthError, oauthDescription } from "../domain/errors";
-import { authenticateClient, presentedClient } from "../domain/oauth/client-authentication";
-import { claimsFor, OIDC_SCOPES } from "../domain/oidc/scopes";
-import { introspect, revoke, type TokenStatusDeps } from "../domain/oidc/token-status";
+import { oauthDescription } from "../domain/errors";
+import type { OidcUseCases } from "../domain/oidc/oidc-endpoints";
+import { OIDC_SCOPES } from "../domain/oidc/scopes";
 import { USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { group, type HttpResult, route } from "../http/route";
@@ -115,20 +113,13 @@ function bearerRefusal(error: "invalid_token" | "invalid_request", description: 
   );
 }
 
-async function readAccessToken(token: string) {
-  try {
-    return await services().accessTokens.verify(token, undefined);
-  } catch {
-    return undefined;
-  }
-}
-
-const statusDeps = (): TokenStatusDeps => ({ sessions: services().sessions, readAccessToken });
-
-async function userInfo(headers: Record<string, string | undefined>, form?: Readonly<Record<string, unknown>>) {
+async function userInfo(
+  oidc: OidcUseCases,
+  headers: Record<string, string | undefined>,
+  form?: { access_token?: string },
+) {
   const header = headers.authorization;
-  const fromHeader = header && /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  const token = fromHeader || (typeof form?.access_token === "string" ? form.access_token : undefined);
+  const token = (header && /^Bearer\s+(\S+)$/i.exec(header)?.[1]) || form?.access_token;
   // RFC 6750 3.1: no credentials, no error code in the challenge.
   if (!token)
     return jsonResult(
@@ -136,20 +127,14 @@ async function userInfo(headers: Record<string, string | undefined>, form?: Read
       { error: "invalid_request", error_description: "an access token is required" },
       { ...NO_STORE, "www-authenticate": 'Bearer realm="svc"' },
     );
-  const claims = await readAccessToken(token);
-  const now = Math.floor(Date.now() / 1000);
-  if (!claims?.sid) return bearerRefusal("invalid_token", "the access token is not valid");
-  const scopes = claims.scope.split(" ");
-  if (!scopes.includes("openid")) {
-    return jsonResult(
-      403,
-      { error: "insufficient_scope", error_description: "the token was not issued for scope openid" },
-      { ...NO_STORE, "www-authenticate": 'Bearer realm="svc", error="insufficient_scope", scope="openid"' },
-    );
-  }
-  const { session, account } = await services().sessions.sessionAndAccount(claims.sub, claims.sid);
-  if (!session || !account || session.expiresAt <= now) return bearerRefusal("invalid_token", "the session has ended");
-  return jsonResult(200, { sub: account.sub, ...claimsFor(account, scopes) }, NO_STORE);
+  const answer = await oidc.userInfo(token);
+  if (answer.ok) return jsonResult(200, answer.claims, NO_STORE);
+  if (answer.error === "invalid_token") return bearerRefusal("invalid_token", answer.description);
+  return jsonResult(
+    403,
+    { error: "insufficient_scope", error_description: "the token was not issued for scope openid" },
+    { ...NO_STORE, "www-authenticate": 'Bearer realm="svc", error="insufficient_scope", scope="openid"' },
+  );
 }
 
 const userInfoResponse = {
@@ -174,35 +159,37 @@ const userInfoResponses = {
   403: { description: "insufficient_scope: the token lacks openid", schema: oauthError },
 };
 
-const userInfoGet = route({
-  id: "oidc.userinfo",
-  method: "GET",
-  path: "/svc/oauth/userinfo",
-  version: "oauth",
-  auth: "none",
-  summary: "OpenID Connect UserInfo (bearer access token with scope openid)",
-  tags: ["sign-in"],
-  responses: userInfoResponses,
-  handler: async (call) => userInfo(call.headers),
-});
+const userInfoGet = (oidc: OidcUseCases) =>
+  route({
+    id: "oidc.userinfo",
+    method: "GET",
+    path: "/svc/oauth/userinfo",
+    version: "oauth",
+    auth: "none",
+    summary: "OpenID Connect UserInfo (bearer access token with scope openid)",
+    tags: ["sign-in"],
+    responses: userInfoResponses,
+    handler: async (call) => userInfo(oidc, call.headers),
+  });
 
 const accessTokenForm = {
   type: "object",
   properties: { access_token: { type: "string", maxLength: 4096 } },
 } as const;
 
-const userInfoPost = route({
-  id: "oidc.userinfo-post",
-  method: "POST",
-  path: "/svc/oauth/userinfo",
-  version: "oauth",
-  auth: "none",
-  summary: "OpenID Connect UserInfo by POST (RFC 6750 2.1 or 2.2)",
-  tags: ["sign-in"],
-  request: { body: { contentType: "form", schema: accessTokenForm } },
-  responses: userInfoResponses,
-  handler: async (call) => userInfo(call.headers, call.body),
-});
+const userInfoPost = (oidc: OidcUseCases) =>
+  route({
+    id: "oidc.userinfo-post",
+    method: "POST",
+    path: "/svc/oauth/userinfo",
+    version: "oauth",
+    auth: "none",
+    summary: "OpenID Connect UserInfo by POST (RFC 6750 2.1 or 2.2)",
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: accessTokenForm } },
+    responses: userInfoResponses,
+    handler: async (call) => userInfo(oidc, call.headers, call.body),
+  });
 
 const tokenForm = {
   type: "object",
@@ -215,64 +202,58 @@ const tokenForm = {
   },
 } as const;
 
-function callingClient(authorization: string | undefined, form: Readonly<Record<string, unknown>>) {
-  return authenticateClient(services().clientCredentials, presentedClient(authorization, form));
-}
-
-const introspection = route({
-  id: "oidc.introspect",
-  method: "POST",
-  path: "/svc/oauth/introspect",
-  version: "oauth",
-  auth: "client",
-  summary: "Token introspection (RFC 7662), for authenticated confidential clients",
-  description:
-    'A user token is active only while its session lives: after a sessions reset, a deleted device, a withdrawn consent or a revocation it answers {"active": false} at once.',
-  tags: ["sign-in"],
-  request: { body: { contentType: "form", schema: tokenForm, required: true } },
-  responses: {
-    200: {
-      description: "{active} and, when active, the token's claims",
-      schema: { type: "object", required: ["active"], properties: { active: { type: "boolean" } } },
+const introspection = (oidc: OidcUseCases) =>
+  route({
+    id: "oidc.introspect",
+    method: "POST",
+    path: "/svc/oauth/introspect",
+    version: "oauth",
+    auth: "client",
+    summary: "Token introspection (RFC 7662), for authenticated confidential clients",
+    description:
+      'A user token is active only while its session lives: after a sessions reset, a deleted device, a withdrawn consent or a revocation it answers {"active": false} at once.',
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: tokenForm, required: true } },
+    responses: {
+      200: {
+        description: "{active} and, when active, the token's claims",
+        schema: { type: "object", required: ["active"], properties: { active: { type: "boolean" } } },
+      },
+      400: { description: "invalid_request", schema: oauthError },
+      401: { description: "invalid_client", schema: oauthError },
     },
-    400: { description: "invalid_request", schema: oauthError },
-    401: { description: "invalid_client", schema: oauthError },
-  },
-  handler: async (call) => {
-    const client = await callingClient(call.headers.authorization, call.body);
-    if (client.public) throw new OAuthError("invalid_client", "a public client cannot introspect");
-    return jsonResult(200, await introspect(call.body.token, statusDeps(), Math.floor(Date.now() / 1000)), NO_STORE);
-  },
-});
+    handler: async (call) => jsonResult(200, await oidc.introspect(call.headers.authorization, call.body), NO_STORE),
+  });
 
-const revocation = route({
-  id: "oidc.revoke",
-  method: "POST",
-  path: "/svc/oauth/revoke",
-  version: "oauth",
-  auth: "client",
-  summary: "Token revocation (RFC 7009)",
-  description:
-    "Ends the session of the calling client's refresh or user access token, so every token of that session is refused at once. Always 200 for a token that is not the client's or not known. System tokens (client_credentials) live until they expire.",
-  tags: ["sign-in"],
-  request: { body: { contentType: "form", schema: tokenForm, required: true } },
-  responses: {
-    200: { description: "Revoked, or nothing to revoke" },
-    400: { description: "invalid_request", schema: oauthError },
-    401: { description: "invalid_client", schema: oauthError },
-  },
-  handler: async (call) => {
-    const client = await callingClient(call.headers.authorization, call.body);
-    await revoke(call.body.token, client, statusDeps(), Math.floor(Date.now() / 1000));
-    return { statusCode: 200, headers: { ...NO_STORE }, body: "" };
-  },
-});
+const revocation = (oidc: OidcUseCases) =>
+  route({
+    id: "oidc.revoke",
+    method: "POST",
+    path: "/svc/oauth/revoke",
+    version: "oauth",
+    auth: "client",
+    summary: "Token revocation (RFC 7009)",
+    description:
+      "Ends the session of the calling client's refresh or user access token, so every token of that session is refused at once. Always 200 for a token that is not the client's or not known. System tokens (client_credentials) live until they expire.",
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: tokenForm, required: true } },
+    responses: {
+      200: { description: "Revoked, or nothing to revoke" },
+      400: { description: "invalid_request", schema: oauthError },
+      401: { description: "invalid_client", schema: oauthError },
+    },
+    handler: async (call) => {
+      await oidc.revoke(call.headers.authorization, call.body);
+      return { statusCode: 200, headers: { ...NO_STORE }, body: "" };
+    },
+  });
 
-export const oidcRoutes = group("token", [
-  discovery,
-  authorizationServerMetadata,
-  userInfoGet,
-  userInfoPost,
-  introspection,
-  revocation,
-]);
+export const oidcRoutes = (oidc: OidcUseCases) =>
+  group("token", [
+    discovery,
+    authorizationServerMetadata,
+    userInfoGet(oidc),
+    userInfoPost(oidc),
+    introspection(oidc),
+    revocation(oidc),
+  ]);

@@ -1,13 +1,4 @@
-import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { passkeyDeps, services } from "../container";
-import type { SecurityEvent } from "../domain/audit/security-event";
-import {
-  addPasskey,
-  deletePasskey,
-  listPasskeys,
-  registrationOptions,
-  renamePasskey,
-} from "../domain/passkeys/passkeys";
+import type { PasskeyActor, PasskeyUseCases } from "../domain/passkeys/passkey-management";
 import { jsonResult } from "../http/error-body";
 import type { CommonCall } from "../http/route";
 import { route } from "../http/route";
@@ -97,8 +88,11 @@ const renameBody = {
   properties: { name: passkeyName },
 } as const;
 
+/** Handed the security group's use cases; reads `passkeys` only when a call runs. */
+type Handed = { passkeys: PasskeyUseCases };
+
 /** Who acted, for the change's security event (recorded in its transaction, in both modes). */
-function actor(call: CommonCall): Omit<SecurityEvent, "type" | "result" | "sbj"> {
+function actor(call: CommonCall): PasskeyActor {
   const p = call.principal;
   return {
     ts: Date.now(),
@@ -109,125 +103,123 @@ function actor(call: CommonCall): Omit<SecurityEvent, "type" | "result" | "sbj">
   };
 }
 
-const listRoute = route({
-  id: "security.passkey-list",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}/passkeys",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  summary: "List the account's passkeys",
-  description: "Name, creation, last use, backup state and transports; never the public key or the counter.",
-  tags: ["security"],
-  request: { params: subjectIdParam },
-  responses: { 200: { description: "Passkeys, oldest first", schema: passkeyList }, 401: badAccessToken },
-  handler: async (call) => jsonResult(200, await listPasskeys(services(), call.subject)),
-});
+const listRoute = (uc: Handed) =>
+  route({
+    id: "security.passkey-list",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/passkeys",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec"], system: ["svc_api_sys_usec"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "List the account's passkeys",
+    description: "Name, creation, last use, backup state and transports; never the public key or the counter.",
+    tags: ["security"],
+    request: { params: subjectIdParam },
+    responses: { 200: { description: "Passkeys, oldest first", schema: passkeyList }, 401: badAccessToken },
+    handler: async (call) => jsonResult(200, await uc.passkeys.list(call.subject)),
+  });
 
-const optionsRoute = route({
-  id: "security.passkey-options",
-  method: "GET",
-  path: "/svc/api/v3/users/{subjectId}/passkeys/attach/options",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "passkey_options" },
-  summary: "Start enrolling a passkey: the options for navigator.credentials.create()",
-  description:
-    "A discoverable credential with user verification, for the configured RP ID. The challenge is signed for this account and lives 5 minutes; nothing is stored until POST attach.",
-  tags: ["security"],
-  request: { params: subjectIdParam },
-  responses: {
-    200: { description: "Creation options (JSON)", schema: creationOptions },
-    401: badAccessToken,
-    404: { description: "unknown_user", schema: v3Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, (await registrationOptions(passkeyDeps(), call.subject, call.subject)).options),
-});
+const optionsRoute = (uc: Handed) =>
+  route({
+    id: "security.passkey-options",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/passkeys/attach/options",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "passkey_options" },
+    summary: "Start enrolling a passkey: the options for navigator.credentials.create()",
+    description:
+      "A discoverable credential with user verification, for the configured RP ID. The challenge is signed for this account and lives 5 minutes; nothing is stored until POST attach.",
+    tags: ["security"],
+    request: { params: subjectIdParam },
+    responses: {
+      200: { description: "Creation options (JSON)", schema: creationOptions },
+      401: badAccessToken,
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(200, await uc.passkeys.creationOptions(call.subject)),
+  });
 
-const attachRoute = route({
-  id: "security.passkey-attach",
-  method: "POST",
-  path: "/svc/api/v3/users/{subjectId}/passkeys/attach",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "passkey_add", inTransaction: true },
-  summary: "Finish enrolling a passkey: the browser's answer to the creation options",
-  description:
-    "response is credential.toJSON() of the created credential. Checked: the challenge (this account's, alive, used once), the origin (the issuer's or passkeys.origins), the RP ID and user verification.",
-  tags: ["security"],
-  request: { params: subjectIdParam, body: { contentType: "json", schema: attachBody, required: true } },
-  responses: {
-    201: { description: "The new passkey", schema: passkeyView },
-    400: { description: "wrong_passkey; wrong_values", schema: v3Error },
-    401: badAccessToken,
-  },
-  handler: async (call) =>
-    jsonResult(
-      201,
-      await addPasskey(
-        passkeyDeps(),
-        call.subject,
-        // The schema checked the fields the library reads first; the library checks the rest.
-        { response: call.body.response as unknown as RegistrationResponseJSON, name: call.body.name },
-        call.subject,
-        actor(call),
-      ),
-    ),
-});
+const attachRoute = (uc: Handed) =>
+  route({
+    id: "security.passkey-attach",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}/passkeys/attach",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "passkey_add", inTransaction: true },
+    summary: "Finish enrolling a passkey: the browser's answer to the creation options",
+    description:
+      "response is credential.toJSON() of the created credential. Checked: the challenge (this account's, alive, used once), the origin (the issuer's or passkeys.origins), the RP ID and user verification.",
+    tags: ["security"],
+    request: { params: subjectIdParam, body: { contentType: "json", schema: attachBody, required: true } },
+    responses: {
+      201: { description: "The new passkey", schema: passkeyView },
+      400: { description: "wrong_passkey; wrong_values", schema: v3Error },
+      401: badAccessToken,
+    },
+    handler: async (call) => jsonResult(201, await uc.passkeys.add(call.subject, call.body, actor(call))),
+  });
 
-const renameRoute = route({
-  id: "security.passkey-rename",
-  method: "POST",
-  path: "/svc/api/v3/users/{subjectId}/passkeys/{id}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "passkey_rename" },
-  summary: "Rename a passkey",
-  tags: ["security"],
-  request: { params: passkeyParams, body: { contentType: "json", schema: renameBody, required: true } },
-  responses: {
-    200: { description: "The renamed passkey", schema: passkeyView },
-    400: { description: "wrong_values", schema: v3Error },
-    401: badAccessToken,
-    404: { description: "unknown_passkey", schema: v3Error },
-  },
-  handler: async (call) =>
-    jsonResult(200, await renamePasskey(services(), call.subject, call.params.id, call.body.name)),
-});
+const renameRoute = (uc: Handed) =>
+  route({
+    id: "security.passkey-rename",
+    method: "POST",
+    path: "/svc/api/v3/users/{subjectId}/passkeys/{id}",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "passkey_rename" },
+    summary: "Rename a passkey",
+    tags: ["security"],
+    request: { params: passkeyParams, body: { contentType: "json", schema: renameBody, required: true } },
+    responses: {
+      200: { description: "The renamed passkey", schema: passkeyView },
+      400: { description: "wrong_values", schema: v3Error },
+      401: badAccessToken,
+      404: { description: "unknown_passkey", schema: v3Error },
+    },
+    handler: async (call) => jsonResult(200, await uc.passkeys.rename(call.subject, call.params.id, call.body.name)),
+  });
 
-const deleteRoute = route({
-  id: "security.passkey-delete",
-  method: "DELETE",
-  path: "/svc/api/v3/users/{subjectId}/passkeys/{id}",
-  version: "v3",
-  auth: "bearer",
-  permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
-  subject: { param: "subjectId", kind: "subjectId" },
-  userHeaders: true,
-  event: { type: "passkey_delete", inTransaction: true },
-  summary: "Delete a passkey: it no longer signs in",
-  tags: ["security"],
-  request: { params: passkeyParams },
-  responses: {
-    204: { description: "Deleted" },
-    401: badAccessToken,
-    404: { description: "unknown_passkey", schema: v3Error },
-  },
-  handler: async (call) => {
-    await deletePasskey(services(), call.subject, call.params.id, actor(call));
-    return jsonResult(204, undefined);
-  },
-});
+const deleteRoute = (uc: Handed) =>
+  route({
+    id: "security.passkey-delete",
+    method: "DELETE",
+    path: "/svc/api/v3/users/{subjectId}/passkeys/{id}",
+    version: "v3",
+    auth: "bearer",
+    permissions: { user: ["svc_api_usec_chg"], system: ["svc_api_sys_usec_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    userHeaders: true,
+    event: { type: "passkey_delete", inTransaction: true },
+    summary: "Delete a passkey: it no longer signs in",
+    tags: ["security"],
+    request: { params: passkeyParams },
+    responses: {
+      204: { description: "Deleted" },
+      401: badAccessToken,
+      404: { description: "unknown_passkey", schema: v3Error },
+    },
+    handler: async (call) => {
+      await uc.passkeys.remove(call.subject, call.params.id, actor(call));
+      return jsonResult(204, undefined);
+    },
+  });
 
-export const passkeyRoutes = [listRoute, optionsRoute, attachRoute, renameRoute, deleteRoute];
+export const passkeyRoutes = (uc: Handed) => [
+  listRoute(uc),
+  optionsRoute(uc),
+  attachRoute(uc),
+  renameRoute(uc),
+  deleteRoute(uc),
+];

@@ -1,3 +1,5 @@
+import type { SecurityEventLog } from "../audit/ports";
+import type { SecurityEvent } from "../audit/security-event";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { ApiError, problems } from "../errors";
 import type { PendingWrite } from "../unit-of-work";
@@ -160,4 +162,31 @@ export async function rotateClientSecret(store: ClientRepository, clientId: stri
 export async function deleteClient(store: ClientRepository, clientId: string, alsoWrite: AlsoWrite): Promise<void> {
   const guard: ClientGuard = { notBootstrap: true };
   if (!(await store.delete(clientId, guard, alsoWrite(clientId)))) throw await refusal(store, clientId, guard);
+}
+
+/** What a change's security event says of who changed the client (interface §4.17, 6); `prms` never a value. */
+export type ClientChangeEvent = Pick<SecurityEvent, "type" | "cId" | "ip" | "ua" | "prms">;
+
+export interface ClientDeps {
+  clients: ClientRepository;
+  events: Pick<SecurityEventLog, "putItem">;
+}
+
+export type ClientUseCases = ReturnType<typeof clientUseCases>;
+
+/** The admin API's clients calls; every change commits with its security event, kept with the client. */
+export function clientUseCases(deps: ClientDeps) {
+  const recorded =
+    (event: ClientChangeEvent): AlsoWrite =>
+    (changed) => [deps.events.putItem({ ...event, sbj: changed, sbjType: "its", ts: Date.now(), result: "ok" })];
+  return {
+    create: (body: NewClientBody, event: ClientChangeEvent) => createClient(deps.clients, body, recorded(event)),
+    list: (limit: number | undefined, after: string | undefined) => listClients(deps.clients, limit, after),
+    read: (clientId: string) => readClient(deps.clients, clientId),
+    change: (clientId: string, change: ClientChange, event: ClientChangeEvent) =>
+      changeClient(deps.clients, clientId, change, recorded(event)),
+    rotateSecret: (clientId: string, event: ClientChangeEvent) =>
+      rotateClientSecret(deps.clients, clientId, recorded(event)),
+    remove: (clientId: string, event: ClientChangeEvent) => deleteClient(deps.clients, clientId, recorded(event)),
+  };
 }

@@ -87,3 +87,14 @@ export async function useRecoveryCode(
   });
   return deps.recoveryCodes.use(sub, recoveryCodeDigest(normalized), event);
 }
+
+export type RecoveryCodeUseCases = ReturnType<typeof recoveryCodeUseCases>;
+
+/** What the recovery-code routes do: the status of the set, and a new set. */
+export function recoveryCodeUseCases(deps: RecoveryCodeDeps) {
+  return {
+    status: (sub: string) => recoveryCodeStatus(deps, sub),
+    generate: (sub: string, context: EventContext) =>
+      generateRecoveryCodes(deps, sub, context, Math.floor(Date.now() / 1000)),
+  };
+}

@@ -1,0 +1,66 @@
+import type { ClientCredentialSource } from "../clients/credential-cache";
+import { OAuthError } from "../errors";
+import { authenticateClient, presentedClient } from "../oauth/client-authentication";
+import type { AccessTokenClaims } from "../oauth/ports";
+import type { SessionRepository } from "../sessions/ports";
+import { claimsFor } from "./scopes";
+import { introspect, revoke, type TokenStatusDeps } from "./token-status";
+
+export interface OidcDeps {
+  accessTokens: { verify(token: string, audience?: string): Promise<AccessTokenClaims> };
+  sessions: SessionRepository;
+  clientCredentials: ClientCredentialSource;
+}
+
+/** UserInfo's answer (OIDC Core 5.3); a refusal names its RFC 6750 3.1 error. */
+export type UserInfoAnswer =
+  | { ok: true; claims: { sub: string } & Record<string, unknown> }
+  | { ok: false; error: "invalid_token"; description: string }
+  | { ok: false; error: "insufficient_scope" };
+
+/** Introspection's and revocation's form: the token, and the client's credentials when it sends them there. */
+export type TokenForm = Readonly<Record<string, unknown>> & { token: string };
+
+export type OidcUseCases = ReturnType<typeof oidcUseCases>;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** What the OpenID Connect endpoints beside the token endpoint do with a token: userinfo, introspection, revocation. */
+export function oidcUseCases(deps: OidcDeps) {
+  async function readAccessToken(token: string) {
+    try {
+      return await deps.accessTokens.verify(token, undefined);
+    } catch {
+      return undefined;
+    }
+  }
+  const statusDeps: TokenStatusDeps = { sessions: deps.sessions, readAccessToken };
+  const callingClient = (authorization: string | undefined, form: TokenForm) =>
+    authenticateClient(deps.clientCredentials, presentedClient(authorization, form));
+  return {
+    /** The account's claims that the token's scopes release, while its session lives. */
+    async userInfo(token: string): Promise<UserInfoAnswer> {
+      const claims = await readAccessToken(token);
+      if (!claims?.sid) return { ok: false, error: "invalid_token", description: "the access token is not valid" };
+      const scopes = claims.scope.split(" ");
+      if (!scopes.includes("openid")) return { ok: false, error: "insufficient_scope" };
+      const { session, account } = await deps.sessions.sessionAndAccount(claims.sub, claims.sid);
+      if (!session || !account || session.expiresAt <= nowSeconds())
+        return { ok: false, error: "invalid_token", description: "the session has ended" };
+      return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes) } };
+    },
+
+    /** RFC 7662, for confidential clients only. */
+    async introspect(authorization: string | undefined, form: TokenForm) {
+      const client = await callingClient(authorization, form);
+      if (client.public) throw new OAuthError("invalid_client", "a public client cannot introspect");
+      return introspect(form.token, statusDeps, nowSeconds());
+    },
+
+    /** RFC 7009: ends the session behind the calling client's token; nothing else is told. */
+    async revoke(authorization: string | undefined, form: TokenForm) {
+      const client = await callingClient(authorization, form);
+      await revoke(form.token, client, statusDeps, nowSeconds());
+    },
+  };
+}
