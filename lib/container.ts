@@ -1,6 +1,8 @@
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
-import { config, relyingParty, type ServiceSettings } from "./config";
+import { config } from "./config/current";
+import { relyingParty, type ServiceSettings } from "./config/settings";
 import { dataKeys } from "./crypto/data-key";
+import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { HookRunner } from "./domain/hooks/ports";
@@ -25,13 +27,13 @@ import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountTransferStore } from "./store/account-transfer";
 import { createAccountStore } from "./store/accounts";
 import { createAuthorizationCodeStore } from "./store/authorization-codes";
-import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
 import { createContactCodeStore } from "./store/contact-codes";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
+import { tableAnswers } from "./store/health";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createPasskeyStore } from "./store/passkeys";
@@ -72,7 +74,7 @@ export const services = /* @__PURE__ */ once(() => {
   const keyRing = createKeyRing(signingKeys);
   const clients = createClientStore(deps);
   return {
-    accounts: createAccountStore(deps),
+    accounts: createAccountStore({ ...deps, indexedNames: config().settings.search.indexedAttributes }),
     clients,
     clientCredentials: cachedClientCredentials(clients, () => config().settings.clients.cacheSeconds),
     registrations: createRegistrationStore(deps),
@@ -259,9 +261,14 @@ export const bindDeps = () => {
 };
 
 /** Resolves once the table answers a read (the health route). */
-export { storageAnswers } from "./store/health";
+export const storageAnswers = (): Promise<void> =>
+  tableAnswers({ client: documentClient(), tableName: config().tableName });
 
 /** Whole accounts for `svc-admin users export` and `import`; no function bundles it. */
 export const accountTransfer = /* @__PURE__ */ once(() =>
-  createAccountTransferStore({ client: documentClient(), tableName: config().tableName }),
+  createAccountTransferStore({
+    client: documentClient(),
+    tableName: config().tableName,
+    indexedNames: config().settings.search.indexedAttributes,
+  }),
 );

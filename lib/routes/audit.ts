@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { services } from "../container";
 import { parseEventQuery } from "../domain/audit/event-query";
 import { eventView } from "../domain/audit/event-view";

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { config } from "../config";
+import { config } from "../config/current";
 import { bindDeps, services } from "../container";
 import { dataKeys } from "../crypto/data-key";
 import { CLIENT_ID_PATTERN } from "../domain/clients/client";

@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { services } from "../container";
 import { GRANT_TYPES } from "../domain/clients/client";
 import { OAuthError, oauthDescription } from "../domain/errors";

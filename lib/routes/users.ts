@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { attributeDeps, services } from "../container";
 import { changeAccount, readAccount } from "../domain/accounts/attributes";
 import { confirmContactChange } from "../domain/accounts/contact-confirmation";
