@@ -9,12 +9,27 @@ module.exports = {
       to: {
         path: [
           "^lib/(store|http|routes|notify|tokens|local|breached-passwords)/",
-          "^lib/(routes|services|messaging|totp-deps|container|tracing)\\.ts$",
+          "^lib/(routes|services|messaging|totp-deps|container|document-client|tracing)\\.ts$",
           "^functions/",
           "^infra/",
           "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda|@middy/|@aws-lambda-powertools/)",
         ],
       },
+    },
+    {
+      name: "domain-reads-no-configuration",
+      comment:
+        "The domain is handed its settings; it may name their types (lib/config/settings.ts), never load, validate or read them.",
+      severity: "error",
+      from: { path: "^lib/domain/" },
+      to: { path: ["^lib/config/(validation|environment|current)\\.ts$", "^lib/compiled/"] },
+    },
+    {
+      name: "domain-names-settings-as-types",
+      comment: "`import type` from lib/config/settings.ts: no settings value or default becomes a domain dependency.",
+      severity: "error",
+      from: { path: "^lib/domain/" },
+      to: { path: "^lib/config/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "store-does-not-call-up",
@@ -24,6 +39,14 @@ module.exports = {
       to: {
         path: ["^lib/(http|routes|local)/", "^lib/(routes|services|container)\\.ts$", "^functions/", "^infra/"],
       },
+    },
+    {
+      name: "store-is-handed-its-configuration",
+      comment:
+        "Stores get table, client and settings slices from the wiring (lib/container.ts); lib/document-client.ts is that wiring's client.",
+      severity: "error",
+      from: { path: "^lib/store/" },
+      to: { path: ["^lib/config/(current|environment|validation)\\.ts$", "^lib/document-client\\.ts$"] },
     },
     {
       name: "http-reaches-store-through-wiring",

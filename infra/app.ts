@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { parseSettings } from "../lib/config";
+import { parseSettings } from "../lib/config/validation";
 import { SvcIdentityStack } from "./stack";
 
 /**

@@ -33,7 +33,7 @@ import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { type ITopic, Topic } from "aws-cdk-lib/aws-sns";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { parseSettings } from "../lib/config";
+import { parseSettings } from "../lib/config/validation";
 import type { HookName } from "../lib/domain/hooks/contracts";
 import {
   CORS_ALLOW_HEADERS,

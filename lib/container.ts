@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
-import { config, relyingParty, type ServiceSettings } from "./config";
+import { config } from "./config/current";
+import { relyingParty, type ServiceSettings } from "./config/settings";
 import { dataKeys } from "./crypto/data-key";
+import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
@@ -28,13 +30,13 @@ import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountTransferStore } from "./store/account-transfer";
 import { createAccountStore } from "./store/accounts";
 import { createAuthorizationCodeStore } from "./store/authorization-codes";
-import { documentClient } from "./store/client";
 import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
 import { createContactCodeStore } from "./store/contact-codes";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
+import { tableAnswers } from "./store/health";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createPasskeyStore } from "./store/passkeys";
@@ -75,7 +77,7 @@ export const services = /* @__PURE__ */ once(() => {
   const keyRing = createKeyRing(signingKeys);
   const clients = createClientStore(deps);
   return {
-    accounts: createAccountStore(deps),
+    accounts: createAccountStore({ ...deps, indexedNames: config().settings.search.indexedAttributes }),
     clients,
     clientCredentials: cachedClientCredentials(clients, () => config().settings.clients.cacheSeconds),
     registrations: createRegistrationStore(deps),
@@ -300,9 +302,14 @@ export const federationDeps = (): FederationDeps => ({
 });
 
 /** Resolves once the table answers a read (the health route). */
-export { storageAnswers } from "./store/health";
+export const storageAnswers = (): Promise<void> =>
+  tableAnswers({ client: documentClient(), tableName: config().tableName });
 
 /** Whole accounts for `svc-admin users export` and `import`; no function bundles it. */
 export const accountTransfer = /* @__PURE__ */ once(() =>
-  createAccountTransferStore({ client: documentClient(), tableName: config().tableName }),
+  createAccountTransferStore({
+    client: documentClient(),
+    tableName: config().tableName,
+    indexedNames: config().settings.search.indexedAttributes,
+  }),
 );

@@ -1,4 +1,4 @@
-import { config } from "./config";
+import { config } from "./config/current";
 import { originalStack } from "./original-stack";
 
 /**

@@ -48,7 +48,7 @@ export const settingsSchema = {
         stopWords: { type: "array", items: { type: "string", minLength: 1 } },
         dictionary: { type: "boolean" },
         minAgeSeconds: { type: "integer", minimum: 0 },
-        // The URL's scheme and host are checked in lib/config.ts, as the providers' are.
+        // The URL's scheme and host are checked in lib/config/validation.ts, as the providers' are.
         breachedPasswords: {
           type: "object",
           additionalProperties: false,
@@ -152,11 +152,11 @@ export const settingsSchema = {
       type: "object",
       additionalProperties: false,
       properties: {
-        // Exact origins, or "*" alone; lib/config.ts checks their form (lib/http/cors.ts).
+        // Exact origins, or "*" alone; lib/config/validation.ts checks their form (lib/http/cors.ts).
         allowedOrigins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
       },
     },
-    // Extension hooks (docs/hooks.md): the target's form is checked in lib/config.ts.
+    // Extension hooks (docs/hooks.md): the target's form is checked in lib/config/validation.ts.
     hooks: {
       type: "object",
       additionalProperties: false,
@@ -169,7 +169,7 @@ export const settingsSchema = {
       type: "object",
       additionalProperties: false,
       properties: {
-        // A domain, never an IP address or a URL (WebAuthn RP ID); lib/config.ts checks it.
+        // A domain, never an IP address or a URL (WebAuthn RP ID); lib/config/validation.ts checks it.
         rpId: { type: "string", minLength: 1, maxLength: 253 },
         rpName: { type: "string", minLength: 1, maxLength: 64 },
         origins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },

@@ -1,5 +1,5 @@
 import type { Tracer } from "@aws-lambda-powertools/tracer";
-import { tracingWanted } from "./config";
+import { tracingWanted } from "./config/environment";
 
 /**
  * X-Ray subsegments for AWS SDK calls and hook calls (docs/operations.md, Tracing). Only

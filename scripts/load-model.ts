@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HASHING_MEMORY_MB, MEMORY_MB, THROTTLE } from "../infra/sizing";
-import { parseSettings } from "../lib/config";
+import { parseSettings } from "../lib/config/validation";
 import { MEMBERS_PER_PAGE } from "../lib/domain/groups/group";
 import { BRUTE_FORCE } from "../lib/domain/login/brute-force";
 import { gsi1 } from "../lib/store/keys";

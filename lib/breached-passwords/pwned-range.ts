@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { BreachedPasswordsConfig } from "../config";
+import type { BreachedPasswordsConfig } from "../config/settings";
 import type { BreachedPasswordCheck } from "../domain/passwords/ports";
 
 /**

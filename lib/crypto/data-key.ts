@@ -1,6 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { config, type DataKeySource } from "../config";
+import { config } from "../config/current";
+import type { DataKeySource } from "../config/settings";
 import { ApiError } from "../domain/errors";
 import { log } from "../log";
 import { traced } from "../tracing";

@@ -1,6 +1,6 @@
 import type { HookTransport } from "./transport";
 
-/** A loopback HTTP endpoint (lib/config.ts refuses any other host): POST JSON, a 2xx JSON answer. */
+/** A loopback HTTP endpoint (lib/config/validation.ts refuses any other host): POST JSON, a 2xx JSON answer. */
 export function httpTransport(url: string): HookTransport {
   const request = async (input: object, signal: AbortSignal) => {
     const response = await fetch(url, {

@@ -1,5 +1,5 @@
 import { hookValidators } from "../compiled/hook-validators";
-import type { HookSettings, HookTarget, ServiceSettings } from "../config";
+import type { HookSettings, HookTarget, ServiceSettings } from "../config/settings";
 import {
   type AsyncHookName,
   HOOK_CONTRACT_VERSION,

@@ -1,4 +1,4 @@
-import type { HookTarget } from "../config";
+import type { HookTarget } from "../config/settings";
 import { httpTransport } from "./http-transport";
 import { lambdaTransport } from "./lambda-transport";
 import { moduleTransport } from "./module-transport";

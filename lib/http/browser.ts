@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { config } from "../config";
+import { config } from "../config/current";
 import { dataKeys } from "../crypto/data-key";
 import { signValue, verifySignedValue } from "../crypto/signed-value";
 import { PAGE_HEADERS } from "../pages/html";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
+import { config, setEnvDefaults } from "../config/current";
+import { LOCAL_TOOL_ENV } from "../config/environment";
 import { FUNCTION_NAMES } from "../http/route";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { prepareEvent } from "./events";

@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
-import { ConfigError, config, LOCAL_TOOL_ENV, setEnvDefaults } from "../config";
+import { config, setEnvDefaults } from "../config/current";
+import { LOCAL_TOOL_ENV } from "../config/environment";
+import { ConfigError } from "../config/validation";
 import { weakSecretWarnings } from "../domain/clients/client";
 import { ensureBootstrapClient } from "./bootstrap";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";

@@ -1,6 +1,6 @@
 import { SESClient } from "@aws-sdk/client-ses";
 import { SNSClient } from "@aws-sdk/client-sns";
-import type { Config } from "../config";
+import type { Config } from "../config/settings";
 import type { Courier } from "../domain/messages/ports";
 import type { MetricsPort } from "../domain/metrics";
 import { traced } from "../tracing";

@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import type { AuditUseCases } from "../domain/audit/audit";
 import { eventView } from "../domain/audit/event-view";
 import { jsonResult } from "../http/error-body";

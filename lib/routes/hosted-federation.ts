@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { bindDeps } from "../container";
 import { takeAnsweredState, toProvider } from "../domain/federation/bind";
 import { completeFederatedSignIn } from "../domain/federation/federated-sign-in";

@@ -1,4 +1,5 @@
-import { config, relyingParty } from "../config";
+import { config } from "../config/current";
+import { relyingParty } from "../config/settings";
 import { loginDeps, passkeyDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import type { ClientRecord } from "../domain/clients/client";

@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
-import { config } from "../config";
+import { config } from "../config/current";
 import { loginDeps, passkeyDeps, passwordLoginDeps, services } from "../container";
 import type { Account } from "../domain/accounts/account";
 import { OAuthError } from "../domain/errors";

@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { codeGrantDeps, loginDeps, metrics, passwordLoginDeps, services } from "../container";
 import { type ClientRecord, GRANT, GRANT_TYPES } from "../domain/clients/client";
 import { OAuthError } from "../domain/errors";

@@ -1,4 +1,4 @@
-import { config } from "../config";
+import { config } from "../config/current";
 import { CONTACT_STATE_PATTERN } from "../domain/accounts/instance-id";
 import type { UserUseCases } from "../domain/accounts/users";
 import { jsonResult } from "../http/error-body";

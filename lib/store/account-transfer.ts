@@ -1,6 +1,5 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import pLimit from "p-limit";
-import { config } from "../config";
 import { NAME_ATTRIBUTES } from "../domain/accounts/account";
 import { AccountConflictError, type UniqueField } from "../domain/accounts/ports";
 import {
@@ -93,8 +92,8 @@ function inactiveSince(account: AccountRecord["account"]): number | null {
 export function createAccountTransferStore({
   client,
   tableName,
-  indexedNames = config().settings.search.indexedAttributes,
-}: StoreDeps & { indexedNames?: readonly string[] }): AccountTransferRepository {
+  indexedNames,
+}: StoreDeps & { indexedNames: readonly string[] }): AccountTransferRepository {
   const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
   const reads = pLimit(READS_IN_FLIGHT);
 

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../config";
 import {
   type Account,
   NAME_ATTRIBUTES,
@@ -176,8 +175,8 @@ const UPDATE_ATTEMPTS = 3;
 export function createAccountStore({
   client,
   tableName,
-  indexedNames = config().settings.search.indexedAttributes,
-}: StoreDeps & { indexedNames?: readonly string[] }): AccountRepository {
+  indexedNames,
+}: StoreDeps & { indexedNames: readonly string[] }): AccountRepository {
   const namesIndexed = NAME_ATTRIBUTES.filter((name) => indexedNames.includes(name));
 
   const nameIndexPut = (name: NameAttribute, value: string, sub: string) => nameIndexPutOf(tableName, name, value, sub);

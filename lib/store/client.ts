@@ -1,11 +1,10 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { config } from "../config";
 import { traced } from "../tracing";
 import { storageError } from "./errors";
 
 /**
- * One DynamoDB document client per container. Every call it sends is counted, so
+ * DynamoDB document clients; the container's one is lib/document-client.ts. Every call they send is counted, so
  * tests and benchmarks can assert the round trips a request costs (docs/architecture.md).
  */
 
@@ -114,14 +113,4 @@ export function createDocumentClient(settings: DynamoSettings): DynamoDBDocument
   return DynamoDBDocumentClient.from(traced(client), {
     marshallOptions: { removeUndefinedValues: true },
   });
-}
-
-let shared: DynamoDBDocumentClient | undefined;
-
-export function documentClient(): DynamoDBDocumentClient {
-  shared ??= createDocumentClient({
-    endpoint: config().dynamodbEndpoint,
-    region: config().region,
-  });
-  return shared;
 }

@@ -1,9 +1,8 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../config";
-import { documentClient } from "./client";
+import type { StoreDeps } from "./accounts";
 import { keys } from "./keys";
 
 /** Resolves once the table answers a read; throws the storage error otherwise. */
-export async function storageAnswers(): Promise<void> {
-  await documentClient().send(new GetCommand({ TableName: config().tableName, Key: keys.health() }));
+export async function tableAnswers({ client, tableName }: StoreDeps): Promise<void> {
+  await client.send(new GetCommand({ TableName: tableName, Key: keys.health() }));
 }

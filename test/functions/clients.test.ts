@@ -1,10 +1,10 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { ensureBootstrapClient } from "../../lib/local/bootstrap";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { useSettings } from "../support/oauth-provider";

@@ -1,10 +1,10 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId, userBearer } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";

@@ -180,8 +180,8 @@ describe("security events of user-mode calls (interface §6)", () => {
       authorization: `Bearer ${(await signIn(account, "Events/2.0")).access_token}`,
     });
     const { QueryCommand } = await import("@aws-sdk/lib-dynamodb");
-    const { documentClient } = await import("../../lib/store/client");
-    const { config } = await import("../../lib/config");
+    const { documentClient } = await import("../../lib/document-client");
+    const { config } = await import("../../lib/config/current");
     const { Items } = await documentClient().send(
       new QueryCommand({
         TableName: config().tableName,

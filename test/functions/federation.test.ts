@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { loginDeps, services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
+import { documentClient } from "../../lib/document-client";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { recordLogin } from "../../lib/domain/login/password-grant";
 import { browserCookieValue, HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
-import { documentClient, roundTripCount } from "../../lib/store/client";
+import { roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import {
   createClient,

@@ -1,10 +1,11 @@
 import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { groupInstanceId } from "../../lib/domain/groups/group";
-import { documentClient, roundTripCount } from "../../lib/store/client";
+import { roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { expiredToken } from "../support/forged-tokens";

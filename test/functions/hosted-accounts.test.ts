@@ -2,14 +2,14 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { passwordResetDeps, services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import {
   finishPasswordReset,
   MAX_RESET_CODES_PER_HOUR,
   requestPasswordReset,
 } from "../../lib/domain/passwords/reset-password";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";

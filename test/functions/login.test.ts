@@ -1,12 +1,12 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { loginDeps, services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import type { Account } from "../../lib/domain/accounts/account";
 import { BRUTE_FORCE, THROTTLED } from "../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../lib/domain/login/password-grant";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
 import { passwordLogin } from "../support/login";

@@ -1,11 +1,11 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { lastCode, outbox } from "../support/outbox";

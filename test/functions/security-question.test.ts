@@ -1,8 +1,8 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
+import { documentClient } from "../../lib/document-client";
 import { ANSWER_CHECKS_PER_HOUR } from "../../lib/domain/security/security-question";
-import { documentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer, userBearer } from "../support/fixtures";
 import { request } from "../support/requests";

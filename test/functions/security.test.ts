@@ -1,10 +1,10 @@
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { lockInactiveAccounts } from "../../lib/domain/security/account-state";
 import { mintUserToken } from "../../lib/local/user-token";
-import { documentClient } from "../../lib/store/client";
 import { gsi1, keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer } from "../support/fixtures";
 import { request } from "../support/requests";

@@ -1,8 +1,8 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
-import { documentClient } from "../../lib/store/client";
+import { documentClient } from "../../lib/document-client";
 import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemBearer } from "../support/fixtures";
 import { passwordLogin } from "../support/login";

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { foldName } from "../../lib/domain/search/fold";
 import { createUserSearch } from "../../lib/domain/search/users";
 import { batchWriteAll } from "../../lib/store/batch";
-import { documentClient, roundTripCount } from "../../lib/store/client";
+import { roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import { seedAccount, systemBearer, systemToken, uniqueId, userBearer } from "../support/fixtures";
 import { useGateway } from "../support/gateway";

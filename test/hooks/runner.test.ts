@@ -1,7 +1,8 @@
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, parseSettings, type ServiceSettings } from "../../lib/config";
+import type { ServiceSettings } from "../../lib/config/settings";
+import { ConfigError, parseSettings } from "../../lib/config/validation";
 import { HookFailedError } from "../../lib/domain/hooks/ports";
 import type { MetricsPort } from "../../lib/domain/metrics";
 import { createHookRunner } from "../../lib/hooks/runner";

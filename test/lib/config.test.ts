@@ -1,6 +1,8 @@
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultSettings, loadConfig, parseSettings } from "../../lib/config";
+import { loadConfig } from "../../lib/config/environment";
+import { defaultSettings } from "../../lib/config/settings";
+import { ConfigError, parseSettings } from "../../lib/config/validation";
 import { settingsSchema } from "../../lib/settings-schema";
 
 describe("configuration", () => {

@@ -1,9 +1,10 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import { BRUTE_FORCE, LIMITS } from "../../lib/domain/login/brute-force";
-import { documentClient, roundTripCount, roundTripKinds } from "../../lib/store/client";
+import { roundTripCount, roundTripKinds } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { useBindingProvider } from "../support/oauth-provider";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { documentClient } from "../../lib/document-client";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
-import { documentClient } from "../../lib/store/client";
 import { ENTITY, keys } from "../../lib/store/keys";
 import { createClient, invoke, sampleEvent, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { expectClaimsConsistent } from "../support/invariants";

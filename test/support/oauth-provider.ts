@@ -1,6 +1,7 @@
 import { type MutableResponse, OAuth2Server, type TokenRequestIncomingMessage } from "oauth2-mock-server";
 import { afterAll, beforeAll } from "vitest";
-import { type FederationProviderConfig, setEnvDefaults } from "../../lib/config";
+import { setEnvDefaults } from "../../lib/config/current";
+import type { FederationProviderConfig } from "../../lib/config/settings";
 import { createClient } from "./fixtures";
 
 /**

@@ -1,4 +1,5 @@
-import { documentClient, roundTripCount, roundTripKinds } from "../../lib/store/client";
+import { documentClient } from "../../lib/document-client";
+import { roundTripCount, roundTripKinds } from "../../lib/store/client";
 
 /** DynamoDB calls a block of work sent: all of them, and by kind (reads, writes). */
 export async function spentBy<T>(

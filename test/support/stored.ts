@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config";
-import { documentClient } from "../../lib/store/client";
+import { config } from "../../lib/config/current";
+import { documentClient } from "../../lib/document-client";
 import { keys, type TableKey } from "../../lib/store/keys";
 
 /** One item as stored, read strongly consistent, for checking state after a write. */

@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config";
+import { config } from "../../lib/config/current";
+import { documentClient } from "../../lib/document-client";
 import { batchWriteAll } from "../../lib/store/batch";
-import { documentClient } from "../../lib/store/client";
 
 /** Deletes every item of the test file's table, as a lost table would be (a restore drill). */
 export async function wipeTable(): Promise<number> {

@@ -1,8 +1,10 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { config, parseSettings, type ServiceSettings } from "../../lib/config";
+import { config } from "../../lib/config/current";
+import type { ServiceSettings } from "../../lib/config/settings";
+import { parseSettings } from "../../lib/config/validation";
+import { documentClient } from "../../lib/document-client";
 import { createHookRunner } from "../../lib/hooks/runner";
 import { transportsFor } from "../../lib/hooks/transports";
-import { documentClient } from "../../lib/store/client";
 
 /**
  * Run by test/lib/tracing.test.ts in a process with Lambda's tracing environment: a DynamoDB

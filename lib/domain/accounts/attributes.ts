@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { StoredCode } from "../codes/one-time-code";
 import { sendConfirmationCode } from "../codes/send-code";
 import { ApiError, problems } from "../errors";

@@ -1,4 +1,4 @@
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { Courier } from "../messages/ports";
 import { generateCode, type StoredCode, storeCode } from "./one-time-code";
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 import { signValue, verifySignedValue } from "../../crypto/signed-value";
 import { AccountNotFoundError } from "../accounts/ports";
 import type { ClientRepository } from "../clients/ports";

@@ -1,5 +1,5 @@
 import { decodeJwt, type JWTPayload } from "jose";
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 import { fetchUserinfo, ProviderError, type ProviderTokens } from "./provider-client";
 
 /** The account at the provider that a bind links: its id (`sub`) and a name to show. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 import { problems } from "../errors";
 import type { FederationRepository } from "./ports";
 import { ProviderError, refreshTokens } from "./provider-client";

@@ -1,4 +1,4 @@
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 import { AccountNotFoundError } from "../accounts/ports";
 import { problems } from "../errors";
 import { FederatedAccountTakenError, type FederationRepository } from "./ports";

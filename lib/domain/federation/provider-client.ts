@@ -1,4 +1,4 @@
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 
 /**
  * Our OAuth 2.0 client towards external providers: the code exchange (RFC 6749 4.1.3

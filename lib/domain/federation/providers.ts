@@ -1,4 +1,4 @@
-import type { FederationProviderConfig } from "../../config";
+import type { FederationProviderConfig } from "../../config/settings";
 import { problems } from "../errors";
 
 /** External providers come from the operator's settings (docs/configuration.md `federation.providers`). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { ClientRecord } from "../clients/client";

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { hashPassword, verifyPassword } from "../credentials/password-hash";

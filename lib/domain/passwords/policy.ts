@@ -1,4 +1,4 @@
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import { type StoredPasswordHash, verifyPassword } from "../credentials/password-hash";
 import COMMON_PASSWORDS from "./common-passwords.txt";
 import type { BreachedPasswordCheck } from "./ports";

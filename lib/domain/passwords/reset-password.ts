@@ -1,4 +1,4 @@
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import { codeMatches, codeState, generateCode, storeCode } from "../codes/one-time-code";

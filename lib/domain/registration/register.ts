@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
 import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";

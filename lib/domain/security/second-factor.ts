@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import type { ServiceSettings } from "../../config";
+import type { ServiceSettings } from "../../config/settings";
 import type { Account } from "../accounts/account";
 import type { ContactCodeCaps, ContactCodeLimits } from "../accounts/ports";
 import { codeMatches, codeState, generateCode, storeCode } from "../codes/one-time-code";

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { config } from "../../../lib/config";
+import { config } from "../../../lib/config/current";
 import { services } from "../../../lib/container";
+import { documentClient } from "../../../lib/document-client";
 import { AccountChangedError } from "../../../lib/domain/accounts/ports";
 import { foldName } from "../../../lib/domain/search/fold";
 import { createAccountStore } from "../../../lib/store/accounts";
-import { documentClient, roundTripCount } from "../../../lib/store/client";
+import { roundTripCount } from "../../../lib/store/client";
 import { keys } from "../../../lib/store/keys";
 import { queryAll } from "../../../lib/store/paging";
 import { seedAccount, uniqueId } from "../../support/fixtures";

@@ -1,7 +1,8 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../../lib/config";
-import { consumedCapacity, documentClient } from "../../../lib/store/client";
+import { config } from "../../../lib/config/current";
+import { documentClient } from "../../../lib/document-client";
+import { consumedCapacity } from "../../../lib/store/client";
 import { uniqueId } from "../../support/fixtures";
 import { spentBy } from "../../support/round-trips";
 

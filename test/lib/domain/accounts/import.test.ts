@@ -2,11 +2,11 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../../../lib/config";
+import { config } from "../../../../lib/config/current";
 import { accountTransfer, services } from "../../../../lib/container";
+import { documentClient } from "../../../../lib/document-client";
 import { type ImportLineResult, type ImportSummary, importAccounts } from "../../../../lib/domain/accounts/import";
 import { type PasswordHash, verifyPassword } from "../../../../lib/domain/credentials/password-hash";
-import { documentClient } from "../../../../lib/store/client";
 import { keys } from "../../../../lib/store/keys";
 import { uniqueId } from "../../../support/fixtures";
 

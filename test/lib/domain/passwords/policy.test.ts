@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultSettings } from "../../../../lib/config";
+import { defaultSettings } from "../../../../lib/config/settings";
 import { hashPassword } from "../../../../lib/domain/credentials/password-hash";
 import COMMON_PASSWORDS from "../../../../lib/domain/passwords/common-passwords.txt";
 import { checkPassword, generatePassword, type PasswordPolicy } from "../../../../lib/domain/passwords/policy";
