@@ -3,16 +3,17 @@ module.exports = {
   forbidden: [
     {
       name: "domain-is-independent",
-      comment: "The domain declares ports and knows no adapter, wiring, tracing, entry point or AWS/middy package.",
+      comment:
+        "The domain declares ports and knows no adapter, wiring, compiled validator, logger, tracing, entry point or AWS/middy package.",
       severity: "error",
       from: { path: "^lib/domain/" },
       to: {
         path: [
-          "^lib/(store|http|routes|notify|tokens|local|breached-passwords)/",
-          "^lib/(routes|services|messaging|totp-deps|container|document-client|tracing)\\.ts$",
+          "^lib/(store|http|routes|notify|tokens|local|breached-passwords|hooks|events|pages)/",
+          "^lib/(container|document-client|tracing|log|metrics)\\.ts$",
           "^functions/",
           "^infra/",
-          "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda|@middy/|@aws-lambda-powertools/)",
+          "node_modules/(@aws-sdk/|@types/aws-lambda|@middy/|@aws-lambda-powertools/)",
         ],
       },
     },
@@ -37,7 +38,7 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/store/" },
       to: {
-        path: ["^lib/(http|routes|local)/", "^lib/(routes|services|container)\\.ts$", "^functions/", "^infra/"],
+        path: ["^lib/(http|routes|local|pages)/", "^lib/container\\.ts$", "^functions/", "^infra/"],
       },
     },
     {
@@ -49,11 +50,12 @@ module.exports = {
       to: { path: ["^lib/config/(current|environment|validation)\\.ts$", "^lib/document-client\\.ts$"] },
     },
     {
-      name: "http-reaches-store-through-wiring",
-      comment: "HTTP code gets repositories from the wiring (services/container), never from the store itself.",
+      name: "routes-are-handed-their-use-cases",
+      comment:
+        "Routes, pages and the HTTP pipeline receive use cases from their functions/<group>.ts entry: never the wiring, never a store.",
       severity: "error",
-      from: { path: "^lib/http/" },
-      to: { path: "^lib/store/" },
+      from: { path: "^lib/(routes|http|pages)/" },
+      to: { path: ["^lib/container\\.ts$", "^lib/document-client\\.ts$", "^lib/store/"] },
     },
     {
       name: "nothing-imports-functions",
@@ -69,11 +71,7 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/events/(mapping|cloud-event|schemas|publish)\\.ts$" },
       to: {
-        path: [
-          "node_modules/(@aws-sdk/|aws-lambda|@types/aws-lambda)",
-          "^lib/(http|routes|local|notify|tokens)/",
-          "^lib/store/",
-        ],
+        path: ["node_modules/(@aws-sdk/|@types/aws-lambda)", "^lib/(http|routes|local|notify|tokens)/", "^lib/store/"],
         pathNot: "^lib/store/keys\\.ts$",
       },
     },

@@ -1,4 +1,5 @@
 import { validators } from "../lib/compiled/users-validators";
+import { config } from "../lib/config/current";
 import { attributeDeps, perCall, requestChecks, services } from "../lib/container";
 import { userUseCases } from "../lib/domain/accounts/users";
 import { createApiFunction } from "../lib/http/pipeline";
@@ -6,7 +7,8 @@ import { usersRoutes } from "../lib/routes/users";
 
 const users = perCall(() => {
   const { accounts, properties, accountSearch } = services();
-  return userUseCases({ accounts, properties, accountSearch, attributes: attributeDeps });
+  const indexedAttributes = config().settings.search.indexedAttributes;
+  return userUseCases({ accounts, properties, accountSearch, attributes: attributeDeps, indexedAttributes });
 });
 
 export const handler = createApiFunction("users", usersRoutes(users), validators, requestChecks());

@@ -1,4 +1,3 @@
-import { config } from "../config/current";
 import type { AuditUseCases } from "../domain/audit/audit";
 import { eventView } from "../domain/audit/event-view";
 import { jsonResult } from "../http/error-body";
@@ -77,8 +76,7 @@ const eventsRoute = (audit: AuditUseCases) =>
       401: badAccessToken,
     },
     handler: async (call) => {
-      const retentionDays = config().settings.audit.retentionDays;
-      const events = await audit.events(call.subject, call.query.rql, retentionDays);
+      const events = await audit.events(call.subject, call.query.rql);
       return jsonResult(
         200,
         events.map((event) => eventView(event, call.query.ua ?? "raw")),

@@ -1,4 +1,3 @@
-import { config } from "../config/current";
 import { CONTACT_STATE_PATTERN } from "../domain/accounts/instance-id";
 import type { UserUseCases } from "../domain/accounts/users";
 import { jsonResult } from "../http/error-body";
@@ -335,8 +334,7 @@ const searchRoute = (users: UserUseCases) =>
       },
       401: badAccessToken,
     },
-    handler: async (call) =>
-      jsonResult(200, await users.search(call.query.query, config().settings.search.indexedAttributes)),
+    handler: async (call) => jsonResult(200, await users.search(call.query.query)),
   });
 
 export const usersRoutes = (users: UserUseCases) =>

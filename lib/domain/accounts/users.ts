@@ -12,6 +12,8 @@ export interface UserDeps {
   accountSearch: AccountSearch;
   /** What an attribute change needs, a courier among them: built only for changes, so reads build none. */
   attributes: () => AttributeDeps;
+  /** search.indexedAttributes: the attributes a lookup may start from. */
+  indexedAttributes: readonly string[];
 }
 
 export type UserUseCases = ReturnType<typeof userUseCases>;
@@ -40,7 +42,6 @@ export function userUseCases(deps: UserDeps) {
     properties: (sub: string) => readProperties(deps.properties, sub),
     changeProperties: (sub: string, change: PropertiesChange) => changeProperties(deps.properties, sub, change),
 
-    /** `indexed`: search.indexedAttributes, the attributes a lookup may start from. */
-    search: (query: string, indexed: readonly string[]) => createUserSearch(deps.accountSearch, indexed)(query),
+    search: (query: string) => createUserSearch(deps.accountSearch, deps.indexedAttributes)(query),
   };
 }

@@ -8,6 +8,8 @@ export interface AuditDeps {
   events: Pick<SecurityEventLog, "list">;
   consents: Pick<ConsentRepository, "list" | "remove">;
   sessions: Pick<SessionRepository, "endSessionsAndDevices">;
+  /** audit.retentionDays: older events are gone, whether or not TTL has removed them yet. */
+  retentionDays: number;
 }
 
 export type AuditUseCases = ReturnType<typeof auditUseCases>;
@@ -15,11 +17,11 @@ export type AuditUseCases = ReturnType<typeof auditUseCases>;
 /** What an account's owner may see and undo of its history: security events and consents (interface §4.16). */
 export function auditUseCases(deps: AuditDeps) {
   return {
-    /** The events `rql` selects, newest first; `retentionDays`: audit.retentionDays. */
-    async events(sub: string, rql: string | undefined, retentionDays: number): Promise<SecurityEvent[]> {
+    /** The events `rql` selects, newest first. */
+    async events(sub: string, rql: string | undefined): Promise<SecurityEvent[]> {
       const query = parseEventQuery(rql);
       // Events past their retention may wait for TTL a while; they are not shown.
-      const oldest = Date.now() - retentionDays * 86_400_000;
+      const oldest = Date.now() - deps.retentionDays * 86_400_000;
       const from = Math.max(query.from ?? 0, oldest);
       const to = query.to ?? Date.now() + 60_000;
       return from > to ? [] : deps.events.list(sub, from, to, query.limit);
