@@ -1,8 +1,9 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account } from "../domain/accounts/account";
 import type { AccountSearch } from "../domain/accounts/ports";
-import { type StoreDeps, toAccount } from "./accounts";
+import { toAccount } from "./account-items";
 import { batchGetAll } from "./batch";
+import type { StoreDeps } from "./client";
 import { keys } from "./keys";
 import { queryPages } from "./paging";
 

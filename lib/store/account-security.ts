@@ -1,7 +1,8 @@
 import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account, AccountState } from "../domain/accounts/account";
 import type { AccountSecurityRepository } from "../domain/accounts/ports";
-import { type StoreDeps, toAccount } from "./accounts";
+import { toAccount } from "./account-items";
+import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
 import { gsi1, keys } from "./keys";
 import { queryAll } from "./paging";

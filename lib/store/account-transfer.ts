@@ -11,7 +11,8 @@ import {
 import type { StoredPasswordHash } from "../domain/credentials/password-hash";
 import { partyOfKey } from "../domain/rights/parties";
 import type { StoredGenerator } from "../domain/security/ports";
-import { accountCreationItems, type StoreDeps, toAccount } from "./accounts";
+import { accountCreationItems, toAccount } from "./account-items";
+import type { StoreDeps } from "./client";
 import { failedConditions } from "./errors";
 import { membershipItems } from "./groups";
 import { ENTITY, itemOf, keys } from "./keys";

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { AuthorizationCodeRecord, AuthorizationCodeRepository } from "../domain/oidc/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { pendingWrite } from "./pending-writes";
 

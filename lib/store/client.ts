@@ -61,6 +61,12 @@ function addCapacity(reported: Capacity | Capacity[] | undefined, command: strin
   }
 }
 
+/** What every store is built with: the document client and the table. */
+export interface StoreDeps {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
 export interface DynamoSettings {
   endpoint?: string;
   region: string;

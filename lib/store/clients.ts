@@ -9,7 +9,7 @@ import {
   type ClientUpdate,
 } from "../domain/clients/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";

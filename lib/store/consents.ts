@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import type { Consent, ConsentRepository } from "../domain/sessions/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, keys } from "./keys";
 import { queryAll } from "./paging";
 import { pendingWrite } from "./pending-writes";

@@ -1,5 +1,5 @@
 import type { ContactCodeCaps, ContactCodeLimits, ContactField } from "../domain/accounts/ports";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, keys, SCHEMA_VERSION } from "./keys";
 import { transactUnlessRefused } from "./transact";
 

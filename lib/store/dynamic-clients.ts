@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamicClientRepository } from "../domain/clients/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { pendingWrite } from "./pending-writes";
 

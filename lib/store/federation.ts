@@ -9,7 +9,7 @@ import {
 import { AccountNotFoundError } from "../domain/accounts/ports";
 import { FederatedAccountTakenError, type FederationRepository, type NewLink } from "../domain/federation/ports";
 import type { BindState, FederatedLink, SealedTokens, StoredTokens } from "../domain/federation/records";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { queryAll } from "./paging";

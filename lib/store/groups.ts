@@ -11,8 +11,9 @@ import {
   MembersRefusedError,
 } from "../domain/groups/ports";
 import { partyOfKey } from "../domain/rights/parties";
-import { type StoreDeps, toAccount } from "./accounts";
+import { toAccount } from "./account-items";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { queryPages } from "./paging";

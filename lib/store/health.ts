@@ -1,5 +1,5 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { keys } from "./keys";
 
 /** Resolves once the table answers a read; throws the storage error otherwise. */

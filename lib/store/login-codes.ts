@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { LoginCodeRecord, LoginCodeRepository } from "../domain/security/ports";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { consumeCode, spendAttempt } from "./code-writes";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";

@@ -11,8 +11,9 @@ import type {
   TakenAttempt,
 } from "../domain/login/ports";
 import type { PendingWrite, Prefetch } from "../domain/unit-of-work";
-import { type StoreDeps, toAccount } from "./accounts";
+import { toAccount } from "./account-items";
 import { batchGetAll } from "./batch";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
 import { batchPrefetch, pendingWrite, prefetchOf, transactItems } from "./pending-writes";

@@ -1,7 +1,8 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
-import { type StoreDeps, toAccount } from "./accounts";
+import { toAccount } from "./account-items";
 import { batchGetAll } from "./batch";
+import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PasswordResetRecord, PasswordResetRepository } from "../domain/passwords/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { consumeCode, spendAttempt } from "./code-writes";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";

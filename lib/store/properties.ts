@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Properties } from "../domain/accounts/properties";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
 import { keys } from "./keys";
 

@@ -1,7 +1,7 @@
 import type { RecoveryCodeRepository } from "../domain/security/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
 import { batchGetAll } from "./batch";
+import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";

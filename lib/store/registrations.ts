@@ -10,7 +10,7 @@ import type { StoredCode } from "../domain/codes/one-time-code";
 import type { ContactField, PendingRegistration } from "../domain/registration/pending";
 import type { RegistrationCheck, RegistrationRepository } from "../domain/registration/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { pendingWrite, transactItems } from "./pending-writes";

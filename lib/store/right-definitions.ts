@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { RightDefinition } from "../domain/rights/catalogue";
 import type { PartyKind } from "../domain/rights/parties";
 import { RightDefinitionExistsError, type RightDefinitionRepository } from "../domain/rights/ports";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";

@@ -4,8 +4,8 @@ import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/p
 import { grantId } from "../domain/rights/plan";
 import { type RightRepository, RightsCommitError } from "../domain/rights/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
-import type { StoreDeps } from "./accounts";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConflictAfterRetries } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";

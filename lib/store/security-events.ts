@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { SecurityEventLog } from "../domain/audit/ports";
 import type { SecurityEvent } from "../domain/audit/security-event";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryPages } from "./paging";
 import { pendingWrite } from "./pending-writes";

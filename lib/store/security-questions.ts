@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredQuestion } from "../domain/security/security-question";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { transactWrite } from "./transact";

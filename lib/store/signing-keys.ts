@@ -1,5 +1,5 @@
 import type { JWK } from "jose";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
 import { transactUnlessRefused } from "./transact";

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredGenerator, TotpRepository } from "../domain/security/ports";
-import type { StoreDeps } from "./accounts";
+import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
