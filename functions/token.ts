@@ -1,7 +1,17 @@
 import { validators } from "../lib/compiled/token-validators";
-import { requestChecks } from "../lib/container";
+import { loginDeps, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
+import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { createApiFunction } from "../lib/http/pipeline";
 import { oidcRoutes } from "../lib/routes/oidc";
 import { tokenRoutes } from "../lib/routes/token";
 
-export const handler = createApiFunction("token", [...tokenRoutes, ...oidcRoutes], validators, requestChecks());
+const tokens = {
+  token: perCall(() => {
+    const { clientCredentials, codes, qrLogins, accounts } = services();
+    const deps = { clientCredentials, codes, qrLogins, accounts };
+    return tokenUseCases({ ...deps, login: loginDeps(), passwordLogin: passwordLoginDeps });
+  }),
+  jwks: () => services().keyRing.jwks(),
+};
+
+export const handler = createApiFunction("token", [...tokenRoutes(tokens), ...oidcRoutes], validators, requestChecks());

@@ -22,9 +22,9 @@ import { usersRoutes } from "./users";
  * in `subject.kind`.
  */
 export const routes: readonly RouteDefinition[] = [
-  ...tokenRoutes,
+  ...tokenRoutes(specsOnly()),
   ...oidcRoutes,
-  ...hostedRoutes,
+  ...hostedRoutes(specsOnly()),
   ...metaRoutes,
   ...usersRoutes,
   ...registrationRoutes,

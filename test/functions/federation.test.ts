@@ -6,8 +6,8 @@ import { loginDeps, services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
-import { recordLogin } from "../../lib/domain/login/password-grant";
 import { browserCookieValue, HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
+import { recordLogin } from "../../lib/domain/sign-in/login-commit";
 import { documentClient, roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import {
