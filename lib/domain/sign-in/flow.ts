@@ -5,7 +5,7 @@ import { askPreSignIn } from "../login/pre-sign-in";
 import { takeAccountAttempt, waitOf } from "../login/verify-user-password";
 import { BROWSER_SESSION_TTL_SECONDS, HOSTED_CLIENT } from "../oidc/browser-session";
 import type { PolicyViolation } from "../passwords/policy";
-import { type LoginDeps, type LoginOrigin, type NewCredential, type OpenedLogin, recordLogin } from "./login-commit";
+import { type LoginDeps, type LoginOrigin, type NewCredential, recordLogin } from "./login-commit";
 import type { Proved, SignInContext } from "./method";
 import { changedCredential, rehashItems } from "./password-change";
 import { countSignIn, recordRefusedSignIn } from "./refusals";
@@ -234,7 +234,7 @@ export function signInFlow(deps: LoginDeps) {
         context.now,
         newCredential,
         loginFlow(proved),
-      ) as Promise<OpenedLogin>;
+      );
     },
 
     /** The login commit of a grant, then its tokens. */

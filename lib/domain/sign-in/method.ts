@@ -7,7 +7,7 @@ import type { PendingWrite } from "../unit-of-work";
  * One way in (docs/adding-a-sign-in-method.md): a method proves who the user is, and the
  * sign-in flow (flow.ts) takes every step after that. Password, passkey, external provider
  * and QR are methods (methods/); the second factors (TOTP, e-mail or SMS code, recovery
- * code, passkey) are the second role, lib/domain/security/second-factor.ts.
+ * code, passkey) are the second role, one `SecondFactor` each in lib/domain/security/second-factor.ts.
  */
 export interface SignInMethod<Input> {
   /** The login event's and the preSignIn hook's `method`. */
