@@ -1,6 +1,7 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import type { BrowserSignInUseCases } from "../../domain/sign-in/browser-sign-in";
-import { type CommonCall, route } from "../../http/route";
+import type { FoundRequest } from "../../domain/sign-in/authorization";
+import type { BrowserOrigin, BrowserSignInUseCases } from "../../domain/sign-in/browser-sign-in";
+import { route } from "../../http/route";
 import {
   type Asked,
   answerDecision,
@@ -41,24 +42,22 @@ type SignInFields = {
  */
 function signInStep(
   signIn: BrowserSignInUseCases,
-  call: CommonCall,
-  found: OpenedForm & { lang: "ru" | "en" },
+  request: FoundRequest,
+  found: OpenedForm,
   form: SignInFields,
+  origin: BrowserOrigin,
 ) {
-  const origin = originOf(call, found.lang);
-  return async (request: Awaited<ReturnType<HostedUseCases["authorization"]["loadRequest"]>>) => {
-    if (!found.paused)
-      return signIn.password(request, { username: form.username ?? "", password: form.password ?? "" }, origin);
-    const passkey = credentialOf<AuthenticationResponseJSON>(form.passkey);
-    const proof = {
-      otp: form.otp,
-      recoveryCode: form.recovery_code,
-      // The page's challenge is bound to the browser's CSRF token, which the form's interaction checked.
-      passkey: passkey && { response: passkey, binding: form.csrf },
-    };
-    const answers = { proof, otpChannel: form.otp_channel, newPassword: form.new_password };
-    return signIn.resume(request, found.paused, answers, origin);
+  if (!found.paused)
+    return signIn.password(request, { username: form.username ?? "", password: form.password ?? "" }, origin);
+  const passkey = credentialOf<AuthenticationResponseJSON>(form.passkey);
+  const proof = {
+    otp: form.otp,
+    recoveryCode: form.recovery_code,
+    // The page's challenge is bound to the browser's CSRF token, which the form's interaction checked.
+    passkey: passkey && { response: passkey, binding: form.csrf },
   };
+  const answers = { proof, otpChannel: form.otp_channel, newPassword: form.new_password };
+  return signIn.resume(request, found.paused, answers, origin);
 }
 
 const signIn = (uc: HostedUseCases) =>
@@ -84,7 +83,7 @@ const signIn = (uc: HostedUseCases) =>
         const found = { ...opened, lang };
         const form = call.body;
         const request = await uc.authorization.loadRequest(opened.query);
-        const decision = await signInStep(uc.signIn, call, found, form)(request);
+        const decision = await signInStep(uc.signIn, request, opened, form, originOf(call, lang));
         const asked: Asked = {
           username: form.username,
           otpChannel: form.otp_channel,
