@@ -1,6 +1,43 @@
 import { validators } from "../lib/compiled/hosted-validators";
-import { requestChecks } from "../lib/container";
+import { config } from "../lib/config/current";
+import {
+  bindDeps,
+  passkeyDeps,
+  passwordLoginDeps,
+  passwordResetDeps,
+  perCall,
+  recoveryCodeDeps,
+  registrationDeps,
+  requestChecks,
+  services,
+} from "../lib/container";
+import { accountPageUseCases } from "../lib/domain/passkeys/account-page";
+import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
+import { browserSignInUseCases } from "../lib/domain/sign-in/browser-sign-in";
+import { selfServiceUseCases } from "../lib/domain/sign-in/self-service";
 import { createApiFunction } from "../lib/http/pipeline";
 import { hostedRoutes } from "../lib/routes/hosted";
+import { idTokenHints } from "../lib/tokens/id-token-hint";
 
-export const handler = createApiFunction("hosted", hostedRoutes, validators, requestChecks());
+const authorization = () => {
+  const { clientCredentials, clients, sessions, consents, codes, events, keyRing, logins } = services();
+  const idTokenHint = idTokenHints(keyRing, config().issuer);
+  return authorizationUseCases({ clientCredentials, clients, sessions, consents, codes, logins, events, idTokenHint });
+};
+
+const signIn = () => {
+  const { qrLogins, accounts } = services();
+  const deps = { passkeys: passkeyDeps(), federation: bindDeps(), qrLogins, accounts };
+  return browserSignInUseCases({ ...deps, login: passwordLoginDeps(), authorization: authorization() });
+};
+
+const useCases = {
+  authorization: perCall(authorization),
+  signIn: perCall(signIn),
+  selfService: perCall(() => selfServiceUseCases({ registration: registrationDeps(), reset: passwordResetDeps() })),
+  accountPage: perCall(() =>
+    accountPageUseCases({ passkeys: passkeyDeps(), recovery: recoveryCodeDeps(), logins: services().logins }),
+  ),
+};
+
+export const handler = createApiFunction("hosted", hostedRoutes(useCases), validators, requestChecks());

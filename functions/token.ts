@@ -1,10 +1,24 @@
 import { validators } from "../lib/compiled/token-validators";
-import { perCall, requestChecks, services } from "../lib/container";
+import { loginDeps, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
+import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { oidcUseCases } from "../lib/domain/oidc/oidc-endpoints";
 import { createApiFunction } from "../lib/http/pipeline";
 import { oidcRoutes } from "../lib/routes/oidc";
 import { tokenRoutes } from "../lib/routes/token";
 
+const tokens = {
+  token: perCall(() => {
+    const { clientCredentials, codes, qrLogins, accounts } = services();
+    const deps = { clientCredentials, codes, qrLogins, accounts };
+    return tokenUseCases({ ...deps, login: loginDeps(), passwordLogin: passwordLoginDeps });
+  }),
+  jwks: () => services().keyRing.jwks(),
+};
 const oidc = perCall(() => oidcUseCases(services()));
 
-export const handler = createApiFunction("token", [...tokenRoutes, ...oidcRoutes(oidc)], validators, requestChecks());
+export const handler = createApiFunction(
+  "token",
+  [...tokenRoutes(tokens), ...oidcRoutes(oidc)],
+  validators,
+  requestChecks(),
+);

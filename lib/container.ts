@@ -9,7 +9,6 @@ import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks"
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
-import type { LoginDeps } from "./domain/login/password-grant";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
@@ -19,6 +18,7 @@ import type { RegistrationDeps } from "./domain/registration/register";
 import type { RecoveryCodeDeps } from "./domain/security/recovery-codes";
 import type { SecondFactorDeps } from "./domain/security/second-factor";
 import type { TotpDeps } from "./domain/security/totp-generators";
+import type { LoginDeps } from "./domain/sign-in/login-commit";
 import { createHookRunner, LOCAL_RETRY } from "./hooks/runner";
 import { transportsFor } from "./hooks/transports";
 import { log } from "./log";

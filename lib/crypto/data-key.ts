@@ -18,6 +18,7 @@ export type DataKeyPurpose =
   | "federation-state"
   | "totp-secrets"
   | "hosted-interaction"
+  | "hosted-sign-in-step"
   | "passkey-challenges";
 
 const unavailable = () =>

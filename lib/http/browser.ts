@@ -1,7 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { config } from "../config/current";
 import { dataKeys } from "../crypto/data-key";
+import { open, seal } from "../crypto/sealed-box";
 import { signValue, verifySignedValue } from "../crypto/signed-value";
+import type { PausedSignIn } from "../domain/sign-in/flow";
 import { PAGE_HEADERS } from "../pages/html";
 import type { HttpResult } from "./route";
 
@@ -55,12 +57,44 @@ export function csrfMatches(cookieValue: string | undefined, formValue: unknown)
 /** How long a sign-in page may wait for its form. */
 const INTERACTION_TTL_SECONDS = 30 * 60;
 
-/** The authorization request's parameters, signed, bound to the CSRF token and to a deadline. */
-export async function sealInteraction(query: Record<string, string>, csrf: string, now: number): Promise<string> {
-  const payload = Buffer.from(JSON.stringify({ q: query, c: csrf, e: now + INTERACTION_TTL_SECONDS })).toString(
-    "base64url",
-  );
-  return signValue(await dataKeys().key("hosted-interaction"), payload);
+/**
+ * The authorization request's parameters, signed, bound to the CSRF token and to a deadline;
+ * with a paused sign-in (what the flow proved so far), that part is also encrypted (AES-256-GCM,
+ * its context the CSRF token), so the browser can neither read nor move it to another browser.
+ */
+export async function sealInteraction(
+  query: Record<string, string>,
+  csrf: string,
+  now: number,
+  paused?: PausedSignIn,
+): Promise<string> {
+  const s = paused && seal(await dataKeys().key("hosted-sign-in-step"), JSON.stringify(paused), csrf);
+  const payload = Buffer.from(JSON.stringify({ q: query, c: csrf, e: now + INTERACTION_TTL_SECONDS, ...(s && { s }) }));
+  return signValue(await dataKeys().key("hosted-interaction"), payload.toString("base64url"));
+}
+
+/** The parameters, and the paused sign-in it carries, when the value is ours, alive and bound to this CSRF token. */
+export async function openSignIn(
+  sealed: unknown,
+  csrf: string,
+  now: number,
+): Promise<{ query: Record<string, string>; paused?: PausedSignIn } | undefined> {
+  if (typeof sealed !== "string" || sealed.length > 16384) return undefined;
+  const payload = verifySignedValue(await dataKeys().key("hosted-interaction"), sealed);
+  if (!payload) return undefined;
+  const { q, c, e, s } = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+    q: Record<string, string>;
+    c: string;
+    e: number;
+    s?: string;
+  };
+  if (c !== csrf || e <= now) return undefined;
+  if (s === undefined) return { query: q };
+  try {
+    return { query: q, paused: JSON.parse(open(await dataKeys().key("hosted-sign-in-step"), s, csrf)) as PausedSignIn };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The parameters when the value is ours, alive and bound to this CSRF token. */
@@ -69,15 +103,7 @@ export async function openInteraction(
   csrf: string,
   now: number,
 ): Promise<Record<string, string> | undefined> {
-  if (typeof sealed !== "string" || sealed.length > 16384) return undefined;
-  const payload = verifySignedValue(await dataKeys().key("hosted-interaction"), sealed);
-  if (!payload) return undefined;
-  const { q, c, e } = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
-    q: Record<string, string>;
-    c: string;
-    e: number;
-  };
-  return c === csrf && e > now ? q : undefined;
+  return (await openSignIn(sealed, csrf, now))?.query;
 }
 
 export function pageResult(statusCode: number, body: string, cookies?: string[]): HttpResult {

@@ -13,17 +13,19 @@ import {
 } from "./parts";
 import { type Language, TEXT, type Texts } from "./text";
 
-/** Which fields the sign-in form asks for beyond login and password. */
-export type SignInStep = "password" | "otp" | "change";
+/**
+ * Which step of the sign-in the form is: the login and password; the second factor alone
+ * (the password was proved and the sign-in waits in the sealed interaction); the new
+ * password alone (a forced change).
+ */
+export type SignInStep = "password" | "second-factor" | "change";
 
 export interface SignInView {
   lang: Language;
   state: FormState;
   clientName: string;
   step: SignInStep;
-  /** Typed before and kept: the field is read-only. */
-  username?: string;
-  /** login_hint: filled in, still editable. */
+  /** login_hint, or the login typed before: filled in, still editable. */
   loginHint?: string;
   message?: keyof Texts & string;
   violations?: readonly PolicyViolation[];
@@ -54,7 +56,7 @@ function secondFactorFields(t: Texts, channels: ReadonlyArray<"email" | "sms">):
 
 /**
  * A passkey as the second factor: the script runs the ceremony and submits this form with the
- * answer in `passkey`, so the post carries the password too. A plain button, not a second submit.
+ * answer in `passkey`. A plain button, not a second submit.
  */
 function secondFactorPasskey(t: Texts, options: string | undefined): Html {
   if (!options) return html``;
@@ -64,19 +66,31 @@ function secondFactorPasskey(t: Texts, options: string | undefined): Html {
 }
 
 function sendCodeButtons(t: Texts, step: SignInStep, channels: ReadonlyArray<"email" | "sms">): Html {
-  if (step !== "otp") return html``;
+  if (step !== "second-factor") return html``;
   return html`${channels.map((c) => html`<button type="submit" name="otp_channel" value="${c}">${c === "email" ? t.sendCodeEmail : t.sendCodeSms}</button>`)}`;
 }
 
+/** The fields of the step: login and password, the second factor, or the new password. */
+function stepFields(t: Texts, view: SignInView): Html {
+  if (view.step === "second-factor")
+    return html`${secondFactorFields(t, view.codeChannels ?? [])}${secondFactorPasskey(t, view.passkeyOptions)}`;
+  if (view.step === "change")
+    return html`<label for="new_password">${t.newPassword}</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" required autofocus>`;
+  return html`<label for="username">${t.username}</label>
+<input id="username" name="username" autocomplete="${view.passkeyOptions ? "username webauthn" : "username"}" required value="${view.loginHint ?? ""}" autofocus>
+<label for="password">${t.password}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>`;
+}
+
 /**
- * One form for every step: the password is typed again with the code or the new password,
- * so each post is checked exactly like the password grant (docs/sign-in.md).
+ * One form for every step of the sign-in. Past the password the form asks only for what
+ * is missing: what was proved travels in the sealed interaction (docs/sign-in.md).
  */
 export function signInPage(view: SignInView): string {
   const t = TEXT[view.lang];
   const message = view.message ? (t[view.message] as string) : undefined;
   const rules = violationList(view.violations, view.lang);
-  const change = view.step === "change";
   const providers = (view.providers ?? []).map(
     (p) =>
       html`<li><a href="/svc/oauth/federated?fp=${encodeURIComponent(p.fp)}&amp;interaction=${encodeURIComponent(view.state.interaction)}">${t.signInWith(p.name)}</a></li>`,
@@ -89,17 +103,7 @@ export function signInPage(view: SignInView): string {
 ${notice(view.notice)}${alert(view.problem ?? message, rules)}
 <form method="post" action="/svc/oauth/signin">
 ${hidden(view.state)}
-<label for="username">${t.username}</label>
-<input id="username" name="username" autocomplete="${view.passkeyOptions && view.step === "password" ? "username webauthn" : "username"}" required value="${view.username ?? view.loginHint ?? ""}"${view.username ? html` readonly` : html` autofocus`}>
-<label for="password">${change ? t.currentPassword : t.password}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${view.username ? html` autofocus` : html``}>
-${view.step === "otp" ? html`${secondFactorFields(t, view.codeChannels ?? [])}${secondFactorPasskey(t, view.passkeyOptions)}` : html``}
-${
-  change
-    ? html`<label for="new_password">${t.newPassword}</label>
-<input id="new_password" name="new_password" type="password" autocomplete="new-password" required>`
-    : html``
-}
+${stepFields(t, view)}
 <button type="submit">${t.submit}</button>
 ${sendCodeButtons(t, view.step, view.codeChannels ?? [])}
 </form>
@@ -114,7 +118,7 @@ ${
         // After a refusal the autofill waits for the user instead of offering the same passkey again.
         message === undefined && view.problem === undefined,
       )}${PASSKEY_SCRIPT}`
-    : view.passkeyOptions && view.step === "otp"
+    : view.passkeyOptions && view.step === "second-factor"
       ? PASSKEY_SCRIPT
       : html``
 }

@@ -22,9 +22,9 @@ import { usersRoutes } from "./users";
  * in `subject.kind`.
  */
 export const routes: readonly RouteDefinition[] = [
-  ...tokenRoutes,
+  ...tokenRoutes(specsOnly()),
   ...oidcRoutes(specsOnly()),
-  ...hostedRoutes,
+  ...hostedRoutes(specsOnly()),
   ...metaRoutes(specsOnly()),
   ...usersRoutes(specsOnly()),
   ...registrationRoutes(specsOnly()),

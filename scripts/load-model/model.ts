@@ -346,7 +346,7 @@ export function hotKeys(
       key: "CLIENT#<web app>",
       route: "hosted.sign-in (one web application)",
       share: 1,
-      // lib/routes/hosted-flow.ts loadRequest: the pages read the client through client authentication's cache.
+      // lib/domain/sign-in/authorization.ts loadRequest: the pages read the client through client authentication's cache.
       rcuPerSecond: cachedClientReads,
       wcuPerSecond: 0,
       note: `cached per warm container for clients.cacheSeconds (${facts.clientCacheSeconds} s), as for client authentication; ${fmt(rps.signIn)} RCU/s uncached`,

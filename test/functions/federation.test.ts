@@ -7,8 +7,8 @@ import { dataKeys } from "../../lib/crypto/data-key";
 import { documentClient } from "../../lib/document-client";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
-import { recordLogin } from "../../lib/domain/login/password-grant";
 import { browserCookieValue, HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
+import { recordLogin } from "../../lib/domain/sign-in/login-commit";
 import { roundTripCount } from "../../lib/store/client";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 import {

@@ -171,7 +171,6 @@ describe("passkeys on the hosted pages", () => {
     await page.getByLabel(/^password$/i).fill(PASSWORD);
     await submit(page);
     await page.getByRole("button", { name: "Use a passkey instead of a code" }).waitFor();
-    await page.getByLabel(/^password$/i).fill(PASSWORD);
     await authenticator.answers(true);
     await page.getByRole("button", { name: "Use a passkey instead of a code" }).click();
     const callback = await backAtClient(page);

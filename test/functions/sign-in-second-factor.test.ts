@@ -23,7 +23,6 @@ describe("sign-in with a password and a recovery code", () => {
       const started = await startAuthorization(config, redirectUri);
       const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
       expect(await alertText(page)).toMatch(/authenticator/);
-      await page.getByLabel(/^password$/i).fill(PASSWORD);
       // The recovery code waits behind a toggle that needs no script.
       await page.getByText(/use a recovery code instead/i).click();
       const field = page.getByLabel(/^recovery code$/i);
@@ -66,13 +65,11 @@ describe("sign-in with a password and a code sent by e-mail", () => {
     const { context, page } = await fillSignInForm(started.url, email);
     expect(await alertText(page)).toMatch(/authenticator/);
     expect(await page.getByRole("button", { name: /by sms/i }).count()).toBe(0);
-    await page.getByLabel(/^password$/i).fill(PASSWORD);
     await page.getByRole("button", { name: /send a code by e-mail/i }).click();
     await page
       .getByRole("status")
       .filter({ hasText: /sent a code to your e-mail/ })
       .waitFor();
-    await page.getByLabel(/^password$/i).fill(PASSWORD);
     await page.getByLabel(/authenticator app, e-mail or sms/i).fill(lastCode(email));
     await submit(page);
     const callback = await backAtClient(page);

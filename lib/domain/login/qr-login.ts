@@ -3,7 +3,8 @@ import type { AccountRepository } from "../accounts/ports";
 import { type ClientRecord, GRANT } from "../clients/client";
 import { ApiError, OAuthError } from "../errors";
 import { qrCodes } from "../qr-codes";
-import { type LoginDeps, signIn, type UserTokenResponse, userScopes } from "./password-grant";
+import type { LoginDeps } from "../sign-in/login-commit";
+import { signInWithTokens, type UserTokenResponse, userScopes } from "../sign-in/user-tokens";
 import type { QrLoginRepository } from "./ports";
 
 /**
@@ -111,7 +112,7 @@ export async function qrGrant(
     throw new OAuthError("invalid_grant", "the account is locked");
   }
   // The code is consumed in the same transaction that opens the session: tokens come once.
-  return signIn(account, client, found.scopes, caller, deps, now, undefined, {
+  return signInWithTokens(account, client, found.scopes, caller, deps, now, undefined, {
     method: "qr",
     items: [store.redeemItem(code, client.clientId, now)],
   });

@@ -3,7 +3,7 @@ import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
 import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
-import type { LoginDeps } from "./password-grant";
+import type { LoginDeps } from "../sign-in/login-commit";
 
 export interface RefreshResponse {
   access_token: string;

@@ -116,3 +116,27 @@ export function waitOf(attempt: TakenAttempt, now: number): number {
   const wait = waitAfter(attempt.consecutive);
   return wait > 0 ? now + wait : 0;
 }
+
+/**
+ * An attempt for a step that judges no password but must be counted like one (a code at the
+ * hosted pages' second step, whose password was proved on the page before): the account read
+ * fresh with its counters, and one attempt taken under the same limits a password guess takes.
+ */
+export async function takeAccountAttempt(
+  logins: LoginRepository,
+  sub: string,
+  addresses: string[],
+  now: number,
+): Promise<
+  | { ok: true; snapshot: LoginSnapshot; account: Account; attempt: TakenAttempt }
+  | { ok: false; why: "unknown" | "refused" }
+> {
+  const snapshot = await logins.snapshot({ sub }, addresses, hourOf(now));
+  if (!snapshot.account) return { ok: false, why: "unknown" };
+  if (refusedBeforeCheck(snapshot.counters, now)) return { ok: false, why: "refused" };
+  const attempt = await logins.takeAttempt(
+    { counted: { sub }, addresses, now, hour: hourOf(now), seenConsecutive: snapshot.counters.consecutive },
+    LIMITS,
+  );
+  return attempt ? { ok: true, snapshot, account: snapshot.account, attempt } : { ok: false, why: "refused" };
+}

@@ -9,10 +9,10 @@ import { type EventContext, type RecoveryCodeDeps, useRecoveryCode } from "./rec
 import { type TotpDeps, verifyTotp } from "./totp-generators";
 
 /**
- * The second factor of a password sign-in (docs/sign-in.md), one place for every method:
- * a proof goes in, a verdict naming the method comes out. A new method is one more proof
- * field and one more branch in checkSecondFactor (and in hasSecondFactorMethod when it
- * can stand as a primary second factor).
+ * The second factor of a password sign-in (docs/sign-in.md): one `SecondFactor` strategy per
+ * kind (TOTP, a code sent by e-mail or SMS, a recovery code, a passkey), tried by
+ * checkSecondFactor. A new kind is one more strategy in SECOND_FACTORS and its proof field
+ * (and a branch in hasSecondFactorMethod when it can stand as a primary second factor).
  */
 
 export type SecondFactorMethod = "totp" | "recovery_code" | "email_code" | "sms_code" | "passkey";
@@ -98,6 +98,67 @@ export async function hasSecondFactorMethod(
   return deps.hasAuthenticator(account.sub);
 }
 
+/** The proof field a second factor reads. */
+export type ProofField = "passkey" | "recovery_code" | "otp";
+
+/** One kind of second factor (the second role beside SignInMethod, lib/domain/sign-in/method.ts). */
+export interface SecondFactor {
+  readonly field: ProofField;
+  /** The answer this kind reads from the proof, when there is one. */
+  answer(proof: SecondFactorProof): unknown;
+  /** The method the answer proved, or undefined when it is not right for the account. */
+  check(
+    deps: SecondFactorDeps,
+    account: Account,
+    proof: SecondFactorProof,
+    context: EventContext,
+    now: number,
+  ): Promise<SecondFactorMethod | undefined>;
+}
+
+const passkeyFactor: SecondFactor = {
+  field: "passkey",
+  answer: (proof) => proof.passkey,
+  check: async (deps, account, proof) =>
+    proof.passkey && deps.passkey && (await deps.passkey(account, proof.passkey)) ? "passkey" : undefined,
+};
+
+const recoveryCodeFactor: SecondFactor = {
+  field: "recovery_code",
+  answer: (proof) => proof.recoveryCode,
+  check: async (deps, account, proof, context, now) =>
+    proof.recoveryCode && (await useRecoveryCode(deps.recovery, account.sub, proof.recoveryCode, context, now))
+      ? "recovery_code"
+      : undefined,
+};
+
+const totpFactor: SecondFactor = {
+  field: "otp",
+  answer: (proof) => proof.otp,
+  check: async (deps, account, proof) =>
+    proof.otp && (await verifyTotp(deps.totp, account.sub, proof.otp)) ? "totp" : undefined,
+};
+
+/** The code sent by e-mail or SMS: right, alive, to a contact still confirmed, and taken once. */
+const sentCodeFactor: SecondFactor = {
+  field: "otp",
+  answer: (proof) => proof.otp,
+  async check(deps, account, proof, _context, now) {
+    const sent = proof.otp ? await deps.loginCodes.get(account.sub) : undefined;
+    if (!proof.otp || !sent || codeState(sent, now) !== "valid" || !codeContact(deps.settings, account, sent.channel))
+      return undefined;
+    if (!codeMatches(proof.otp, sent)) {
+      await deps.loginCodes.recordWrongCode(account.sub, sent.digest);
+      return undefined;
+    }
+    if (!(await deps.loginCodes.consume(account.sub, sent.digest, now))) return undefined;
+    return sent.channel === "email" ? "email_code" : "sms_code";
+  },
+};
+
+/** In order of precedence: the first kind the proof carries decides which field is judged. */
+const SECOND_FACTORS: readonly SecondFactor[] = [passkeyFactor, recoveryCodeFactor, totpFactor, sentCodeFactor];
+
 /** Checks the proof: a passkey, else a recovery code, else the otp as a TOTP code, then as the code sent. */
 export async function checkSecondFactor(
   deps: SecondFactorDeps,
@@ -106,26 +167,13 @@ export async function checkSecondFactor(
   context: EventContext,
   now: number,
 ): Promise<SecondFactorVerdict> {
-  if (proof.passkey) {
-    const used = deps.passkey ? await deps.passkey(account, proof.passkey) : false;
-    return used ? ok("passkey") : { ok: false, why: "invalid", tried: "passkey" };
+  const field = SECOND_FACTORS.find((factor) => factor.answer(proof))?.field;
+  if (!field) return { ok: false, why: "missing" };
+  for (const factor of SECOND_FACTORS.filter((f) => f.field === field)) {
+    const method = await factor.check(deps, account, proof, context, now);
+    if (method) return ok(method);
   }
-  if (proof.recoveryCode) {
-    const used = await useRecoveryCode(deps.recovery, account.sub, proof.recoveryCode, context, now);
-    return used ? ok("recovery_code") : { ok: false, why: "invalid", tried: "recovery_code" };
-  }
-  if (!proof.otp) return { ok: false, why: "missing" };
-  if (await verifyTotp(deps.totp, account.sub, proof.otp)) return ok("totp");
-  const sent = await deps.loginCodes.get(account.sub);
-  if (!sent || codeState(sent, now) !== "valid" || !codeContact(deps.settings, account, sent.channel))
-    return { ok: false, why: "invalid", tried: "otp" };
-  if (!codeMatches(proof.otp, sent)) {
-    await deps.loginCodes.recordWrongCode(account.sub, sent.digest);
-    return { ok: false, why: "invalid", tried: "otp" };
-  }
-  if (!(await deps.loginCodes.consume(account.sub, sent.digest, now)))
-    return { ok: false, why: "invalid", tried: "otp" };
-  return ok(sent.channel === "email" ? "email_code" : "sms_code");
+  return { ok: false, why: "invalid", tried: field };
 }
 
 /** Why no code went out; `reason` is what the sign-in refusal names. */

@@ -1,0 +1,119 @@
+import type { AccountRepository } from "../accounts/ports";
+import { type ClientRecord, GRANT, GRANT_TYPES } from "../clients/client";
+import type { ClientCredentialSource } from "../clients/credential-cache";
+import { OAuthError } from "../errors";
+import { passwordGrant } from "../login/password-grant";
+import type { QrLoginRepository } from "../login/ports";
+import { QR_GRANT, qrGrant, startQrLogin } from "../login/qr-login";
+import { refreshGrant } from "../login/refresh-grant";
+import type { Language } from "../messages/ports";
+import { authorizationCodeGrant, type CodeGrantDeps } from "../oidc/code-grant";
+import type { LoginDeps } from "../sign-in/login-commit";
+import { authenticateClient, presentedClient, requireGrant } from "./client-authentication";
+import { clientCredentialsGrant } from "./client-credentials";
+
+/** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
+
+export interface TokenEndpointDeps {
+  clientCredentials: ClientCredentialSource;
+  /** What the grants sign in with. */
+  login: LoginDeps;
+  /** The same with the second factors (codes, messages), built only for a password grant. */
+  passwordLogin: () => LoginDeps;
+  codes: CodeGrantDeps["codes"];
+  qrLogins: QrLoginRepository;
+  accounts: Pick<AccountRepository, "get">;
+}
+
+/** Who calls, as the HTTP request tells it. */
+export interface TokenCaller {
+  /** The Authorization header (HTTP Basic client authentication). */
+  authorization?: string;
+  /** SVC-CI-UA-ID: the device the application already knows. */
+  uaId?: string;
+  /** The user's address as the application relays it, else the connection's. */
+  sourceIp?: string;
+  /** The connection's own address. */
+  connectionIp?: string;
+  userAgent?: string;
+  language: Language;
+}
+
+/**
+ * The addresses a password guess counts against: the connection's; the relayed one too when
+ * an application that proved itself (not a public client) vouches for it. An application
+ * trusted to relay (trustRelayedAddress) is its users' connection: the relayed address alone
+ * counts, so its back end's address is not one counter shared by all its users.
+ */
+export function guessAddresses(
+  caller: Pick<TokenCaller, "sourceIp" | "connectionIp">,
+  client: Pick<ClientRecord, "public" | "trustRelayedAddress">,
+): string[] {
+  const connection = caller.connectionIp ?? "unknown";
+  const relayed = !client.public && caller.sourceIp && caller.sourceIp !== connection ? caller.sourceIp : undefined;
+  if (!relayed) return [connection];
+  return client.trustRelayedAddress ? [relayed] : [connection, relayed];
+}
+
+export type TokenUseCases = ReturnType<typeof tokenUseCases>;
+
+export function tokenUseCases(deps: TokenEndpointDeps) {
+  const origin = (caller: TokenCaller) => ({
+    uaId: caller.uaId,
+    ip: caller.sourceIp ?? "unknown",
+    userAgent: caller.userAgent ?? "unknown",
+  });
+
+  /** The password grant's form, as the sign-in flow takes it. */
+  const passwordInput = (form: Readonly<Record<string, unknown>>, caller: TokenCaller, client: ClientRecord) => ({
+    username: form.username,
+    password: form.password,
+    scope: form.scope,
+    otp: form.otp,
+    recoveryCode: form.recovery_code,
+    otpChannel: form.otp_channel,
+    language: caller.language,
+    newPassword: form.new_password,
+    // The user's own address and browser, as the application relays them (interface §5.1).
+    ...origin(caller),
+    addresses: guessAddresses(caller, client),
+  });
+
+  async function grant(client: ClientRecord, form: Readonly<Record<string, unknown>>, caller: TokenCaller) {
+    const { login } = deps;
+    switch (form.grant_type) {
+      case GRANT.authorizationCode:
+        return authorizationCodeGrant(client, form, { ...login, codes: deps.codes });
+      case "client_credentials":
+        return clientCredentialsGrant(login.accessTokens, client, form.scope, login.settings.tokens.accessTtlSeconds);
+      case "password":
+        return passwordGrant(client, passwordInput(form, caller, client), deps.passwordLogin());
+      case "refresh_token":
+        return refreshGrant(client, form.refresh_token, login);
+      case QR_GRANT:
+        return qrGrant(deps.qrLogins, client, form.qr_code, origin(caller), { ...login, accounts: deps.accounts });
+      default:
+        throw new OAuthError("unsupported_grant_type", "this grant_type is not supported");
+    }
+  }
+
+  return {
+    /** Client authentication, then the grant the form names; issued tokens counted by grant. */
+    async issue(form: Readonly<Record<string, unknown>>, caller: TokenCaller) {
+      if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
+      const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
+      if (GRANT_TYPES.includes(String(form.grant_type))) requireGrant(client, String(form.grant_type));
+      const tokens = await grant(client, form, caller);
+      // Only grants the switch knows reach here, so the dimension's values stay few.
+      deps.login.metrics?.count("TokensIssued", { grant: String(form.grant_type) });
+      return tokens;
+    },
+
+    /** A QR-code login, started by the desktop application. */
+    async startQr(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
+      const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
+      requireGrant(client, GRANT.qr);
+      return startQrLogin(deps.qrLogins, client, form.scope, { ip: caller.sourceIp, userAgent: caller.userAgent }, now);
+    },
+  };
+}

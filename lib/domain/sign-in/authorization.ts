@@ -1,0 +1,166 @@
+import type { SecurityEventLog } from "../audit/ports";
+import type { ClientRecord } from "../clients/client";
+import type { ClientCredentialSource } from "../clients/credential-cache";
+import type { ClientRepository } from "../clients/ports";
+import { OAuthError } from "../errors";
+import type { LoginRepository } from "../login/ports";
+import {
+  AuthorizationError,
+  type AuthorizationRequest,
+  parseAuthorizationRequest,
+  redirectWith,
+} from "../oidc/authorization-request";
+import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
+import { issueCode } from "../oidc/code-grant";
+import type { AuthorizationCodeRepository } from "../oidc/ports";
+import type { ConsentRepository, SessionRepository } from "../sessions/ports";
+
+/**
+ * The authorization endpoint's side of the hosted pages (docs/sign-in.md): the request a
+ * form carries, the browser session, consent, the code, and logout.
+ */
+
+export interface AuthorizationDeps {
+  clientCredentials: ClientCredentialSource;
+  clients: Pick<ClientRepository, "get">;
+  sessions: SessionRepository;
+  consents: ConsentRepository;
+  codes: AuthorizationCodeRepository;
+  logins: Pick<LoginRepository, "commit">;
+  events: Pick<SecurityEventLog, "record" | "putItem">;
+  /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
+  idTokenHint: (token: string) => Promise<{ sub: string; aud: string } | undefined>;
+}
+
+/** A request checked against its client's record as it is now. */
+export interface FoundRequest {
+  client: ClientRecord;
+  request: AuthorizationRequest;
+}
+
+/** Where the browser goes once signed in: the consent page, or back to the client with a code or an error. */
+export type AfterSignIn =
+  | { kind: "consent"; clientId: string; scopes: string[] }
+  | { kind: "back"; redirectUri: string; params: Record<string, string | undefined> }
+  | { kind: "error"; error: AuthorizationError };
+
+/** Who acts, for the events. */
+export interface Actor {
+  ip?: string;
+  userAgent?: string;
+}
+
+export type AuthorizationUseCases = ReturnType<typeof authorizationUseCases>;
+
+export function authorizationUseCases(deps: AuthorizationDeps) {
+  const hinted = (token: string | undefined) => (token ? deps.idTokenHint(token) : Promise.resolve(undefined));
+
+  /** First-party clients, and scopes the user granted the client before, need no consent screen. */
+  async function consentNeeded(client: ClientRecord, request: AuthorizationRequest, sub: string) {
+    if (client.firstParty) return false;
+    if (request.prompt.includes("consent")) return true;
+    const granted = (await deps.consents.list(sub)).find((c) => c.client_id === client.clientId);
+    return !request.scopes.every((s) => granted?.scopes.includes(s));
+  }
+
+  return {
+    /** The request's parameters checked against the client; untrusted ones throw (UntrustedRedirectError). */
+    async loadRequest(query: Record<string, string | undefined>): Promise<FoundRequest> {
+      // The cached record client authentication uses: every sign-in page and form reads it (docs/scale.md).
+      const client =
+        typeof query.client_id === "string" ? await deps.clientCredentials.getWithSecrets(query.client_id) : undefined;
+      const request = parseAuthorizationRequest(query, client);
+      // Without a client the parse threw UntrustedRedirectError: here the client is known.
+      return { client: client as ClientRecord, request };
+    },
+
+    /** The browser session the cookie names, when it is live. */
+    browserSession(cookie: string | undefined, now: number): Promise<LiveBrowserSession | undefined> {
+      return liveBrowserSession(deps.sessions, cookie, now);
+    },
+
+    /** Whether the browser's session may answer this request without asking the user. */
+    async usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest, now: number) {
+      if (!browser || request.prompt.includes("login")) return false;
+      const authTime = browser.session.authTime ?? browser.session.createdAt;
+      if (request.maxAge !== undefined && now - authTime > request.maxAge) return false;
+      const hint = await hinted(request.idTokenHint);
+      return !hint || hint.sub === browser.account.sub;
+    },
+
+    /** With a signed-in browser: the consent screen when it is needed, else a code for the client. */
+    async signedIn(found: FoundRequest, browser: LiveBrowserSession, now: number): Promise<AfterSignIn> {
+      const { client, request } = found;
+      if (await consentNeeded(client, request, browser.account.sub)) {
+        if (!request.prompt.includes("none"))
+          return { kind: "consent", clientId: client.clientId, scopes: request.scopes };
+        const error = new OAuthError("consent_required", "the user has not consented");
+        return { kind: "error", error: new AuthorizationError(error, request.redirectUri, request.state) };
+      }
+      const code = await issueCode(deps.codes, request, browser, now);
+      return { kind: "back", redirectUri: request.redirectUri, params: { code, state: request.state } };
+    },
+
+    /** The user's answer on the consent page: allowing records a consent (acls); either way an event. */
+    async consent(
+      request: AuthorizationRequest,
+      browser: LiveBrowserSession,
+      allow: boolean,
+      actor: Actor,
+      now: number,
+    ): Promise<AfterSignIn> {
+      const sub = browser.account.sub;
+      await deps.events.record({
+        sbj: sub,
+        ts: Date.now(),
+        type: "consent",
+        cId: request.clientId,
+        ip: actor.ip,
+        ua: actor.userAgent,
+        sid: browser.session.sid,
+        result: allow ? "ok" : "denied",
+        prms: { scopes: request.scopes },
+      });
+      if (!allow) {
+        const denied = new OAuthError("access_denied", "the user denied the request");
+        return { kind: "error", error: new AuthorizationError(denied, request.redirectUri, request.state) };
+      }
+      await deps.logins.commit([deps.consents.grantItem(sub, request.clientId, request.scopes, Date.now())]);
+      const code = await issueCode(deps.codes, request, browser, now);
+      return { kind: "back", redirectUri: request.redirectUri, params: { code, state: request.state } };
+    },
+
+    /** Where the browser goes after logout: only a URI registered for the client (no open redirect). */
+    async logoutTarget(query: Record<string, string>): Promise<{ uri?: string; valid: boolean; sub?: string }> {
+      const hint = await hinted(query.id_token_hint);
+      const clientId = hint?.aud ?? query.client_id;
+      if (query.post_logout_redirect_uri === undefined) return { valid: true, sub: hint?.sub };
+      const client = clientId ? await deps.clients.get(clientId) : undefined;
+      const valid = client?.postLogoutRedirectUris.includes(query.post_logout_redirect_uri) ?? false;
+      const uri = valid ? redirectWith(query.post_logout_redirect_uri, { state: query.state }) : undefined;
+      return { uri, valid, sub: hint?.sub };
+    },
+
+    /** Ends the browser session and every session opened from it. */
+    async signOut(browser: LiveBrowserSession, actor: Actor): Promise<void> {
+      const sid = browser.session.sid;
+      const sub = browser.account.sub;
+      await deps.sessions.endSessionsAndDevices(
+        sub,
+        { session: (s) => s.sid === sid || s.browserSid === sid, device: () => false },
+        () => [
+          deps.events.putItem({
+            sbj: sub,
+            ts: Date.now(),
+            type: "logout",
+            cId: HOSTED_CLIENT,
+            ip: actor.ip,
+            ua: actor.userAgent,
+            sid,
+            result: "ok",
+          }),
+        ],
+      );
+    },
+  };
+}

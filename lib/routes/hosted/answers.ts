@@ -1,0 +1,371 @@
+import { config } from "../../config/current";
+import { relyingParty } from "../../config/settings";
+import type { ApiError } from "../../domain/errors";
+import { oauthDescription } from "../../domain/errors";
+import { AuthorizationError, redirectWith, UntrustedRedirectError } from "../../domain/oidc/authorization-request";
+import { browserCookieValue, type LiveBrowserSession } from "../../domain/oidc/browser-session";
+import type { PolicyViolation } from "../../domain/passwords/policy";
+import { codeChannels } from "../../domain/security/second-factor";
+import type { AfterSignIn } from "../../domain/sign-in/authorization";
+import type { BrowserLogin, BrowserOrigin, SignInDecision } from "../../domain/sign-in/browser-sign-in";
+import type { PausedSignIn } from "../../domain/sign-in/flow";
+import {
+  COOKIES,
+  csrfMatches,
+  newCsrfToken,
+  openSignIn,
+  pageResult,
+  readCookie,
+  sealInteraction,
+  seeOther,
+  setCookie,
+} from "../../http/browser";
+import type { CommonCall, HttpResult } from "../../http/route";
+import { consentPage } from "../../pages/consent";
+import { errorPage } from "../../pages/error";
+import type { FormState } from "../../pages/parts";
+import { type SignInView, signInPage } from "../../pages/sign-in";
+import { type Language, pageLanguage, TEXT, type Texts } from "../../pages/text";
+import type { HostedUseCases } from "./use-cases";
+
+/**
+ * What the hosted route families share to render a flow's decision as HTTP: pages,
+ * redirects, cookies, the expired form. No business rules: those are the domain's
+ * (lib/domain/sign-in/).
+ */
+
+export const now = () => Math.floor(Date.now() / 1000);
+const DEVICE_COOKIE_MAX_AGE = 400 * 24 * 3600;
+
+export function languageFor(call: CommonCall, query: Record<string, string | undefined>): Language {
+  return pageLanguage(query.ui_locales, call.language);
+}
+
+/** The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`). */
+export function backToClient(redirectUri: string, params: Record<string, string | undefined>, cookies?: string[]) {
+  return seeOther(redirectWith(redirectUri, { ...params, iss: config().issuer }), cookies);
+}
+
+export function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
+  return backToClient(
+    error.redirectUri,
+    { error: error.error.code, error_description: oauthDescription(error.error.description), state: error.state },
+    cookies,
+  );
+}
+
+/** An untrusted client or redirect URI gets an error page; any other request error goes back to the client. */
+export async function answeringErrors(lang: Language, answer: () => Promise<HttpResult>): Promise<HttpResult> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof UntrustedRedirectError) {
+      const t = TEXT[lang];
+      return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
+    }
+    if (error instanceof AuthorizationError) return errorBack(error);
+    throw error;
+  }
+}
+
+export function definedOnly(query: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/** The hidden fields of every hosted form (lib/pages/parts.ts hidden()). */
+export const interactionFields = {
+  interaction: { type: "string", maxLength: 16384 },
+  csrf: { type: "string", maxLength: 64 },
+} as const;
+
+/** A hosted form's schema: its own fields beside the interaction and CSRF token, which every form must carry. */
+export function hostedForm<const P extends Record<string, unknown>>(properties: P) {
+  return {
+    type: "object",
+    required: ["interaction", "csrf"],
+    properties: { ...interactionFields, ...properties },
+  } as const;
+}
+
+/** A new interaction for the request (and a paused sign-in), with the CSRF cookie when the browser has none. */
+export async function formState(
+  query: Record<string, string>,
+  existingCsrf: string | undefined,
+  paused?: PausedSignIn,
+) {
+  const csrf = existingCsrf ?? newCsrfToken();
+  return {
+    state: { interaction: await sealInteraction(query, csrf, now(), paused), csrf },
+    cookies: existingCsrf ? [] : [setCookie(COOKIES.csrf, csrf)],
+  };
+}
+
+/** A page reached without a live form (expired, forged, or opened without the sign-in page). */
+export function expiredForm(lang: Language): HttpResult {
+  return pageResult(400, errorPage(lang, TEXT[lang].sessionEnded));
+}
+
+/** The browser's answer as the form carries it: JSON of PublicKeyCredential.toJSON(). */
+export function credentialOf<T>(raw: unknown): T | undefined {
+  if (typeof raw !== "string" || raw === "") return undefined;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The browser as the sign-in sees it: its address (the connection's counts for guesses), browser, device cookie. */
+export function originOf(call: CommonCall, language: Language): BrowserOrigin {
+  const ip = call.sourceIp ?? "unknown";
+  return {
+    ip,
+    addresses: [call.connectionIp ?? ip],
+    userAgent: call.userAgent ?? "unknown",
+    uaId: readCookie(call.cookies, COOKIES.device),
+    language,
+    now: now(),
+  };
+}
+
+/** The browser session the request's cookie names, when it is live. */
+export function browserOf(uc: HostedUseCases, call: CommonCall): Promise<LiveBrowserSession | undefined> {
+  return uc.authorization.browserSession(readCookie(call.cookies, COOKIES.session), now());
+}
+
+/** A form of the sign-in: its request's parameters and paused sign-in, when its interaction and CSRF token hold. */
+export interface OpenedForm {
+  query: Record<string, string>;
+  paused?: PausedSignIn;
+  state: FormState;
+}
+
+export async function openForm(
+  call: CommonCall,
+  form: { interaction: string; csrf: string },
+): Promise<OpenedForm | undefined> {
+  const csrf = readCookie(call.cookies, COOKIES.csrf);
+  if (!csrf || !csrfMatches(csrf, form.csrf)) return undefined;
+  const opened = await openSignIn(form.interaction, csrf, now());
+  return opened && { ...opened, state: { interaction: form.interaction, csrf } };
+}
+
+/** A page opened by a link of the sign-in page: its interaction holds with the CSRF cookie. */
+async function linkedRequest(call: CommonCall, interaction: string | undefined): Promise<OpenedForm | undefined> {
+  const csrf = readCookie(call.cookies, COOKIES.csrf);
+  const opened = csrf && interaction ? await openSignIn(interaction, csrf, now()) : undefined;
+  return opened && csrf && interaction ? { query: opened.query, state: { interaction, csrf } } : undefined;
+}
+
+/** Answers a page opened by a link of the sign-in page once its interaction holds; else the expired-form page. */
+export function answeringLink(
+  call: CommonCall,
+  interaction: string | undefined,
+  answer: (found: OpenedForm, lang: Language) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  return answeringErrors(call.language, async () => {
+    const found = await linkedRequest(call, interaction);
+    return found ? answer(found, languageFor(call, found.query)) : expiredForm(call.language);
+  });
+}
+
+/** Answers a form once its interaction holds, in the sign-in's language; else the expired-form page. */
+export function answeringForm(
+  call: CommonCall,
+  form: { interaction: string; csrf: string },
+  answer: (found: OpenedForm, lang: Language) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  return answeringErrors(call.language, async () => {
+    const found = await openForm(call, form);
+    return found ? answer(found, languageFor(call, found.query)) : expiredForm(call.language);
+  });
+}
+
+/**
+ * The sign-in page, offering every configured external provider, and passkeys when the RP
+ * ID is one browsers accept (the challenge is bound to the browser's CSRF token).
+ */
+export async function signInPageFor(
+  uc: HostedUseCases,
+  view: Omit<SignInView, "providers" | "passkeyOptions">,
+): Promise<string> {
+  const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
+  const passkeyOptions =
+    view.step !== "change" && relyingParty(config()).offered
+      ? JSON.stringify(await uc.signIn.passkeyOptions(view.state.csrf))
+      : undefined;
+  return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings) });
+}
+
+/** The sign-in page again, with why another way of signing in did not work. */
+export async function signInProblem(
+  uc: HostedUseCases,
+  flow: { lang: Language; state: FormState; query: Record<string, string> },
+  problem: string,
+  status = 200,
+): Promise<HttpResult> {
+  const { lang, state, query } = flow;
+  return pageResult(
+    status,
+    await signInPageFor(uc, { lang, state, clientName: query.client_id, step: "password", problem }),
+  );
+}
+
+/** The session and device cookies of a browser that just signed in. */
+function loginCookies(login: BrowserLogin): string[] {
+  return [
+    setCookie(COOKIES.session, browserCookieValue(login.sub, login.cookieSecret)),
+    setCookie(COOKIES.device, login.uaId, DEVICE_COOKIE_MAX_AGE),
+  ];
+}
+
+/** Where a signed-in browser goes: the consent page, or back to the client. */
+export async function answerNext(
+  call: CommonCall,
+  query: Record<string, string>,
+  next: AfterSignIn,
+  cookies: string[],
+): Promise<HttpResult> {
+  if (next.kind === "error") return errorBack(next.error, cookies);
+  if (next.kind === "back") return backToClient(next.redirectUri, next.params, cookies);
+  const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+  const lang = languageFor(call, query);
+  const page = consentPage({ lang, state: form.state, clientName: next.clientId, scopes: next.scopes });
+  return pageResult(200, page, [...cookies, ...form.cookies]);
+}
+
+/** How the page words a decision: an alert from the texts, a problem in words, or a notice; and the status. */
+interface Words {
+  status: number;
+  message?: keyof Texts & string;
+  problem?: string;
+  notice?: string;
+}
+
+/** A refusal of the password step, by reason. */
+const PASSWORD_REFUSALS: Record<string, keyof Texts & string> = {
+  invalid_credential: "wrongCredentials",
+  replayed: "wrongCredentials",
+  throttled: "throttled",
+  account_locked: "refused",
+  inactivity_lock: "refused",
+  method_locked: "refused",
+};
+
+/** What a further step says, by reason. */
+const STEP_MESSAGES: Record<string, keyof Texts & string> = {
+  otp_required: "otpRequired",
+  otp_invalid: "otpInvalid",
+  otp_channel_unavailable: "otpChannelUnavailable",
+  too_many_codes: "tooManyCodes",
+  otp_not_sent: "otpNotSent",
+  password_change_required: "changeRequired",
+  password_policy: "policy",
+};
+
+/** The words of another way in's refusal (passkey, provider, phone). */
+function otherRefusal(why: string, t: Texts, fpName: string): string {
+  const words: Record<string, string> = {
+    refused: t.factorsNeeded,
+    passkey_missing: t.passkeyMissing,
+    unknown_passkey: t.passkeyUnknown,
+    wrong_passkey: t.passkeyRefused,
+    not_linked: t.notLinked(fpName),
+    denied: t.providerFailed(fpName),
+    provider_error: t.providerFailed(fpName),
+    qr_expired: t.qrExpired,
+    qr_refused: t.qrRefused,
+  };
+  if (why === "replayed") return fpName ? t.providerFailed(fpName) : t.passkeyRefused;
+  return words[why] ?? t.refused;
+}
+
+function wordsOf(decision: Extract<SignInDecision, { kind: "page" }>, lang: Language, asked: Asked): Words {
+  const t = TEXT[lang];
+  const { why, step, method } = decision;
+  if (why === "hook_failed") return { status: 503, problem: t.hookFailed };
+  if (why === "sign_in_refused") return { status: 403, problem: decision.message };
+  if (step === "second-factor" && why === "otp_sent")
+    return { status: 200, notice: asked.otpChannel === "sms" ? t.otpSentSms : t.otpSentEmail };
+  if (step !== "password") {
+    const message = why === "otp_invalid" && asked.passkey ? "passkeyRefused" : (STEP_MESSAGES[why] ?? "otpInvalid");
+    return { status: 200, message };
+  }
+  if (method === "password") return { status: 401, message: PASSWORD_REFUSALS[why] ?? "wrongCredentials" };
+  return { status: 200, problem: otherRefusal(why, t, asked.fpName ?? "") };
+}
+
+/** What the user sent that the page's words depend on. */
+export interface Asked {
+  /** The login typed, kept in the field after a refusal. */
+  username?: string;
+  otpChannel?: string;
+  passkey?: boolean;
+  fpName?: string;
+}
+
+/**
+ * A sign-in decision as HTTP: the sign-in page at its step (the interaction sealed again
+ * with the paused sign-in, or without one once the sign-in starts over), the login's
+ * cookies and the way on, or the expired-form page.
+ */
+export async function answerDecision(
+  call: CommonCall,
+  uc: HostedUseCases,
+  found: OpenedForm & { lang: Language },
+  decision: SignInDecision,
+  asked: Asked = {},
+): Promise<HttpResult> {
+  if (decision.kind === "expired") return expiredForm(found.lang);
+  if (decision.kind === "signed-in") return answerNext(call, found.query, decision.next, loginCookies(decision.login));
+  const { lang, query } = found;
+  const reseal = decision.paused !== undefined || found.paused !== undefined;
+  const state = reseal ? (await formState(query, found.state.csrf, decision.paused)).state : found.state;
+  const words = wordsOf(decision, lang, asked);
+  const page = await signInPageFor(uc, {
+    lang,
+    state,
+    clientName: query.client_id,
+    step: decision.step,
+    loginHint: decision.step === "password" ? asked.username : undefined,
+    message: words.message,
+    problem: words.problem,
+    notice: words.notice,
+    violations: decision.violations,
+  });
+  return pageResult(words.status, page);
+}
+
+/** What the registration and reset families share: the caller they act for, the link's query, field reading. */
+
+export function text(value: unknown): string {
+  return typeof value === "string" ? value.trim() : "";
+}
+
+/** The registration or reset acts for the client the sign-in is for. */
+export function callerOf(call: CommonCall, query: Record<string, string>, lang: Language) {
+  return {
+    clientId: query.client_id,
+    language: lang,
+    ip: call.sourceIp,
+    userAgent: call.userAgent,
+    sessionCookie: false,
+  };
+}
+
+export const linkQuery = { type: "object", properties: { interaction: interactionFields.interaction } } as const;
+
+export const linkResponses = {
+  200: { description: "The form", contentType: "text/html" },
+  303: { description: "Back to the client with an error" },
+  400: { description: "Expired or forged interaction", contentType: "text/html" },
+} as const;
+
+/** The violations a policy refusal carries (lib/domain/passwords/violations.ts). */
+export function violationsOf(error: ApiError): PolicyViolation[] {
+  const listed = (error.details.errors as Array<{ params?: unknown }> | undefined) ?? [
+    { params: error.details.params },
+  ];
+  return listed.map((p) => p.params as PolicyViolation).filter((v) => v && typeof v.rule === "string");
+}

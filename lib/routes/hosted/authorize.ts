@@ -1,0 +1,120 @@
+import { OAuthError } from "../../domain/errors";
+import { AuthorizationError } from "../../domain/oidc/authorization-request";
+import { COOKIES, pageResult, readCookie } from "../../http/browser";
+import { route } from "../../http/route";
+import {
+  answeringErrors,
+  answerNext,
+  browserOf,
+  definedOnly,
+  errorBack,
+  expiredForm,
+  formState,
+  hostedForm,
+  languageFor,
+  now,
+  openForm,
+  signInPageFor,
+} from "./answers";
+import type { HostedUseCases } from "./use-cases";
+
+/** The authorization endpoint (docs/sign-in.md) and the consent form. */
+
+/** Every parameter is read as text and checked by parseAuthorizationRequest. */
+const authorizationQuery = {
+  type: "object",
+  properties: Object.fromEntries(
+    [
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "scope",
+      "state",
+      "nonce",
+      "code_challenge",
+      "code_challenge_method",
+      "prompt",
+      "max_age",
+      "login_hint",
+      "ui_locales",
+      "id_token_hint",
+      "resource",
+      "response_mode",
+      "request",
+      "request_uri",
+    ].map((name) => [name, { type: "string", maxLength: 8192 }]),
+  ),
+} as const;
+
+const loginRequired = (request: { redirectUri: string; state?: string }) =>
+  new AuthorizationError(
+    new OAuthError("login_required", "the user is not signed in"),
+    request.redirectUri,
+    request.state,
+  );
+
+const authorize = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.authorize",
+    method: "GET",
+    path: "/svc/oauth/authorize",
+    version: "page",
+    auth: "none",
+    summary: "Authorization endpoint (OAuth 2.0, OpenID Connect): code flow with PKCE",
+    description:
+      "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource. Answers the sign-in page, the consent page, or a redirect to the client with code, state and iss. An unknown client or redirect URI gets an error page, never a redirect.",
+    tags: ["sign-in"],
+    request: { query: authorizationQuery },
+    responses: {
+      200: { description: "Sign-in or consent page", contentType: "text/html" },
+      303: { description: "Back to the client with a code or an error" },
+      400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
+    },
+    handler: async (call) => {
+      const query = definedOnly(call.query);
+      const lang = languageFor(call, query);
+      return answeringErrors(lang, async () => {
+        const found = await uc.authorization.loadRequest(query);
+        const browser = await browserOf(uc, call);
+        if (browser && (await uc.authorization.usableSession(browser, found.request, now())))
+          return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
+        if (found.request.prompt.includes("none")) return errorBack(loginRequired(found.request));
+        const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+        const { clientId: clientName, loginHint } = found.request;
+        const page = await signInPageFor(uc, { lang, state: form.state, clientName, step: "password", loginHint });
+        return pageResult(200, page, form.cookies);
+      });
+    },
+  });
+
+const consentForm = hostedForm({ decision: { enum: ["allow", "deny"] } });
+
+const consent = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.consent",
+    method: "POST",
+    path: "/svc/oauth/consent",
+    version: "page",
+    auth: "none",
+    summary: "The consent form of a third-party client: allow records a consent (acls), deny answers access_denied",
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: consentForm, required: true } },
+    responses: {
+      303: { description: "Back to the client with a code or access_denied" },
+      400: { description: "Expired or forged form, or no signed-in browser", contentType: "text/html" },
+    },
+    handler: async (call) => {
+      const lang = call.language;
+      return answeringErrors(lang, async () => {
+        const form = await openForm(call, call.body);
+        const browser = await browserOf(uc, call);
+        if (!form || !browser) return expiredForm(lang);
+        const { request } = await uc.authorization.loadRequest(form.query);
+        const actor = { ip: call.sourceIp, userAgent: call.userAgent };
+        const allow = call.body.decision === "allow";
+        return answerNext(call, form.query, await uc.authorization.consent(request, browser, allow, actor, now()), []);
+      });
+    },
+  });
+
+export const authorizeRoutes = (uc: HostedUseCases) => [authorize(uc), consent(uc)];
