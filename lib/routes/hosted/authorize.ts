@@ -4,7 +4,6 @@ import { COOKIES, pageResult, readCookie } from "../../http/browser";
 import { route } from "../../http/route";
 import {
   answeringErrors,
-  answerNext,
   browserOf,
   definedOnly,
   errorBack,
@@ -14,8 +13,8 @@ import {
   languageFor,
   now,
   openForm,
-  signInPageFor,
 } from "./answers";
+import { answerNext, signInPageFor } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /** The authorization endpoint (docs/sign-in.md) and the consent form. */

@@ -3,7 +3,8 @@ import { COOKIES, openSignIn, pageResult, readCookie, seeOther } from "../../htt
 import { route } from "../../http/route";
 import { errorPage } from "../../pages/error";
 import { TEXT } from "../../pages/text";
-import { answerDecision, answeringErrors, answeringLink, expiredForm, languageFor, now, originOf } from "./answers";
+import { answeringErrors, answeringLink, expiredForm, languageFor, now, originOf } from "./answers";
+import { answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /**

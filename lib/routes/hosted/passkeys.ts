@@ -1,7 +1,8 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { route } from "../../http/route";
 import SCRIPT from "../../pages/passkeys-script.txt";
-import { answerDecision, answeringForm, credentialOf, hostedForm, originOf } from "./answers";
+import { answeringForm, credentialOf, hostedForm, originOf } from "./answers";
+import { answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /** Passkeys on the sign-in page (docs/passkeys.md): the script, and sign-in with a passkey alone. */

@@ -2,7 +2,8 @@ import { pageResult } from "../../http/browser";
 import { route } from "../../http/route";
 import { qrSignInPage } from "../../pages/qr-sign-in";
 import { TEXT } from "../../pages/text";
-import { answerDecision, answeringForm, answeringLink, hostedForm, interactionFields, now, originOf } from "./answers";
+import { answeringForm, answeringLink, hostedForm, interactionFields, now, originOf } from "./answers";
+import { answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /**

@@ -13,7 +13,6 @@ import {
 } from "../../pages/registration";
 import { type Language, TEXT } from "../../pages/text";
 import {
-  answerDecision,
   answeringForm,
   answeringLink,
   callerOf,
@@ -26,6 +25,7 @@ import {
   text,
   violationsOf,
 } from "./answers";
+import { answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /**

@@ -14,10 +14,10 @@ import {
   linkQuery,
   linkResponses,
   now,
-  signInPageFor,
   text,
   violationsOf,
 } from "./answers";
+import { signInPageFor } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /** Forgotten password on the hosted pages (docs/sign-in.md): the login, then a code and a new password. */

@@ -2,15 +2,8 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { FoundRequest } from "../../domain/sign-in/authorization";
 import type { BrowserOrigin, BrowserSignInUseCases } from "../../domain/sign-in/browser-sign-in";
 import { route } from "../../http/route";
-import {
-  type Asked,
-  answerDecision,
-  answeringForm,
-  credentialOf,
-  hostedForm,
-  type OpenedForm,
-  originOf,
-} from "./answers";
+import { answeringForm, credentialOf, hostedForm, type OpenedForm, originOf } from "./answers";
+import { type Asked, answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /** The sign-in form (docs/sign-in.md): every step of it posts here. */
