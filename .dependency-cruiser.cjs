@@ -23,7 +23,7 @@ module.exports = {
         "The domain is handed its settings; it may name their types (lib/config/settings.ts), never load, validate or read them.",
       severity: "error",
       from: { path: "^lib/domain/" },
-      to: { path: ["^lib/config/(validation|environment|current)\\.ts$", "^lib/compiled/"] },
+      to: { path: ["^lib/config/(validation|environment)\\.ts$", "^lib/config\\.ts$", "^lib/compiled/"] },
     },
     {
       name: "domain-names-settings-as-types",
@@ -47,7 +47,7 @@ module.exports = {
         "Stores get table, client and settings slices from the wiring (lib/container.ts); lib/document-client.ts is that wiring's client.",
       severity: "error",
       from: { path: "^lib/store/" },
-      to: { path: ["^lib/config/(current|environment|validation)\\.ts$", "^lib/document-client\\.ts$"] },
+      to: { path: ["^lib/config\\.ts$", "^lib/config/(environment|validation)\\.ts$", "^lib/document-client\\.ts$"] },
     },
     {
       name: "routes-are-handed-their-use-cases",

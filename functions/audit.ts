@@ -1,5 +1,5 @@
 import { validators } from "../lib/compiled/audit-validators";
-import { config } from "../lib/config/current";
+import { config } from "../lib/config";
 import { perCall, requestChecks, services } from "../lib/container";
 import { auditUseCases } from "../lib/domain/audit/audit";
 import { createApiFunction } from "../lib/http/pipeline";

@@ -1,5 +1,5 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
-import { config } from "../lib/config/current";
+import { config } from "../lib/config";
 import { publishChanges } from "../lib/events/publish";
 import { eventPublisher } from "../lib/events/publisher";
 import { changeOf } from "../lib/events/stream-records";

@@ -1,5 +1,5 @@
 import { validators } from "../lib/compiled/hosted-validators";
-import { config } from "../lib/config/current";
+import { config } from "../lib/config";
 import {
   bindDeps,
   passkeyDeps,

@@ -1,4 +1,4 @@
-import { config } from "../lib/config/current";
+import { config } from "../lib/config";
 import { services } from "../lib/container";
 import { lockInactiveAccounts } from "../lib/domain/security/account-state";
 import { log } from "../lib/log";

@@ -1,5 +1,5 @@
 import { validators } from "../lib/compiled/users-validators";
-import { config } from "../lib/config/current";
+import { config } from "../lib/config";
 import { attributeDeps, perCall, requestChecks, services } from "../lib/container";
 import { userUseCases } from "../lib/domain/accounts/users";
 import { createApiFunction } from "../lib/http/pipeline";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
-import { config } from "./config/current";
+import { config } from "./config";
 import { relyingParty, type ServiceSettings } from "./config/settings";
 import { dataKeys } from "./crypto/data-key";
 import { documentClient } from "./document-client";

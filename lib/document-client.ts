@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { config } from "./config/current";
+import { config } from "./config";
 import { createDocumentClient } from "./store/client";
 
 let shared: DynamoDBDocumentClient | undefined;

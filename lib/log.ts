@@ -1,4 +1,4 @@
-import { config } from "./config/current";
+import { config } from "./config";
 import { originalStack } from "./original-stack";
 
 /**

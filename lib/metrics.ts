@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { config } from "./config/current";
+import { config } from "./config";
 import type { MetricsPort } from "./domain/metrics";
 import { logContext } from "./log";
 

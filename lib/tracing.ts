@@ -1,5 +1,5 @@
 import type { Tracer } from "@aws-lambda-powertools/tracer";
-import { tracingWanted } from "./config/environment";
+import { tracingInProcess } from "./config";
 
 /**
  * X-Ray subsegments for AWS SDK calls and hook calls (docs/operations.md, Tracing). Only
@@ -8,7 +8,7 @@ import { tracingWanted } from "./config/environment";
  * The tracer is loaded only where it may trace (on Lambda): the X-Ray SDK turns on an async
  * hook for every promise of the process as it loads, a cost nothing local should pay.
  */
-const tracer: Tracer | undefined = tracingWanted()
+const tracer: Tracer | undefined = tracingInProcess()
   ? new (await import("@aws-lambda-powertools/tracer")).Tracer({
       serviceName: "svc-identity",
       // Plain HTTP calls are not traced: a hook URL or the breached-password range would reach the trace.

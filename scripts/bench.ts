@@ -365,7 +365,7 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   if (build.status !== 0) throw new Error("npm run build failed");
   process.stderr.write(`cold starts: warming DynamoDB Local (${DYNAMODB_WARM_ROUNDS} rounds of each operation)\n`);
   const { documentClient } = await import("../lib/document-client");
-  const { config } = await import("../lib/config/current");
+  const { config } = await import("../lib/config");
   const warmth = await warmDynamoLocal(documentClient(), config().tableName, DYNAMODB_WARM_ROUNDS);
   console.log(
     `\nDynamoDB Local warmed first (${DYNAMODB_WARM_ROUNDS} rounds of every operation the store sends; DynamoDB itself has no such warm-up), ms per call:`,
@@ -422,7 +422,7 @@ async function benchLocalStack(): Promise<void> {
   const { DEFAULT_SCRYPT, hashPassword } = await import("../lib/domain/credentials/password-hash");
   const { mintUserToken } = await import("../lib/local/user-token");
   const { registerClient } = await import("../lib/domain/clients/admin");
-  const { config } = await import("../lib/config/current");
+  const { config } = await import("../lib/config");
   const counting = createGateway({ countRoundTrips: true });
   const plain = createGateway();
   const servers: Stoppable[] = [counting, plain].map((server) => ({

@@ -8,7 +8,7 @@ import { DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import bcrypt from "bcryptjs";
 import { argon2id } from "hash-wasm";
-import { config, setEnvDefaults } from "../lib/config/current";
+import { config, setEnvDefaults } from "../lib/config";
 import { LOCAL_TOOL_ENV } from "../lib/config/environment";
 import { accountTransfer } from "../lib/container";
 import { ensureBootstrapClient } from "../lib/local/bootstrap";

@@ -4,7 +4,7 @@ import type { Config, DataKeySource } from "./settings";
 import { ConfigError, onlyLambdaHooks, parseSettings } from "./validation";
 
 /**
- * The one place that reads the environment; everything else asks `config()` (lib/config/current.ts).
+ * The one place that reads the environment; lib/config.ts hands it the process's environment; everything else asks `config()`.
  * The file named by SVC_CONFIG (docs/configuration.md) is read here and validated once, at cold start.
  */
 
@@ -91,7 +91,7 @@ export function loadConfig(env: Env): Config {
  * Whether X-Ray tracing may run (lib/tracing.ts): on Lambda (AWS_EXECUTION_ENV), unless
  * POWERTOOLS_TRACE_ENABLED=false. Powertools then makes the final call from its own variables.
  */
-export function tracingWanted(env: Env = process.env): boolean {
+export function tracingWanted(env: Env): boolean {
   return Boolean(env.AWS_EXECUTION_ENV) && env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== "false";
 }
 
@@ -100,8 +100,3 @@ export function tracingWanted(env: Env = process.env): boolean {
  * known (Lambda runs nodejs22.x) and the lock file pins the SDK, so local tools mute it.
  */
 export const LOCAL_TOOL_ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" };
-
-/** The working directory's environment, for local tools that pass it to children. */
-export function processEnv(): Env {
-  return process.env;
-}

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { config } from "../config/current";
+import { config } from "../config";
 import type { DataKeySource } from "../config/settings";
 import { ApiError } from "../domain/errors";
 import { log } from "../log";

@@ -1,4 +1,4 @@
-import { config } from "../config/current";
+import { config } from "../config";
 import { createEventBridgePublisher } from "./eventbridge-publisher";
 import { createFilePublisher } from "./file-publisher";
 import type { EventPublisher } from "./publish";

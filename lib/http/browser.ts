@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { config } from "../config/current";
+import { config } from "../config";
 import { dataKeys } from "../crypto/data-key";
 import { open, seal } from "../crypto/sealed-box";
 import { signValue, verifySignedValue } from "../crypto/signed-value";

@@ -1,7 +1,7 @@
 import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { config } from "../config/current";
+import { config } from "../config";
 import type { CallerChecks } from "../domain/callers/caller-checks";
 import { withLogContext } from "../log";
 import { applicationPassword } from "./middleware/application-password";

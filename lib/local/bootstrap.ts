@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { config } from "../config/current";
+import { config } from "../config";
 import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
 import { GRANT_TYPES } from "../domain/clients/client";

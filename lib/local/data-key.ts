@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { config, setEnvDefaults } from "../config/current";
+import { config, setEnvDefaults } from "../config";
 
 export const DATA_KEY_FILE = ".local/data-key";
 

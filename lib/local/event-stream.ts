@@ -1,6 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { handler } from "../../functions/events";
-import { config } from "../config/current";
+import { config } from "../config";
 import { openStreamReader } from "../store/table-stream";
 
 /** Lambda's batch size for the events function (infra/stack.ts). */

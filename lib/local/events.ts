@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { config } from "../config/current";
+import { config } from "../config";
 import { services } from "../container";
 import { sealInteraction } from "../http/browser";
 import { mintUserToken } from "./user-token";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { config } from "../config/current";
+import { config } from "../config";
 import { allowedOriginFor, type CorsSettings, corsPreflightHeaders, corsResponseHeaders } from "../http/cors";
 import { errorResult } from "../http/error-body";
 import type { HttpResult } from "../http/route";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { config, setEnvDefaults } from "../config/current";
+import { config, setEnvDefaults } from "../config";
 import { LOCAL_TOOL_ENV } from "../config/environment";
 import { FUNCTION_NAMES } from "../http/route";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";

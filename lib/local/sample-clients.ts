@@ -1,4 +1,4 @@
-import { config } from "../config/current";
+import { config } from "../config";
 import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
 import type { ClientDefinition } from "../domain/clients/client";

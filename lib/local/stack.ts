@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { config } from "../config/current";
+import { config } from "../config";
 import { ensureTable } from "../store/table-admin";
 import { ensureSigningKeyExists } from "./bootstrap";
 import { portAnswers, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { relative } from "node:path";
-import { config, setEnvDefaults } from "../config/current";
+import { config, setEnvDefaults } from "../config";
 import { LOCAL_TOOL_ENV } from "../config/environment";
 import { ConfigError } from "../config/validation";
 import { weakSecretWarnings } from "../domain/clients/client";

@@ -1,4 +1,4 @@
-import { config } from "../config/current";
+import { config } from "../config";
 import { CLIENT_ID_PATTERN } from "../domain/clients/client";
 import { problems } from "../domain/errors";
 import { SID_PATTERN } from "../domain/federation/external-account";

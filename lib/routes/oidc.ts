@@ -1,4 +1,4 @@
-import { config } from "../config/current";
+import { config } from "../config";
 import { GRANT_TYPES } from "../domain/clients/client";
 import { oauthDescription } from "../domain/errors";
 import type { OidcUseCases } from "../domain/oidc/oidc-endpoints";

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { build } from "esbuild";
 import { esbuildOptions } from "../../infra/bundling";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
 import { routes } from "../../lib/routes";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { DEFAULT_SCRYPT, hashPassword } from "../../lib/domain/credentials/password-hash";
 import { createDocumentClient } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";

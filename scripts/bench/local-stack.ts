@@ -24,7 +24,7 @@ export async function startLocalStack(settings: Record<string, unknown>) {
     SVC_OUTBOX_FILE: ".local/bench-outbox.jsonl",
   });
   // Imported after the environment is set: these modules read config() on first use.
-  const { setEnvDefaults } = await import("../../lib/config/current");
+  const { setEnvDefaults } = await import("../../lib/config");
   setEnvDefaults({});
   const { ensureLocalDataKey } = await import("../../lib/local/data-key");
   ensureLocalDataKey(undefined);

@@ -4,7 +4,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { handler } from "../../functions/events";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 import { EVENTBRIDGE_SOURCE } from "../../lib/events/eventbridge-publisher";
 import { ENTITY, itemOf, keys } from "../../lib/store/keys";
 

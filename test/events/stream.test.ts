@@ -6,7 +6,7 @@ import type { DynamoDBRecord } from "aws-lambda";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler } from "../../functions/events";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { type CloudEvent, EVENT_TYPE_PREFIX, EVENT_TYPES } from "../../lib/events/cloud-event";
 import { eventSchema } from "../../lib/events/schemas";

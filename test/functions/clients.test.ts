@@ -1,6 +1,6 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";

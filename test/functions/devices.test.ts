@@ -181,7 +181,7 @@ describe("security events of user-mode calls (interface §6)", () => {
     });
     const { QueryCommand } = await import("@aws-sdk/lib-dynamodb");
     const { documentClient } = await import("../../lib/document-client");
-    const { config } = await import("../../lib/config/current");
+    const { config } = await import("../../lib/config");
     const { Items } = await documentClient().send(
       new QueryCommand({
         TableName: config().tableName,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { loginDeps, services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { documentClient } from "../../lib/document-client";

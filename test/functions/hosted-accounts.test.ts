@@ -2,7 +2,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { passwordResetDeps, services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
 import {

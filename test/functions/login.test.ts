@@ -1,7 +1,7 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { loginDeps, services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
 import type { Account } from "../../lib/domain/accounts/account";

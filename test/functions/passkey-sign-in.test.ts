@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it, vi } from "vitest";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 import { recoveryCodeDeps } from "../../lib/container";
 import { useRecoveryCode } from "../../lib/domain/security/recovery-codes";
 import { keys } from "../../lib/store/keys";

@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { documentClient } from "../../lib/document-client";
 import { ANSWER_CHECKS_PER_HOUR } from "../../lib/domain/security/security-question";
 import { keys } from "../../lib/store/keys";

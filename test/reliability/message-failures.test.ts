@@ -2,7 +2,7 @@ import { SESClient, SendEmailCommand } from "@aws-sdk/client-ses";
 import { PublishCommand, SNSClient } from "@aws-sdk/client-sns";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 import { verifyPassword } from "../../lib/domain/credentials/password-hash";
 import { keys } from "../../lib/store/keys";
 import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";

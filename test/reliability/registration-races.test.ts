@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { registrationDeps } from "../../lib/container";
 import { type RegistrationBody, register } from "../../lib/domain/registration/register";
 import { ENTITY } from "../../lib/store/keys";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { registerClient } from "../../lib/domain/clients/admin";

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 import { freePort } from "../../lib/local/dynamodb-local";
 import { createGateway, type GatewayOptions } from "../../lib/local/gateway";
 

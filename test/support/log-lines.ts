@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, vi } from "vitest";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 
 /** Tests run silent; this turns log lines on at `level` for each test of the enclosing describe, and back off after. */
 export function useLogLevel(level: "info" | "warn"): void {

@@ -1,6 +1,6 @@
 import { type MutableResponse, OAuth2Server, type TokenRequestIncomingMessage } from "oauth2-mock-server";
 import { afterAll, beforeAll } from "vitest";
-import { setEnvDefaults } from "../../lib/config/current";
+import { setEnvDefaults } from "../../lib/config";
 import type { FederationProviderConfig } from "../../lib/config/settings";
 import { createClient } from "./fixtures";
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 
 export interface OutboxLine {
   channel: "sms" | "email";

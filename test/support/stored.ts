@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { documentClient } from "../../lib/document-client";
 import { keys, type TableKey } from "../../lib/store/keys";
 

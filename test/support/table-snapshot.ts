@@ -1,6 +1,6 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { expect } from "vitest";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { documentClient } from "../../lib/document-client";
 import { ENTITY } from "../../lib/store/keys";
 

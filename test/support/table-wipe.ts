@@ -1,5 +1,5 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import { documentClient } from "../../lib/document-client";
 import { batchWriteAll } from "../../lib/store/batch";
 

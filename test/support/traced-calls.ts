@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { config } from "../../lib/config/current";
+import { config } from "../../lib/config";
 import type { ServiceSettings } from "../../lib/config/settings";
 import { parseSettings } from "../../lib/config/validation";
 import { documentClient } from "../../lib/document-client";

@@ -1,4 +1,4 @@
-import { config } from "../../config/current";
+import { config } from "../../config";
 import type { ApiError } from "../../domain/errors";
 import { oauthDescription } from "../../domain/errors";
 import { AuthorizationError, redirectWith, UntrustedRedirectError } from "../../domain/oidc/authorization-request";

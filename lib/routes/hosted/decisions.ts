@@ -1,4 +1,4 @@
-import { config } from "../../config/current";
+import { config } from "../../config";
 import { relyingParty } from "../../config/settings";
 import { browserCookieValue } from "../../domain/oidc/browser-session";
 import { codeChannels } from "../../domain/security/second-factor";

@@ -1,4 +1,4 @@
-import { config } from "../../config/current";
+import { config } from "../../config";
 import { COOKIES, openSignIn, pageResult, readCookie, seeOther } from "../../http/browser";
 import { route } from "../../http/route";
 import { errorPage } from "../../pages/error";

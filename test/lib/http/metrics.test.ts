@@ -2,7 +2,7 @@ import { SESClient, SendEmailCommand } from "@aws-sdk/client-ses";
 import { PublishCommand, SNSClient } from "@aws-sdk/client-sns";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { setEnvDefaults } from "../../../lib/config/current";
+import { setEnvDefaults } from "../../../lib/config";
 import { loginDeps, services } from "../../../lib/container";
 import { BRUTE_FORCE, THROTTLED } from "../../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../../lib/domain/login/password-grant";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { services } from "../../../lib/container";
 import { documentClient } from "../../../lib/document-client";
 import { AccountChangedError } from "../../../lib/domain/accounts/ports";

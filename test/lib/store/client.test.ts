@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { documentClient } from "../../../lib/document-client";
 import { consumedCapacity } from "../../../lib/store/client";
 import { uniqueId } from "../../support/fixtures";

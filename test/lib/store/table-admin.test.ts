@@ -1,6 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { ensureTable } from "../../../lib/store/table-admin";
 import { uniqueId } from "../../support/fixtures";
 

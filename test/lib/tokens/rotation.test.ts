@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { services } from "../../../lib/container";
 import type { SigningKeyStore } from "../../../lib/store/signing-keys";
 import { createAccessTokens } from "../../../lib/tokens/access-token";

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { services } from "../../../lib/container";
 import { registerClient } from "../../../lib/domain/clients/admin";
 import { GRANT_TYPES } from "../../../lib/domain/clients/client";

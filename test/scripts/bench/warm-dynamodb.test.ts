@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../../lib/config/current";
+import { config } from "../../../lib/config";
 import { documentClient } from "../../../lib/document-client";
 import { roundTripCount } from "../../../lib/store/client";
 import { type OperationWarmth, warmDynamoLocal } from "../../../scripts/bench/warm-dynamodb";

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../../../lib/config/current";
+import { config } from "../../../../lib/config";
 import { accountTransfer, services } from "../../../../lib/container";
 import { documentClient } from "../../../../lib/document-client";
 import { type ImportLineResult, type ImportSummary, importAccounts } from "../../../../lib/domain/accounts/import";

@@ -3,7 +3,7 @@ import { PublishCommand, SNSClient } from "@aws-sdk/client-sns";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, describe, expect, it } from "vitest";
-import { config } from "../../../../lib/config/current";
+import { config } from "../../../../lib/config";
 import { registrationDeps, services } from "../../../../lib/container";
 import { documentClient } from "../../../../lib/document-client";
 import { confirmRegistration } from "../../../../lib/domain/registration/confirm";
