@@ -20,6 +20,16 @@ function integerFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function secondsFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 3600) {
+    throw new ConfigError(`${name} must be a whole number of seconds from 1 to 3600, got "${raw}"`);
+  }
+  return value;
+}
+
 function readSettingsSource(env: Env): unknown {
   // On Lambda the CDK stack inlines the operator's file as JSON (no file system to read).
   if (env.SVC_CONFIG_JSON) return JSON.parse(env.SVC_CONFIG_JSON);
@@ -64,6 +74,7 @@ export function loadConfig(env: Env): Config {
     tableName: env.TABLE_NAME || "svc-identity",
     dynamodbEndpoint,
     dynamodbPort,
+    dynamodbWaitSeconds: secondsFrom(env, "DYNAMODB_WAIT_SECONDS", 120),
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "eu-west-1",
     port: integerFrom(env, "PORT", 3000),
     inMemory: env.SVC_IN_MEMORY === "1" || env.SVC_IN_MEMORY === "true",

