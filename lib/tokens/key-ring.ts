@@ -8,6 +8,12 @@ export const SIGNING_ALG = "ES256";
 export const CACHE_SECONDS = 60;
 /** JWKS `cache-control: max-age`: how long verifiers may keep the published keys. */
 export const JWKS_MAX_AGE_SECONDS = 300;
+/**
+ * JWKS rereads the keys after this long rather than CACHE_SECONDS: verifiers fetch it
+ * rarely (they keep it JWKS_MAX_AGE_SECONDS), and a staged key must reach them as early
+ * as it can, however long a busy container has held its keys.
+ */
+export const JWKS_READ_SECONDS = 5;
 /** Unknown kids trigger a reread at most this often, so forged kids cannot flood storage. */
 const UNKNOWN_KID_REFRESH_SECONDS = 5;
 
@@ -76,11 +82,13 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
     };
   }
 
-  const fresh = (state: Loaded | undefined): state is Loaded =>
-    state !== undefined && clock() - state.at < CACHE_SECONDS;
+  const fresh = (state: Loaded | undefined, maxAge = CACHE_SECONDS): state is Loaded =>
+    state !== undefined && clock() - state.at < maxAge;
 
-  async function current(options: { force?: boolean; withSecrets?: boolean } = {}): Promise<Loaded> {
-    if (!options.force && fresh(loaded) && (loaded.withSecrets || !options.withSecrets)) return loaded;
+  async function current(options: { force?: boolean; withSecrets?: boolean; maxAge?: number } = {}): Promise<Loaded> {
+    if (!options.force && fresh(loaded, options.maxAge) && (loaded.withSecrets || !options.withSecrets)) {
+      return loaded;
+    }
     // One load at a time per container, however many requests arrive together; a signing
     // load also serves verification, so a verifying caller waits for one in flight.
     const withSecrets = options.withSecrets === true || loaded?.withSecrets === true;
@@ -119,7 +127,7 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
     },
 
     async jwks(): Promise<{ keys: JWK[] }> {
-      return { keys: (await current()).jwks };
+      return { keys: (await current({ maxAge: JWKS_READ_SECONDS })).jwks };
     },
 
     /**
