@@ -1,56 +1,54 @@
-import { build, type Metafile } from "esbuild";
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { esbuildOptions, LAMBDA_BUNDLE, lambdaBundling } from "../../infra/bundling";
 import { FUNCTION_NEEDS } from "../../infra/function-needs";
 import { ReadableStream as LazyReadableStream } from "../../infra/lazy-stream-web";
 import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
+import {
+  BUDGET_FILE,
+  type BundleBudget,
+  type BundleReport,
+  budgetProblems,
+  bundleReport,
+} from "../../scripts/bundle-report";
 
 /**
  * What goes into each Lambda bundle, as `cdk synth` builds it. Every byte is parsed on a
  * cold start (issue 8 target 3), so packages stay out of the functions that never use them.
  */
 
-const inputs = new Map<FunctionName, string[]>();
-/** What each bundle imports at run time (Node built-ins, as the bundle is whole otherwise). */
-const runtimeImports = new Map<FunctionName, string[]>();
-/** Each bundled module's imports: importer, imported path and kind (static or dynamic). */
-const edges = new Map<FunctionName, Array<{ from: string; to: string; kind: string }>>();
-
-/** The modules that left code in the bundle (tree shaking may drop a reached module whole). */
-async function bundledInputs(fn: FunctionName): Promise<string[]> {
-  const result = await build({
-    ...esbuildOptions(`functions/${fn}.ts`, `dist-test/${fn}/index.mjs`),
-    write: false,
-    metafile: true,
-    sourcemap: false,
-  });
-  const [output] = Object.values((result.metafile as Metafile).outputs);
-  runtimeImports.set(
-    fn,
-    output.imports.map((i) => i.path),
-  );
-  const metafile = result.metafile as Metafile;
-  edges.set(
-    fn,
-    Object.entries(metafile.inputs).flatMap(([from, input]) =>
-      input.imports.map((i) => ({ from, to: i.path, kind: i.kind })),
-    ),
-  );
-  return Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([path]) => path);
-}
+const budgets = JSON.parse(readFileSync(BUDGET_FILE, "utf8")) as Record<string, BundleBudget>;
+/** Libraries a cold start must never evaluate: each loads on the one call that needs it. */
+const DEFERRED = ["@aws-sdk/client-lambda", "bcryptjs", "hash-wasm", "@simplewebauthn/server", "qrcode"];
+const reports = new Map<FunctionName, BundleReport>();
+const inputs = (fn: FunctionName) => reports.get(fn)?.inputs ?? [];
+const edges = (fn: FunctionName) => reports.get(fn)?.edges ?? [];
 
 function includesPackage(fn: FunctionName, name: string): boolean {
-  return (inputs.get(fn) ?? []).some((path) => path.includes(`node_modules/${name}/`));
+  return inputs(fn).some((path) => path.includes(`node_modules/${name}/`));
 }
 
 beforeAll(async () => {
-  for (const fn of FUNCTION_NAMES) inputs.set(fn, await bundledInputs(fn));
-}, 120_000);
+  for (const fn of FUNCTION_NAMES) reports.set(fn, await bundleReport(fn));
+}, 180_000);
 
 describe("Lambda bundles", () => {
+  it.each(FUNCTION_NAMES)(
+    "when %s is bundled, it stays within its budget: its size and the packages it evaluates at import",
+    (fn) => {
+      // Raising a budget: `npm run budgets -- --write`, with the reason in docs/decisions/bundle-budgets.md.
+      expect(budgetProblems(reports.get(fn) as BundleReport, budgets[fn])).toEqual([]);
+    },
+  );
+
+  it.each(FUNCTION_NAMES)("when %s is imported, it evaluates none of the deferred libraries", (fn) => {
+    const atImport = reports.get(fn)?.packagesAtImport ?? [];
+    expect(atImport.length).toBeGreaterThan(0);
+    expect(atImport.filter((name) => DEFERRED.includes(name))).toEqual([]);
+    expect((budgets[fn]?.packagesAtImport ?? []).filter((name) => DEFERRED.includes(name))).toEqual([]);
+  });
+
   it.each(FUNCTION_NAMES)("when %s is bundled, it carries the SNS and SES clients only if it sends messages", (fn) => {
     const messaging = FUNCTION_NEEDS[fn].messaging === true;
     expect(includesPackage(fn, "@aws-sdk/client-sns")).toBe(messaging);
@@ -68,7 +66,7 @@ describe("Lambda bundles", () => {
   it.each(FUNCTION_NAMES)(
     "when %s is bundled, it carries no schema compiler: its validators are compiled ahead of time",
     (fn) => {
-      const compilerFiles = (inputs.get(fn) ?? []).filter((path) =>
+      const compilerFiles = inputs(fn).filter((path) =>
         /node_modules\/ajv\/dist\/(compile|core|vocabularies)\//.test(path),
       );
       expect(compilerFiles).toEqual([]);
@@ -81,7 +79,7 @@ describe("Lambda bundles", () => {
     (fn) => {
       // Registration, password changes, and the password grant's forced change (interface §4.2).
       const checksPasswords = ["registration", "passwords", "token", "hosted"].includes(fn);
-      const list = (inputs.get(fn) ?? []).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
+      const list = inputs(fn).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
       expect(list).toBe(checksPasswords);
     },
   );
@@ -97,7 +95,7 @@ describe("Lambda bundles", () => {
         "lib/domain/login/password-grant.ts",
         "lib/domain/security/security-question.ts",
       ];
-      const bundlesHashing = (inputs.get(fn) ?? []).some((path) => hashingModules.some((m) => path.endsWith(m)));
+      const bundlesHashing = inputs(fn).some((path) => hashingModules.some((m) => path.endsWith(m)));
       const acceptsUserBasic = routes.some((route) => route.fn === fn && route.auth === "user-bearer-or-user-basic");
       expect(FUNCTION_NEEDS[fn].hashes === true).toBe(bundlesHashing || acceptsUserBasic);
     },
@@ -105,15 +103,15 @@ describe("Lambda bundles", () => {
 
   it.each(FUNCTION_NAMES)("when %s is bundled, it does not load Node's web streams at import", (fn) => {
     // middy's import of node:stream/web goes to infra/lazy-stream-web.ts (about 3 ms of a cold start).
-    expect(runtimeImports.get(fn)).not.toContain("node:stream/web");
-    expect(runtimeImports.get(fn)).toContain("node:http");
+    expect(reports.get(fn)?.runtimeImports).not.toContain("node:stream/web");
+    expect(reports.get(fn)?.runtimeImports).toContain("node:http");
   });
 
   it.each(FUNCTION_NAMES)(
     "when %s is bundled, the Lambda SDK, the foreign-hash libraries, the WebAuthn library and the QR encoder are reached only by dynamic imports",
     (fn) => {
       // A cold start then parses them but does not evaluate them (docs/decisions/tracing-cold-start.md).
-      const into = (pkg: RegExp) => (edges.get(fn) ?? []).filter((e) => pkg.test(e.to) && !pkg.test(e.from));
+      const into = (pkg: RegExp) => edges(fn).filter((e) => pkg.test(e.to) && !pkg.test(e.from));
       for (const e of into(/node_modules\/@aws-sdk\/client-lambda\//))
         expect(`${e.from} ${e.kind}`).toBe("lib/hooks/lambda-sdk.ts import-statement");
       for (const e of into(
