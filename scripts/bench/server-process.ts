@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 /**
  * One HTTP server under load, in a process of its own, so autocannon (in the bench's
  * process) and the server never share an event loop. Started by `startServerProcess`
- * with the bench's environment; prints `ready <port>` and answers `count` messages with
+ * with the bench's environment; sends `{ ready: <port> }` and answers `count` messages with
  * the DynamoDB calls it has sent and the CPU it has used.
  */
 
@@ -34,7 +34,8 @@ async function listenerOf(kind: ServerKind): Promise<{ server: Server; calls: ()
 const kind = process.argv[2] as ServerKind;
 const { server, calls } = await listenerOf(kind);
 server.keepAliveTimeout = 30_000;
-const announce = () => process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`);
+// Over IPC: stdout is the server's log file, as on Lambda.
+const announce = () => process.send?.({ ready: (server.address() as AddressInfo).port });
 // node-oidc-provider listens on its own, on the port its issuer names.
 if (server.listening) announce();
 else server.listen(0, "127.0.0.1", announce);

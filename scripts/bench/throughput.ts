@@ -1,4 +1,6 @@
 import { fork } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import type { ServerKind } from "./server-process";
@@ -184,7 +186,14 @@ export interface ServerProcess {
   stop(): void;
 }
 
+/** Where each server's stdout and stderr go: what Lambda's log agent would collect. */
+export const SERVER_LOG_DIR = join(".bench", "servers");
+
 export async function startServerProcess(kind: ServerKind): Promise<ServerProcess> {
+  // Logs and EMF lines go to a file, as on Lambda they go to the log agent: a pipe that the
+  // load generator's busy event loop must drain would slow the server and not Lambda.
+  mkdirSync(SERVER_LOG_DIR, { recursive: true });
+  const log = openSync(join(SERVER_LOG_DIR, `${kind}.log`), "w");
   const child = fork(fileURLToPath(new URL("./server-process.ts", import.meta.url)), [kind], {
     // BENCH_CPU_PROF=<dir>: a V8 profile of each server under load, written when it stops.
     execArgv: [
@@ -194,16 +203,19 @@ export async function startServerProcess(kind: ServerKind): Promise<ServerProces
       new URL("../loaders/text.mjs", import.meta.url).href,
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
+    stdio: ["ignore", log, log, "ipc"],
   });
+  closeSync(log);
   const port = await new Promise<number>((done, fail) => {
-    let seen = "";
-    child.stdout?.on("data", (chunk) => {
-      seen += String(chunk);
-      const ready = /ready (\d+)/.exec(seen);
-      if (ready) done(Number(ready[1]));
-    });
-    child.once("exit", (code) => fail(new Error(`${kind} server exited with ${code} before it was ready`)));
+    const ready = (message: unknown) => {
+      if (typeof message !== "object" || message === null || !("ready" in message)) return;
+      child.off("message", ready);
+      done((message as { ready: number }).ready);
+    };
+    child.on("message", ready);
+    child.once("exit", (code) =>
+      fail(new Error(`${kind} server exited with ${code} before it was ready (see ${SERVER_LOG_DIR}/${kind}.log)`)),
+    );
   });
   return {
     url: `http://127.0.0.1:${port}`,
