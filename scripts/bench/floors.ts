@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { config } from "../../lib/config";
 import { DEFAULT_SCRYPT, hashPassword } from "../../lib/domain/credentials/password-hash";
 import { createDocumentClient } from "../../lib/store/client";
@@ -26,6 +26,43 @@ export async function getItemListener(sub = "bench-user"): Promise<Listener> {
       (out) => answer(res, out.Item ? 200 : 404),
       () => answer(res, 503),
     );
+  };
+}
+
+/**
+ * The storage a user-mode read cannot avoid, nothing else: the session and the profile in
+ * one consistent BatchGetItem, then the security event's PutItem, as users.get in user mode
+ * sends them (docs/performance.md, round trips).
+ */
+export function sessionCheckListener(sub: string, sid: string): Listener {
+  const client = createDocumentClient({ endpoint: config().dynamodbEndpoint, region: config().region });
+  const { tableName } = config();
+  const read = {
+    RequestItems: { [tableName]: { Keys: [keys.session(sub, sid), keys.userProfile(sub)], ConsistentRead: true } },
+  };
+  let sequence = 0;
+  return (_req, res) => {
+    client
+      .send(new BatchGetCommand(read))
+      .then((out) => {
+        const ts = Date.now();
+        sequence += 1;
+        return client
+          .send(
+            new PutCommand({
+              TableName: tableName,
+              Item: {
+                ...keys.securityEvent(sub, ts, `floor${sequence}`),
+                sbj: sub,
+                ts,
+                type: "bench",
+                expiresAt: Math.floor(ts / 1000) + 86_400,
+              },
+            }),
+          )
+          .then(() => answer(res, out.Responses?.[tableName]?.length === 2 ? 200 : 404));
+      })
+      .catch(() => answer(res, 503));
   };
 }
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
  * the DynamoDB calls it has sent and the CPU it has used.
  */
 
-export type ServerKind = "gateway" | "getitem-floor" | "scrypt-floor" | "oidc-provider";
+export type ServerKind = "gateway" | "getitem-floor" | "session-floor" | "scrypt-floor" | "oidc-provider";
 
 async function listenerOf(kind: ServerKind): Promise<{ server: Server; calls: () => number }> {
   const { roundTripCount } = await import("../../lib/store/client");
@@ -26,6 +26,12 @@ async function listenerOf(kind: ServerKind): Promise<{ server: Server; calls: ()
   if (kind === "getitem-floor") {
     const { getItemListener } = await import("./floors");
     return { server: createServer(await getItemListener()), calls: roundTripCount };
+  }
+  if (kind === "session-floor") {
+    // The user token's session, named by the bench that minted it.
+    const { sessionCheckListener } = await import("./floors");
+    const [sub, sid] = process.argv.slice(3);
+    return { server: createServer(sessionCheckListener(sub, sid)), calls: roundTripCount };
   }
   const { scryptListener } = await import("./floors");
   return { server: createServer(scryptListener() as RequestListener), calls: roundTripCount };

@@ -189,12 +189,15 @@ export interface ServerProcess {
 /** Where each server's stdout and stderr go: what Lambda's log agent would collect. */
 export const SERVER_LOG_DIR = join(".bench", "servers");
 
-export async function startServerProcess(kind: ServerKind): Promise<ServerProcess> {
+export async function startServerProcess(
+  kind: ServerKind,
+  { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
   // Logs and EMF lines go to a file, as on Lambda they go to the log agent: a pipe that the
   // load generator's busy event loop must drain would slow the server and not Lambda.
   mkdirSync(SERVER_LOG_DIR, { recursive: true });
-  const log = openSync(join(SERVER_LOG_DIR, `${kind}.log`), "w");
-  const child = fork(fileURLToPath(new URL("./server-process.ts", import.meta.url)), [kind], {
+  const log = openSync(join(SERVER_LOG_DIR, `${kind}${Object.keys(env).length > 0 ? "-variant" : ""}.log`), "w");
+  const child = fork(fileURLToPath(new URL("./server-process.ts", import.meta.url)), [kind, ...args], {
     // BENCH_CPU_PROF=<dir>: a V8 profile of each server under load, written when it stops.
     execArgv: [
       "--import",
@@ -204,6 +207,7 @@ export async function startServerProcess(kind: ServerKind): Promise<ServerProces
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
     stdio: ["ignore", log, log, "ipc"],
+    env: { ...process.env, ...env },
   });
   closeSync(log);
   const port = await new Promise<number>((done, fail) => {
