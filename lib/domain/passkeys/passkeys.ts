@@ -186,7 +186,7 @@ export async function addPasskey(
   ]);
   if (!added)
     throw problems.wrongPasskey(
-      "this passkey is registered already (to this or another account), or its challenge was used",
+      "this passkey is registered already, or its challenge was used",
     );
   return passkeyView(passkey);
 }
