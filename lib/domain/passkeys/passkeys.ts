@@ -184,10 +184,7 @@ export async function addPasskey(
       prms: { passkey: passkey.id, name: passkey.name, backedUp: passkey.backedUp },
     }),
   ]);
-  if (!added)
-    throw problems.wrongPasskey(
-      "this passkey is registered already, or its challenge was used",
-    );
+  if (!added) throw problems.wrongPasskey("this passkey is registered already, or its challenge was used");
   return passkeyView(passkey);
 }
 
