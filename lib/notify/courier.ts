@@ -6,6 +6,7 @@ import { confirmationCode } from "./templates/confirmation-code";
 import { generatedPassword } from "./templates/generated-password";
 import { passwordChanged } from "./templates/password-changed";
 import { passwordResetCode } from "./templates/password-reset-code";
+import { registrationAttempt } from "./templates/registration-attempt";
 import { signInCode } from "./templates/sign-in-code";
 
 /** One template per message the domain names. */
@@ -14,6 +15,7 @@ const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "generated-password": generatedPassword,
   "password-changed": passwordChanged,
   "password-reset-code": passwordResetCode,
+  "registration-attempt": registrationAttempt,
   "sign-in-code": signInCode,
 };
 

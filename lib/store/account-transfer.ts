@@ -183,12 +183,25 @@ export function createAccountTransferStore({
           },
         });
       }
+      const extraFields: Array<UniqueField | undefined> = extra.map(() => undefined);
       for (const passkey of record.passkeys) {
-        extra.push({
-          Put: { TableName: tableName, Item: itemOf(ENTITY.passkey, keys.passkey(account.sub, passkey.id), passkey) },
-        });
+        extra.push(
+          {
+            Put: { TableName: tableName, Item: itemOf(ENTITY.passkey, keys.passkey(account.sub, passkey.id), passkey) },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: itemOf(ENTITY.uniquePasskey, keys.uniquePasskey(passkey.id), { owner: account.sub }),
+              // A credential id belongs to one account, imported or enrolled.
+              ConditionExpression: "attribute_not_exists(PK)",
+            },
+          },
+        );
+        extraFields.push(undefined, "passkey");
       }
       const items = [...creation.items, ...extra];
+      const fields = [...creation.fields, ...extraFields];
       if (items.length > TRANSACTION_ITEMS) throw new AccountTooLargeError(items.length);
       try {
         // The profile's condition (a new sub) guards the account's other items, which live in
@@ -198,7 +211,7 @@ export function createAccountTransferStore({
         const failed = failedConditions(error);
         if (!failed || failed.length === 0) throw error;
         throw new AccountConflictError(
-          failed.map((i) => creation.fields[i]).filter((field): field is UniqueField => field !== undefined),
+          failed.map((i) => fields[i]).filter((field): field is UniqueField => field !== undefined),
         );
       }
     },

@@ -55,10 +55,14 @@ export const ENTITY = {
   contactCodesSent: "contact-codes-sent",
   /** Contact-change codes sent to one e-mail or phone within one hour, by any account. */
   contactAddressCodesSent: "contact-address-codes-sent",
+  /** Registration-attempt notices sent to one e-mail or phone within one hour (hosted registration). */
+  registrationNoticesSent: "registration-notices-sent",
   /** When the last contact-change code went to one e-mail or phone (the cool-down). */
   contactAddressLastCode: "contact-address-last-code",
   /** A passkey (WebAuthn credential) with its public key and signature counter. */
   passkey: "passkey",
+  /** A credential id belongs to one account (WebAuthn L3 §7.1 step 26): the claim names its owner. */
+  uniquePasskey: "unique-passkey",
   /** A WebAuthn challenge already answered (TTL: until the challenge expires). */
   passkeyChallenge: "passkey-challenge",
   /** An account's recovery codes (interface §4.15a): SHA-256 digests, each removed as it is used. */
@@ -156,6 +160,11 @@ export const keys = {
     PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
     SK: `HOUR#${hour}`,
   }),
+  /** Per address: registering with a taken e-mail or phone must not flood its owner with notices. */
+  registrationNoticesSent: (field: "email" | "phone_number", value: string, hour: number): TableKey => ({
+    PK: `REG_NOTICES#${field === "email" ? "email" : "phone"}#${value}`,
+    SK: `HOUR#${hour}`,
+  }),
   /** The address's last code, for the cool-down; apart from the hours, so it holds across their turn. */
   contactAddressLastCode: (field: "email" | "phone_number", value: string): TableKey => ({
     PK: `CONTACT_CODES#${field === "email" ? "email" : "phone"}#${value}`,
@@ -166,6 +175,8 @@ export const keys = {
   passkeyPrefix: "PASSKEY#",
   /** Named by the credential id, which the sign-in reads with the user handle (the sub). */
   passkey: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `PASSKEY#${id}` }),
+  /** Written and removed with the passkey; credential ids are base64url, so hold no "#". */
+  uniquePasskey: (id: string): TableKey => ({ PK: `UNIQUE#passkey#${id}`, SK: "UNIQUE" }),
   passkeyChallenge: (nonce: string): TableKey => ({ PK: `PASSKEYCHALLENGE#${nonce}`, SK: "TAKEN" }),
   /** One per (user, application), named by a digest of the client id (path-safe). */
   consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),

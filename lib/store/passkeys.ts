@@ -65,15 +65,24 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
       return { ...(account && { account: toAccount(account) }), ...(passkey && { passkey: toPasskey(passkey) }) };
     },
 
-    addItem: (sub, passkey) =>
+    addItems: (sub, passkey) => [
       pendingWrite({
         Put: {
           TableName: tableName,
           Item: itemOf(ENTITY.passkey, keys.passkey(sub, passkey.id), passkey),
-          // A credential id is registered once; never overwrite a passkey's key and counter.
+          // Never overwrite a passkey's key and counter.
           ConditionExpression: "attribute_not_exists(PK)",
         },
       }),
+      pendingWrite({
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.uniquePasskey, keys.uniquePasskey(passkey.id), { owner: sub }),
+          // A credential id is registered once, to one account: another account's claim refuses it.
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      }),
+    ],
 
     takeChallengeItem: (challenge) =>
       pendingWrite({
@@ -121,7 +130,7 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
       }
     },
 
-    removeItem: (sub, id) =>
+    removeItems: (sub, id) => [
       pendingWrite({
         Delete: {
           TableName: tableName,
@@ -130,5 +139,16 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
           ConditionExpression: "attribute_exists(PK)",
         },
       }),
+      pendingWrite({
+        Delete: {
+          TableName: tableName,
+          Key: keys.uniquePasskey(id),
+          // Only this account's claim goes; a passkey stored before claims existed has none.
+          ConditionExpression: "attribute_not_exists(PK) OR #owner = :sub",
+          ExpressionAttributeNames: { "#owner": "owner" },
+          ExpressionAttributeValues: { ":sub": sub },
+        },
+      }),
+    ],
   };
 }

@@ -4,15 +4,10 @@ import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./client";
 import { consumeCode, spendAttempt } from "./code-writes";
 import { isConditionalCheckFailed } from "./errors";
-import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
+import { countedInHour } from "./hourly-count";
+import { ENTITY, itemOf, keys } from "./keys";
 import { pendingWrite, transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
-
-// Conditions, named so each write says why it may fail.
-/** The hourly cap on codes sent to one account: the form cannot be used to flood a mailbox or phone. */
-const underHourlyCap = "attribute_not_exists(#count) OR #count < :max";
-
-const HOUR_SECONDS = 3600;
 
 export function createPasswordResetStore({ client, tableName }: StoreDeps): PasswordResetRepository {
   return {
@@ -26,22 +21,9 @@ export function createPasswordResetStore({ client, tableName }: StoreDeps): Pass
     },
 
     sendCountedItem(sub: string, hour: number, max: number): PendingWrite {
-      return pendingWrite({
-        Update: {
-          TableName: tableName,
-          Key: keys.passwordResetsSent(sub, hour),
-          UpdateExpression: "SET entity = :entity, schemaVersion = :v, expiresAt = :expires ADD #count :one",
-          ConditionExpression: underHourlyCap,
-          ExpressionAttributeNames: { "#count": "count" },
-          ExpressionAttributeValues: {
-            ":entity": ENTITY.passwordResetsSent,
-            ":v": SCHEMA_VERSION,
-            ":expires": (hour + 1) * HOUR_SECONDS,
-            ":one": 1,
-            ":max": max,
-          },
-        },
-      });
+      const key = keys.passwordResetsSent(sub, hour);
+      // The hourly cap on codes sent to one account: the form cannot be used to flood a mailbox or phone.
+      return pendingWrite({ Update: countedInHour(tableName, key, ENTITY.passwordResetsSent, max, hour) });
     },
 
     putItem(record: PasswordResetRecord): PendingWrite {

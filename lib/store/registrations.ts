@@ -12,6 +12,7 @@ import type { RegistrationCheck, RegistrationRepository } from "../domain/regist
 import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./client";
 import { isConditionalCheckFailed } from "./errors";
+import { countedInHour, HOUR_SECONDS } from "./hourly-count";
 import { ENTITY, itemOf, keys } from "./keys";
 import { pendingWrite, transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
@@ -161,7 +162,18 @@ export function createRegistrationStore({ client, tableName }: StoreDeps): Regis
       });
     },
 
-    /** Replaces a contact's code after a resend; false when the resend cap is reached. */
+    async takeNotice(field: ContactField, value: string, now: number, max: number): Promise<boolean> {
+      const hour = Math.floor(now / HOUR_SECONDS);
+      const key = keys.registrationNoticesSent(field, value, hour);
+      try {
+        await client.send(new UpdateCommand(countedInHour(tableName, key, ENTITY.registrationNoticesSent, max, hour)));
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+
     async replaceCode(context: string, field: ContactField, code: StoredCode, maxSent: number): Promise<boolean> {
       try {
         await client.send(

@@ -40,6 +40,8 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "federation-state": [],
   "totp-pending": [],
   "passkey-challenge": [],
+  "unique-passkey": [],
+  "registration-notices-sent": [],
   "authorization-code": [],
   "password-reset": [],
   "login-code": [],

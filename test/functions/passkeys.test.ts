@@ -264,7 +264,7 @@ describe("signing in with a passkey (the check the hosted pages run)", () => {
     await expect(
       checkPasskey(passkeyDeps(), assert(passkey, await signInOptions(), ORIGIN) as never, "browser-csrf", other.sub),
     ).rejects.toMatchObject({ error: "unknown_passkey" });
-    await services().passkeys.commit([services().passkeys.removeItem(account.sub, passkey.id)]);
+    await services().passkeys.commit(services().passkeys.removeItems(account.sub, passkey.id));
     await expect(
       checkPasskey(passkeyDeps(), assert(passkey, await signInOptions(), ORIGIN) as never, "browser-csrf"),
     ).rejects.toMatchObject({ error: "unknown_passkey" });

@@ -8,6 +8,7 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount } from "../support/fixtures";
 import { scriptHook, useScriptedHooks } from "../support/hooks";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { httpBrowser } from "../support/http-browser";
 import { passwordLogin } from "../support/login";
 import { useSettings } from "../support/oauth-provider";
 import { storedItem, storedItems } from "../support/stored";
@@ -22,47 +23,6 @@ import { totpCode } from "../support/totp-codes";
 
 const { relyingParty, startAuthorization } = await useHostedSignIn();
 const T = TEXT.en;
-
-/** A browser without a page engine: its cookies, and the hidden fields of the last page. */
-function httpBrowser() {
-  const cookies = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const at = pair.indexOf("=");
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-  };
-  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-  const fields = { interaction: "", csrf: "" };
-  const read = async (response: Response) => {
-    keep(response);
-    const html = await response.text();
-    fields.interaction = /name="interaction" value="([^"]*)"/.exec(html)?.[1] ?? fields.interaction;
-    fields.csrf = /name="csrf" value="([^"]*)"/.exec(html)?.[1] ?? fields.csrf;
-    return { status: response.status, html, location: response.headers.get("location") ?? undefined };
-  };
-  return {
-    cookies,
-    fields,
-    async open(url: URL) {
-      return read(await fetch(url, { redirect: "manual", headers: { "accept-language": "en" } }));
-    },
-    async post(path: URL, form: Record<string, string>) {
-      const response = await fetch(path, {
-        method: "POST",
-        redirect: "manual",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          cookie: cookieHeader(),
-          "accept-language": "en",
-        },
-        body: new URLSearchParams(form).toString(),
-      });
-      return read(response);
-    },
-  };
-}
 
 /** A first-party client's sign-in page, opened in a fresh browser. */
 async function signInPage() {

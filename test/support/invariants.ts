@@ -35,6 +35,16 @@ export function claimProblems(items: Item[]): string[] {
   for (const claim of items.filter((i) => i.entity === ENTITY.uniqueFederatedAccount)) {
     if (!profiles.has(String(claim.owner))) problems.push(`${claim.PK} names ${claim.owner}, which does not exist`);
   }
+  // A passkey's credential id is claimed by the account that holds it, and by no other.
+  const passkeys = new Set(items.filter((i) => i.entity === ENTITY.passkey).map((i) => `${i.PK} ${i.id}`));
+  const passkeyClaims = items.filter((i) => i.entity === ENTITY.uniquePasskey);
+  for (const claim of passkeyClaims) {
+    const id = String(claim.PK).slice("UNIQUE#passkey#".length);
+    if (!passkeys.has(`USER#${claim.owner} ${id}`))
+      problems.push(`${claim.PK} names ${claim.owner}, which has no such passkey`);
+  }
+  const claimed = new Set(passkeyClaims.map((c) => `USER#${c.owner} ${String(c.PK).slice("UNIQUE#passkey#".length)}`));
+  for (const passkey of passkeys) if (!claimed.has(passkey)) problems.push(`passkey ${passkey} has no claim`);
   return problems;
 }
 

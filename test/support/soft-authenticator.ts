@@ -52,11 +52,12 @@ interface CreationOptions {
 export function createPasskey(
   answered: unknown,
   origin: string,
-  opts: { synced?: boolean; counter?: number; userVerified?: boolean } = {},
+  opts: { synced?: boolean; counter?: number; userVerified?: boolean; credentialId?: Buffer } = {},
 ) {
   const options = answered as CreationOptions;
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const credentialId = randomBytes(32);
+  // A chosen id: an authenticator may answer with any id, even one another account holds.
+  const credentialId = opts.credentialId ?? randomBytes(32);
   const rpId = options.rp.id ?? new URL(origin).hostname;
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(credentialId.length);

@@ -4,7 +4,8 @@ import type { Account, AccountState, StoredContact } from "./account";
 
 /** What the domain needs from account storage, and what storage may answer it. */
 
-export type UniqueField = "sub" | "email" | "phone_number";
+/** Values one account alone may hold; a passkey's is its credential id. */
+export type UniqueField = "sub" | "email" | "phone_number" | "passkey";
 export type ContactField = "email" | "phone_number";
 
 /** The account cannot be written because these values belong to another account. */

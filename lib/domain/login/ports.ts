@@ -100,6 +100,11 @@ export interface QrLoginRecord {
   /** Where the start came from, shown to the user who decides. */
   ip?: string;
   userAgent?: string;
+  /**
+   * The hosted pages': a digest of the CSRF cookie of the browser that showed the code, the
+   * one browser it may sign in (another that posts the code gets no session).
+   */
+  browserBinding?: string;
   createdAt: number;
   /** It ends then; checked on every read and write. */
   expiresAt: number;

@@ -32,7 +32,7 @@ export async function startQrLogin(
 /** A pending QR login for this application (or the hosted pages), and its code as a PNG. */
 export async function createQrLogin(
   store: QrLoginRepository,
-  asked: { clientId: string; scopes: string[] },
+  asked: { clientId: string; scopes: string[]; browserBinding?: string },
   caller: { ip?: string; userAgent?: string },
   now: number,
 ) {
@@ -41,6 +41,7 @@ export async function createQrLogin(
     code,
     clientId: asked.clientId,
     scopes: asked.scopes,
+    ...(asked.browserBinding && { browserBinding: asked.browserBinding }),
     status: "pending",
     ip: caller.ip,
     userAgent: caller.userAgent,

@@ -15,6 +15,8 @@ export interface MessageParams {
   "generated-password": { password: string };
   /** Notice that the password was changed, and when (UTC). */
   "password-changed": { when: string };
+  /** Notice to an address's owner that someone registered with it (no code: it completes nothing). */
+  "registration-attempt": { contact: "email" | "phone" };
 }
 
 export type MessageName = keyof MessageParams;

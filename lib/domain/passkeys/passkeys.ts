@@ -174,7 +174,7 @@ export async function addPasskey(
     ...(info.aaguid && info.aaguid !== "00000000-0000-0000-0000-000000000000" && { aaguid: info.aaguid }),
   };
   const added = await deps.passkeys.commit([
-    deps.passkeys.addItem(sub, passkey),
+    ...deps.passkeys.addItems(sub, passkey),
     deps.passkeys.takeChallengeItem(found.taken),
     deps.events.putItem({
       ...event,
@@ -283,7 +283,7 @@ export async function deletePasskey(
   event: Omit<SecurityEvent, "type" | "result" | "sbj">,
 ): Promise<void> {
   const removed = await deps.passkeys.commit([
-    deps.passkeys.removeItem(sub, id),
+    ...deps.passkeys.removeItems(sub, id),
     deps.events.putItem({ ...event, sbj: sub, type: "passkey_delete", result: "ok", prms: { passkey: id } }),
   ]);
   if (!removed) throw problems.unknownPasskey();

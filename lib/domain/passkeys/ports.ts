@@ -33,8 +33,11 @@ export interface PasskeyRepository extends UnitOfWork {
   accountWithPasskeys(sub: string): Promise<{ account: Account; passkeys: StoredPasskey[] } | undefined>;
   /** The passkey and its account in one read (what a sign-in with it needs); either may be missing. */
   withAccount(sub: string, id: string): Promise<{ passkey?: StoredPasskey; account?: Account }>;
-  /** A new passkey; refused (commit false) when one with this id exists. */
-  addItem(sub: string, passkey: StoredPasskey): PendingWrite;
+  /**
+   * A new passkey with the claim on its credential id; refused (commit false) when any
+   * account holds this id (WebAuthn L3 §7.1 step 26).
+   */
+  addItems(sub: string, passkey: StoredPasskey): PendingWrite[];
   /** Refused when the challenge was taken before: each is good for one ceremony. */
   takeChallengeItem(challenge: TakenChallenge): PendingWrite;
   /**
@@ -44,6 +47,6 @@ export interface PasskeyRepository extends UnitOfWork {
   usedItem(sub: string, passkey: StoredPasskey, counter: number, now: number): PendingWrite;
   /** Undefined when the account has no passkey with this id. */
   rename(sub: string, id: string, name: string): Promise<StoredPasskey | undefined>;
-  /** Refused when the account has no passkey with this id. */
-  removeItem(sub: string, id: string): PendingWrite;
+  /** The passkey and its claim; refused when the account has no passkey with this id. */
+  removeItems(sub: string, id: string): PendingWrite[];
 }

@@ -12,7 +12,7 @@ import {
   type RegistrationDeps,
   type RegistrationResponse,
   registrationConfirmed,
-  sendCode,
+  sendToContact,
 } from "./register";
 
 /** interface §4.5 body: exactly one of these. */
@@ -51,7 +51,8 @@ export async function confirmRegistration(
 
   const presented = body[action] as string;
   if (codeState(contact, now) !== "valid") return answer(pending, deps, now);
-  if (!codeMatches(presented, contact)) {
+  // A taken value's code was never sent: whatever is typed is a wrong code, and the page says just that.
+  if (contact.taken || !codeMatches(presented, contact)) {
     const counted = await deps.registrations.recordWrongCode(context, field);
     return answer(counted ?? (await reread(context, deps, now)), deps, now);
   }
@@ -79,7 +80,8 @@ async function resend(
   const tooMany = registrationProblems.tooManyCodes(field === "email" ? "email_code_resend" : "sms_code_resend");
   // Checked before sending, and again by the write, which concurrent resends race for.
   if (!contact || contact.sent >= MAX_CODES_PER_CONTACT) throw tooMany;
-  const fresh = await sendCode(field, contact.value, caller.language, deps, now, contact.sent);
+  const to = { field, value: contact.value, taken: contact.taken };
+  const fresh = await sendToContact(to, caller.language, deps, now, contact.sent);
   if (!(await deps.registrations.replaceCode(pending.context, field, fresh, MAX_CODES_PER_CONTACT))) throw tooMany;
   return answer({ ...pending, contacts: { ...pending.contacts, [field]: fresh } }, deps, now);
 }

@@ -12,6 +12,11 @@ export interface PendingContact extends StoredCode {
   confirmed: boolean;
   /** Codes sent so far for this contact, to cap resends. */
   sent: number;
+  /**
+   * The hosted pages: the value belonged to an account when registered. Its owner was told by
+   * message and no code was sent (the stored one was never sent), so no code confirms it.
+   */
+  taken?: boolean;
 }
 
 /** A registration between PUT and the last confirmation (interface §4.4, 4.5). */

@@ -26,6 +26,11 @@ export interface RegistrationRepository extends UnitOfWork {
   recordWrongCode(context: string, field: ContactField): Promise<PendingRegistration | undefined>;
   /** Marks a contact confirmed, guarded so only the stored code, unexpired with attempts left, confirms it once. */
   confirmItem(context: string, field: ContactField, digest: string, now: number): PendingWrite;
+  /**
+   * Takes one of the hour's registration-attempt notices to this address; false when the
+   * hour's `max` are spent (then none is sent).
+   */
+  takeNotice(field: ContactField, value: string, now: number, max: number): Promise<boolean>;
   /** Replaces a contact's code after a resend; false when the resend cap is reached. */
   replaceCode(context: string, field: ContactField, code: StoredCode, maxSent: number): Promise<boolean>;
   /**

@@ -5,6 +5,7 @@ import { instanceIdOf } from "../accounts/instance-id";
 import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";
 import { AccountConflictError, type AccountRepository } from "../accounts/ports";
 import type { DynamicClientRepository } from "../clients/ports";
+import { generateCode, storeCode } from "../codes/one-time-code";
 import { sendConfirmationCode } from "../codes/send-code";
 import { hashPassword } from "../credentials/password-hash";
 import type { FieldProblem } from "../errors";
@@ -47,6 +48,11 @@ export interface RegistrationCaller {
   userAgent?: string;
   /** False: no application session (interface §4.4 cookies); the hosted pages open a browser session instead. */
   sessionCookie?: boolean;
+  /**
+   * The hosted pages (ASVS V6 enumeration): a taken e-mail or phone is answered like a free
+   * one, its owner is told by message, and no code that could confirm it is sent.
+   */
+  concealTaken?: boolean;
 }
 
 interface ContactInput {
@@ -85,6 +91,8 @@ export interface RegistrationResponse {
 const PENDING_SECONDS = 86_400;
 /** Codes sent per contact, first one included (resends are capped to stop SMS pumping). */
 export const MAX_CODES_PER_CONTACT = 5;
+/** Registration-attempt notices one address is sent per hour, whatever the registration. */
+export const MAX_NOTICES_PER_ADDRESS_PER_HOUR = 5;
 
 const CHANNEL: Record<ContactField, "sms" | "email"> = { phone_number: "sms", email: "email" };
 
@@ -153,6 +161,7 @@ export async function register(
   const unconfirmed = unconfirmedOf(account);
   const context = newContext();
 
+  let taken: ContactField[] = [];
   if (unconfirmed.length > 0) {
     // Collisions are reported before any code leaves, so nobody is sent a useless code.
     const check = await deps.registrations.check(
@@ -161,7 +170,9 @@ export async function register(
       account.phone_number?.value,
       dynamicClientId,
     );
-    if (check.used.length > 0) throw registrationProblems.alreadyUsed(check.used);
+    taken = unconfirmed.filter((field) => check.used.includes(field));
+    const concealed = caller.concealTaken && taken.length === check.used.length;
+    if (check.used.length > 0 && !concealed) throw registrationProblems.alreadyUsed(check.used);
     if (check.dynamicClient && check.dynamicClient !== "free")
       throw registrationProblems.dynamicClient(check.dynamicClient);
   }
@@ -175,7 +186,8 @@ export async function register(
   const contacts: PendingRegistration["contacts"] = {};
   try {
     for (const field of unconfirmed) {
-      contacts[field] = await sendCode(field, account[field]?.value as string, caller.language, deps, now);
+      const to = { field, value: account[field]?.value as string, taken: taken.includes(field) };
+      contacts[field] = await sendToContact(to, caller.language, deps, now);
     }
   } catch (error) {
     // No hash left running past the answer (a frozen Lambda would finish it in the next request's time).
@@ -189,7 +201,8 @@ export async function register(
     passwordHash,
     contacts,
     dynamicClientId,
-    accountCreated: unconfirmed.length === 0 || deps.settings.registration.createBeforeConfirm,
+    // A registration with a taken value never completes: it waits, like any other, for a code that never comes.
+    accountCreated: unconfirmed.length === 0 || (deps.settings.registration.createBeforeConfirm && taken.length === 0),
     clientId: caller.clientId,
     createdAt: now,
     expiresAt: now + PENDING_SECONDS,
@@ -269,24 +282,32 @@ export async function registrationConfirmed(clientId: string, account: Account, 
   });
 }
 
-export async function sendCode(
-  field: ContactField,
-  value: string,
+/**
+ * A contact's message: its code; or, for a value another account holds (hosted pages), a
+ * notice to its owner that someone registered with it, within the address's hourly cap, while
+ * the contact waits on a code that was never sent. A failed send fails alike either way, so
+ * the answer for a taken value is the one for a free value.
+ */
+export async function sendToContact(
+  to: { field: ContactField; value: string; taken?: boolean },
   language: "ru" | "en",
   deps: RegistrationDeps,
   now: number,
   sentBefore = 0,
 ): Promise<PendingContact> {
+  const { field, value } = to;
+  const codes = deps.settings.codes;
   try {
-    const stored = await sendConfirmationCode(
-      deps.courier,
-      deps.settings.codes,
-      { field, value },
-      "registration",
-      language,
-      now,
-    );
-    return { value, confirmed: false, sent: sentBefore + 1, ...stored };
+    if (!to.taken) {
+      const stored = await sendConfirmationCode(deps.courier, codes, to, "registration", language, now);
+      return { value, confirmed: false, sent: sentBefore + 1, ...stored };
+    }
+    if (await deps.registrations.takeNotice(field, value, now, MAX_NOTICES_PER_ADDRESS_PER_HOUR)) {
+      const contact = field === "email" ? "email" : "phone";
+      await deps.courier.send(CHANNEL[field], value, "registration-attempt", { contact }, language);
+    }
+    const neverSent = storeCode(generateCode(codes.length), codes.ttlSeconds, codes.attempts, now);
+    return { value, confirmed: false, sent: sentBefore + 1, taken: true, ...neverSent };
   } catch (error) {
     if (error instanceof MessageNotSentError) throw registrationProblems.notSent(field, CHANNEL[field]);
     throw error;

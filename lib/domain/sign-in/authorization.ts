@@ -82,6 +82,8 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     /** Whether the browser's session may answer this request without asking the user. */
     async usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest, now: number) {
       if (!browser || request.prompt.includes("login")) return false;
+      // max_age=0 asks for a sign-in in this very request (OIDC Core 3.1.2.1): no session, however fresh, is one.
+      if (request.maxAge === 0) return false;
       const authTime = browser.session.authTime ?? browser.session.createdAt;
       if (request.maxAge !== undefined && now - authTime > request.maxAge) return false;
       const hint = await hinted(request.idTokenHint);

@@ -1,6 +1,7 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { Account } from "../accounts/account";
 import type { AccountRepository } from "../accounts/ports";
+import { digestSecret } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
 import { type BindDeps, type ProviderAnswer, takeAnsweredState, toProvider } from "../federation/bind";
 import { findProvider, splitFp } from "../federation/providers";
@@ -174,17 +175,23 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     /** The passkey request options of the sign-in page, bound to the browser's CSRF token. */
     passkeyOptions: (binding: string) => authenticationOptions(deps.passkeys, binding),
 
-    /** A QR code the user's phone confirmed; `qr_pending` while it waits. */
-    async qr(found: FoundRequest, code: string, origin: BrowserOrigin) {
-      return signInWith(found, "qr", await methods.qr.authenticate({ code }, contextOf(found, origin)), origin);
+    /** A QR code the user's phone confirmed, posted by the browser that showed it (`binding`, its CSRF token); `qr_pending` while it waits. */
+    async qr(found: FoundRequest, code: string, binding: string, origin: BrowserOrigin) {
+      const result = await methods.qr.authenticate({ code, binding }, contextOf(found, origin));
+      return signInWith(found, "qr", result, origin);
     },
 
     /** A QR code's image, shown again while the phone has not decided. */
     qrImage: (code: string) => qrPng(code),
 
-    /** A new QR code of the hosted pages, for the scopes of the sign-in. */
-    startQr: (scopes: string[], actor: { ip?: string; userAgent?: string }, now: number) =>
-      createQrLogin(deps.qrLogins, { clientId: HOSTED_CLIENT, scopes }, actor, now),
+    /** A new QR code of the hosted pages, for the scopes of the sign-in, bound to the browser's CSRF token. */
+    startQr: (scopes: string[], binding: string, actor: { ip?: string; userAgent?: string }, now: number) =>
+      createQrLogin(
+        deps.qrLogins,
+        { clientId: HOSTED_CLIENT, scopes, browserBinding: digestSecret(binding) },
+        actor,
+        now,
+      ),
 
     /** The provider's URL for a configured provider (`<type>:<name>`), with this sign-in in its state; undefined for an unknown one. */
     async toProvider(fp: string, clientId: string, interaction: string, callback: string, expiresAt: number) {

@@ -11,7 +11,9 @@ import {
 /** Registration and forgotten password as the hosted pages run them (both end back in the sign-in). */
 export function selfServiceUseCases(deps: { registration: RegistrationDeps; reset: PasswordResetDeps }) {
   return {
-    register: (body: RegistrationBody, caller: RegistrationCaller) => register(body, caller, deps.registration),
+    /** A taken e-mail or phone is not told to the page (ASVS V6): its owner hears of it by message. */
+    register: (body: RegistrationBody, caller: RegistrationCaller) =>
+      register(body, { ...caller, concealTaken: true }, deps.registration),
     confirm: (context: string, body: ConfirmationBody, caller: RegistrationCaller) =>
       confirmRegistration(context, body, caller, deps.registration),
     /** What a registration still waits for, when it is pending (after a refusal that said nothing of it). */

@@ -31,7 +31,7 @@ const qrStart = (uc: HostedUseCases) =>
       answeringLink(call, call.query.interaction, async (found, lang) => {
         const scopes = (found.query.scope ?? "").split(" ").filter(Boolean);
         const actor = { ip: call.sourceIp, userAgent: call.userAgent };
-        const started = await uc.signIn.startQr(scopes, actor, now());
+        const started = await uc.signIn.startQr(scopes, found.state.csrf, actor, now());
         const page = qrSignInPage({ lang, state: found.state, code: started.qr_code, png: started.qr_png });
         return pageResult(200, page);
       }),
@@ -60,7 +60,7 @@ const qrContinue = (uc: HostedUseCases) =>
       answeringForm(call, call.body, async (opened, lang) => {
         const code = call.body.qr_code ?? "";
         const request = await uc.authorization.loadRequest(opened.query);
-        const decision = await uc.signIn.qr(request, code, originOf(call, lang));
+        const decision = await uc.signIn.qr(request, code, opened.state.csrf, originOf(call, lang));
         if (decision.kind === "page" && decision.why === "qr_pending") {
           const png = await uc.signIn.qrImage(code);
           const page = qrSignInPage({ lang, state: opened.state, code, png, message: TEXT[lang].qrPending });

@@ -140,7 +140,7 @@ const registerSubmit = (uc: HostedUseCases) =>
     auth: "none",
     summary: "Registration: names, e-mail and/or phone, and a password under the policy",
     description:
-      "Runs the registration of interface §4.4 for the client of the sign-in. A code goes to each contact; the codes page follows. Refusals (policy, a used e-mail or phone) show the form again with what to change.",
+      "Runs the registration of interface §4.4 for the client of the sign-in. A code goes to each contact; the codes page follows. Refusals (policy, invalid values) show the form again with what to change. An e-mail or phone another account holds is answered like a free one: the codes page follows, its owner is told by message, and no code is sent to it (docs/sign-in.md).",
     tags: ["sign-in"],
     request: { body: { contentType: "form", schema: registrationForm, required: true } },
     responses: {
@@ -225,6 +225,12 @@ const registerConfirm = (uc: HostedUseCases) =>
           const { response, ...said } = confirmed;
           return await afterRegistrationStep(uc, call, found, response, { state: opened.state, ...said });
         } catch (error) {
+          // Taken meanwhile by another account: told only now, to whoever proved every contact with its code.
+          if (error instanceof ApiError && error.error === "already_used")
+            return pageResult(
+              200,
+              registerPage({ lang, state: opened.state, messages: registrationMessages(error, lang) }),
+            );
           if (!(error instanceof ApiError) || !["unknown_context", "too_many_codes"].includes(error.error)) throw error;
           const pending =
             error.error === "too_many_codes"

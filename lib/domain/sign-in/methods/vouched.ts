@@ -1,5 +1,6 @@
 import type { Account } from "../../accounts/account";
 import type { AccountRepository } from "../../accounts/ports";
+import { secretMatches } from "../../credentials/secret-digest";
 import type { BindDeps, ProviderAnswer } from "../../federation/bind";
 import { completeFederatedSignIn } from "../../federation/federated-sign-in";
 import type { BindState } from "../../federation/records";
@@ -53,17 +54,21 @@ export function federatedMethod(
 
 /**
  * "Sign in with your phone": a code the user's signed-in phone confirmed. It belongs to the
- * hosted pages and is redeemed in the login's commit, so it signs in one browser once.
+ * hosted pages and to the browser that showed it (`binding`, its CSRF token), and is
+ * redeemed in the login's commit, so it signs in that one browser once.
  */
-export function qrMethod(deps: { qrLogins: QrLoginRepository } & Accounts): SignInMethod<{ code: string }> {
+export function qrMethod(
+  deps: { qrLogins: QrLoginRepository } & Accounts,
+): SignInMethod<{ code: string; binding: string }> {
   return {
     name: "qr",
     amr: ["qr"],
     secondFactor: "done",
     async authenticate(input, context): Promise<Proved | Refused> {
       const found = input.code ? await deps.qrLogins.get(input.code, context.now) : undefined;
-      if (!found || found.clientId !== HOSTED_CLIENT || found.status === "used")
-        return refused("qr_expired", "the code expired");
+      // Another browser learns nothing of the code, not even whether the phone decided.
+      const ours = found?.clientId === HOSTED_CLIENT && secretMatches(input.binding, found.browserBinding);
+      if (!found || !ours || found.status === "used") return refused("qr_expired", "the code expired");
       if (found.status === "refused") return refused("qr_refused", "the code was refused");
       if (found.status === "pending" || !found.sub) return refused("qr_pending", "the code waits for the phone");
       const redeem = deps.qrLogins.redeemItem(input.code, HOSTED_CLIENT, context.now);
