@@ -91,10 +91,13 @@ function definitionOf(body: NewClientBody): ClientDefinition {
   return { ...body, clientId: body.clientId ?? newClientId() };
 }
 
-/** Refuses what `caller` may not do to a client that has `before` and would have `after`. */
+/**
+ * Refuses what `caller` may not do to a client that has `before` (undefined: a new one)
+ * and would have `after`. A new client under the caller's own id would re-create it.
+ */
 function checkAuthority(caller: ClientAdministrator, clientId: string, before?: ClientPowers, after?: ClientPowers) {
-  if (clientId === caller.clientId && (before === undefined || (after !== undefined && widens(before, after))))
-    throw clientProblems.ownClient(clientId);
+  const widensItself = before === undefined || (after !== undefined && widens(before, after));
+  if (clientId === caller.clientId && widensItself) throw clientProblems.ownClient(clientId);
   const missing = missingPermissions(caller, ...[before, after].filter((c) => c !== undefined));
   if (missing.length > 0) throw clientProblems.notHeld(missing);
 }
