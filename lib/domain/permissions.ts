@@ -31,6 +31,8 @@ export const SYSTEM_PERMISSIONS = [
   "svc_api_sys_ufa_chg",
   "svc_api_sys_clients",
   "svc_api_sys_clients_chg",
+  // Grants what administers permissions (interface §4.17): svc_rights_full_access, the _chg above, itself.
+  "svc_api_sys_clients_admin",
   "fed_tkn_any",
 ] as const;
 

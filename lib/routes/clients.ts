@@ -1,5 +1,7 @@
+import type { ClientAdministrator } from "../domain/clients/authority";
 import { CLIENT_ID_PATTERN, GRANT_TYPES } from "../domain/clients/client";
 import { type ClientChangeEvent, type ClientUseCases, LIST_LIMITS } from "../domain/clients/management";
+import { problems } from "../domain/errors";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { badAccessToken, v3Error } from "./schemas";
@@ -144,7 +146,21 @@ function clientEvent(call: CommonCall, prms: Record<string, string[]> = {}): Cli
   };
 }
 
+/** The calling application and what its token holds: the use cases decide what it may grant. */
+function administrator(call: CommonCall): ClientAdministrator {
+  const principal = call.principal;
+  // The routes open to system tokens alone; this only narrows the type.
+  if (principal?.mode !== "system") throw problems.badAccessToken("insufficient_scope");
+  return { clientId: principal.clientId, holds: principal.scopes };
+}
+
 const wrongValues = { description: "wrong_values", schema: v3Error } as const;
+/** A change beyond what the caller holds (interface §4.17). */
+const notHeld = {
+  description:
+    "bad_access_token: a missing or wrong token, or insufficient_scope: the client has permissions (or firstParty, trustRelayedAddress) the caller's token does not hold; WWW-Authenticate names them",
+  schema: v3Error,
+} as const;
 const unknownClient = { description: "unknown_client", schema: v3Error } as const;
 
 /** Shared by every clients call: v3, system mode only. */
@@ -161,15 +177,16 @@ const createRoute = (clients: ClientUseCases) =>
     permissions: changing,
     summary: "Register an application (interface §4.17)",
     description:
-      "As `svc-admin clients create`. A confidential client's secret is generated and answered this once; only its SHA-256 digest is stored. A public client gets none.",
+      "As `svc-admin clients create`, within what the caller holds: every system permission it grants, and svc_api_sys_clients_admin for administrative permissions, firstParty and trustRelayedAddress. A confidential client's secret is generated and answered this once; only its SHA-256 digest is stored. A public client gets none.",
     request: { body: { contentType: "json", schema: newClientBody, required: true } },
     responses: {
       201: { description: "Created, with clientSecret once", schema: createdClient },
-      400: wrongValues,
-      401: badAccessToken,
+      400: { description: "wrong_values, own_client", schema: v3Error },
+      401: notHeld,
       409: { description: "client_exists", schema: v3Error },
     },
-    handler: async (call) => jsonResult(201, await clients.create(call.body, clientEvent(call)), NO_STORE),
+    handler: async (call) =>
+      jsonResult(201, await clients.create(call.body, administrator(call), clientEvent(call)), NO_STORE),
   });
 
 const listRoute = (clients: ClientUseCases) =>
@@ -220,18 +237,18 @@ const changeRoute = (clients: ClientUseCases) =>
     permissions: changing,
     summary: "Change an application's permissions, grants and addresses (interface §4.17)",
     description:
-      "Fields sent replace the stored ones, the rest stay; the client as it would be stored is checked as create checks it. Redirect URIs apply to the next authorization request.",
+      "Fields sent replace the stored ones, the rest stay; the client as it would be stored is checked as create checks it, and the caller must hold what the client holds before and after. A caller cannot widen its own client (own_client). Redirect URIs apply to the next authorization request.",
     request: { params: clientIdParam, body: { contentType: "json", schema: clientChangeBody, required: true } },
     responses: {
       200: { description: "The changed client", schema: clientView },
-      400: { description: "wrong_values, bootstrap_client", schema: v3Error },
-      401: badAccessToken,
+      400: { description: "wrong_values, bootstrap_client, own_client", schema: v3Error },
+      401: notHeld,
       404: unknownClient,
       409: { description: "changed_concurrently", schema: v3Error },
     },
     handler: async (call) => {
       const event = clientEvent(call, { fields: Object.keys(call.body) });
-      return jsonResult(200, await clients.change(call.params.clientId, call.body, event));
+      return jsonResult(200, await clients.change(call.params.clientId, call.body, administrator(call), event));
     },
   });
 
@@ -244,16 +261,21 @@ const rotateRoute = (clients: ClientUseCases) =>
     permissions: changing,
     summary: "Replace an application's secret (interface §4.17)",
     description:
-      "The new secret is answered this once; the old one stops working with this write, in warm functions within clients.cacheSeconds.",
+      "The new secret is answered this once; the old one stops working with this write, in warm functions within clients.cacheSeconds. The secret carries the client's permissions, so the caller must hold them.",
     request: { params: clientIdParam },
     responses: {
       200: { description: "The new secret", schema: newSecret },
       400: { description: "public_client, bootstrap_client", schema: v3Error },
-      401: badAccessToken,
+      401: notHeld,
       404: unknownClient,
+      409: { description: "changed_concurrently", schema: v3Error },
     },
     handler: async (call) =>
-      jsonResult(200, await clients.rotateSecret(call.params.clientId, clientEvent(call)), NO_STORE),
+      jsonResult(
+        200,
+        await clients.rotateSecret(call.params.clientId, administrator(call), clientEvent(call)),
+        NO_STORE,
+      ),
   });
 
 const deleteRoute = (clients: ClientUseCases) =>
@@ -265,16 +287,17 @@ const deleteRoute = (clients: ClientUseCases) =>
     permissions: changing,
     summary: "Delete an application (interface §4.17)",
     description:
-      "Its client authentication fails from now on (in warm functions within clients.cacheSeconds), so it gets no new tokens and refreshes none; access tokens already issued live until they expire.",
+      "Its client authentication fails from now on (in warm functions within clients.cacheSeconds), so it gets no new tokens and refreshes none; access tokens already issued live until they expire. The caller must hold what the client holds.",
     request: { params: clientIdParam },
     responses: {
       204: { description: "Deleted" },
       400: { description: "bootstrap_client", schema: v3Error },
-      401: badAccessToken,
+      401: notHeld,
       404: unknownClient,
+      409: { description: "changed_concurrently", schema: v3Error },
     },
     handler: async (call) => {
-      await clients.remove(call.params.clientId, clientEvent(call));
+      await clients.remove(call.params.clientId, administrator(call), clientEvent(call));
       return jsonResult(204, undefined);
     },
   });

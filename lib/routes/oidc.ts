@@ -211,7 +211,7 @@ const introspection = (oidc: OidcUseCases) =>
     auth: "client",
     summary: "Token introspection (RFC 7662), for authenticated confidential clients",
     description:
-      'A user token is active only while its session lives: after a sessions reset, a deleted device, a withdrawn consent or a revocation it answers {"active": false} at once.',
+      'A user token is active only while its session lives: after a sessions reset, a deleted device, a withdrawn consent or a revocation it answers {"active": false} at once. A client learns only about its own tokens, and about access tokens whose audience is one of its registered resources (RFC 7662 4); any other token answers {"active": false}.',
     tags: ["sign-in"],
     request: { body: { contentType: "form", schema: tokenForm, required: true } },
     responses: {

@@ -15,8 +15,8 @@ export type { AccessTokenClaims };
 /** The domain's issuer, with the verification the HTTP layer needs. */
 export interface AccessTokens extends AccessTokenIssuer {
   issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }>;
-  /** `audience` undefined: any audience (userinfo, introspection); default the management API. */
-  verify(token: string, audience?: string): Promise<AccessTokenClaims>;
+  /** `audience` null: any audience (introspection, revocation); default the management API. */
+  verify(token: string, audience?: string | null): Promise<AccessTokenClaims>;
 }
 
 export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now): AccessTokens {
@@ -47,10 +47,9 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
      * Verifies signature (ES256 only), type, issuer, audience and lifetime. Every
      * failure is the same 401 to the caller, but for expiry, which interface §7.2 names.
      */
-    async verify(token: string, audience: string | undefined = AUDIENCE): Promise<AccessTokenClaims> {
+    async verify(token: string, audience: string | null = AUDIENCE): Promise<AccessTokenClaims> {
       const known = verified.get(token);
-      if (known && audience !== undefined && known.aud !== audience)
-        throw problems.badAccessToken("invalid_access_token");
+      if (known && audience !== null && known.aud !== audience) throw problems.badAccessToken("invalid_access_token");
       if (known) return known;
       try {
         const { payload } = await jwtVerify(
@@ -64,7 +63,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
             algorithms: [SIGNING_ALG],
             typ: ACCESS_TOKEN_TYPE,
             issuer,
-            audience,
+            audience: audience ?? undefined,
             requiredClaims: ["exp", "iat", "sub"],
           },
         );

@@ -18,7 +18,15 @@ import { expectNothingStored, tableSnapshot } from "../support/table-snapshot";
 // clients.cacheSeconds (test/lib/domain/clients/credential-cache.test.ts).
 useSettings({ clients: { cacheSeconds: 0 } });
 
-const CHANGE = ["svc_api_sys_clients_chg"];
+// A caller grants only what it holds (test/reliability/client-admin-attacks.test.ts): this
+// administrator holds every permission the clients of this file are given, and the trust flags.
+const CHANGE = [
+  "svc_api_sys_clients_chg",
+  "svc_api_sys_clients_admin",
+  "svc_api_sys_users",
+  "svc_api_sys_users_chg",
+  "svc_groups",
+];
 const READ = ["svc_api_sys_clients"];
 
 const CLIENT_FIELDS = [
@@ -515,10 +523,10 @@ describe("POST /svc/admin/api/v3/clients/{clientId}/secret/rotate", () => {
     expect((await clientCredentials(clientId, secret)).statusCode).toBe(401);
   });
 
-  it("when rotated, it costs one write (the guard is in the write); an unknown client is 404", async () => {
+  it("when rotated, it costs one read (what the client holds) and one write guarded by it; an unknown client is 404", async () => {
     const { clientId } = await newClient();
     const authorization = await systemBearer(CHANGE);
-    expect(await costOf(() => rotate(clientId, authorization))).toEqual({ status: 200, reads: 0, writes: 1 });
+    expect(await costOf(() => rotate(clientId, authorization))).toEqual({ status: 200, reads: 1, writes: 1 });
     const missing = await rotate("no-such-client");
     expect(missing.statusCode).toBe(404);
     expect(await storedItem(keys.client("no-such-client"))).toBeUndefined();
@@ -530,7 +538,8 @@ describe("DELETE /svc/admin/api/v3/clients/{clientId}", () => {
     const { clientId, secret } = await newClient();
     expect((await clientCredentials(clientId, secret)).statusCode).toBe(200);
     const authorization = await systemBearer(CHANGE);
-    expect(await costOf(() => remove(clientId, authorization))).toEqual({ status: 204, reads: 0, writes: 1 });
+    // One read: the caller must hold what the client holds; the write is guarded by that read.
+    expect(await costOf(() => remove(clientId, authorization))).toEqual({ status: 204, reads: 1, writes: 1 });
     const refused = await clientCredentials(clientId, secret);
     expect(refused.statusCode).toBe(401);
     expect(refused.json.error).toBe("invalid_client");

@@ -117,13 +117,29 @@ export interface ClientProblem {
   desc: string;
 }
 
-/** A redirect target: absolute, no fragment (RFC 6749 3.1.2), https or a loopback or app scheme. */
+/** Hosts a plain-http redirect may name: the user's own machine (RFC 8252 7.3). */
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/** RFC 8252 7.1: a native app's private-use scheme is a reverse domain name it owns, so it holds a dot. */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
+
+/**
+ * Whether the browser may be sent to this address: an allow-list, since a deny-list misses
+ * the next script scheme (vbscript:). https; http to a loopback host; a reverse-domain app scheme.
+ */
+export function redirectSchemeAllowed(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const { protocol, hostname } = new URL(uri);
+  if (protocol === "https:") return true;
+  if (protocol === "http:") return LOOPBACK_HOSTS.includes(hostname);
+  return PRIVATE_USE_SCHEME.test(protocol);
+}
+
+/** A redirect target: absolute, no fragment (RFC 6749 3.1.2), and a scheme of the allow-list. */
 function redirectProblem(kind: string, uri: string): string | undefined {
   if (!URL.canParse(uri) || uri.includes("#")) return `${kind} is not an absolute URL without a fragment: ${uri}`;
-  const { protocol, hostname } = new URL(uri);
-  if (protocol === "http:" && !["localhost", "127.0.0.1", "[::1]"].includes(hostname))
-    return `${kind} must use https (plain http only to localhost): ${uri}`;
-  if (protocol === "javascript:" || protocol === "data:") return `${kind} has a forbidden scheme: ${uri}`;
+  if (!redirectSchemeAllowed(uri))
+    return `${kind} must use https, http to a loopback host (localhost, 127.0.0.1, [::1]) or an app's reverse-domain scheme (com.example.app:/cb): ${uri}`;
   return undefined;
 }
 

@@ -4,6 +4,7 @@ import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { ApiError, problems } from "../errors";
 import type { PendingWrite } from "../unit-of-work";
 import { ClientDefinitionError, registerClient } from "./admin";
+import { type ClientAdministrator, type ClientPowers, missingPermissions, widens } from "./authority";
 import {
   CHANGEABLE_FIELDS,
   type ClientChange,
@@ -12,13 +13,13 @@ import {
   clientDefinitionProblems,
   newClientId,
 } from "./client";
-import { ClientExistsError, type ClientGuard, type ClientRepository } from "./ports";
+import { ClientExistsError, type ClientRepository, type ClientSnapshot } from "./ports";
 
 /**
  * The clients of the admin API (interface §4.17): what `svc-admin clients` does, for an
- * application holding svc_api_sys_clients(_chg). Every change commits with the write the
- * caller passes (its security event), all or none. Secrets are answered once, by create
- * and rotate, and stored only as digests.
+ * application holding svc_api_sys_clients(_chg), within what it holds itself (authority.ts).
+ * Every change commits with the write the caller passes (its security event), all or none.
+ * Secrets are answered once, by create and rotate, and stored only as digests.
  */
 
 /** Writes that commit with a change of `clientId`: its security event. */
@@ -33,7 +34,7 @@ export interface NewClientBody extends ClientChange {
 
 export const LIST_LIMITS = { defaultLimit: 100, maxLimit: 100 } as const;
 
-/** Tries of a change whose client another change overtook before it is refused (409). */
+/** Tries of a write whose client another change overtook before it is refused (409). */
 const CHANGE_ATTEMPTS = 3;
 
 const processError = (status: number, error: string, desc: string, clientId: string) =>
@@ -51,6 +52,16 @@ export const clientProblems = {
     ),
   publicClient: (clientId: string) =>
     processError(400, "public_client", "a public client has no secret: it proves its codes with PKCE", clientId),
+  ownClient: (clientId: string) =>
+    processError(
+      400,
+      "own_client",
+      "a client cannot widen its own permissions, grants, resources or trust: another administrator must",
+      clientId,
+    ),
+  /** RFC 6750 3.1: the challenge names what the token would need, as for a route's own permission. */
+  notHeld: (missing: string[]) =>
+    problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: missing.join(" ") }),
   changedConcurrently: (clientId: string) =>
     processError(409, "changed_concurrently", "the client changed while this call ran; try again", clientId),
   definition: (error: ClientDefinitionError) =>
@@ -80,10 +91,30 @@ function definitionOf(body: NewClientBody): ClientDefinition {
   return { ...body, clientId: body.clientId ?? newClientId() };
 }
 
+/**
+ * Refuses what `caller` may not do to a client that has `before` (undefined: a new one)
+ * and would have `after`. A new client under the caller's own id would re-create it.
+ */
+function checkAuthority(caller: ClientAdministrator, clientId: string, before?: ClientPowers, after?: ClientPowers) {
+  const widensItself = before === undefined || (after !== undefined && widens(before, after));
+  if (clientId === caller.clientId && widensItself) throw clientProblems.ownClient(clientId);
+  const missing = missingPermissions(caller, ...[before, after].filter((c) => c !== undefined));
+  if (missing.length > 0) throw clientProblems.notHeld(missing);
+}
+
 /** Registers a client; a confidential one gets a generated secret, answered here once. */
-export async function createClient(store: ClientRepository, body: NewClientBody, alsoWrite: AlsoWrite) {
+export async function createClient(
+  store: ClientRepository,
+  body: NewClientBody,
+  caller: ClientAdministrator,
+  alsoWrite: AlsoWrite,
+) {
   const def = definitionOf(body);
   try {
+    const found = clientDefinitionProblems(def);
+    if (found.length > 0) throw new ClientDefinitionError(found);
+    const { scopes, grantTypes = [], resources = [], firstParty = false, trustRelayedAddress = false } = def;
+    checkAuthority(caller, def.clientId, undefined, { scopes, grantTypes, resources, firstParty, trustRelayedAddress });
     const { record, secret } = await registerClient(store, def, false, alsoWrite(def.clientId));
     return { ...clientView(record), ...(!record.public && { clientSecret: secret }) };
   } catch (error) {
@@ -106,13 +137,23 @@ export async function listClients(store: ClientRepository, limit: number | undef
   return { clients: clients.map(clientView), ...(next !== undefined && { next }) };
 }
 
-/** Why a guarded write was refused, read after the fact (the refusal path only). */
-async function refusal(store: ClientRepository, clientId: string, guard: ClientGuard): Promise<ApiError> {
-  const record = await store.get(clientId);
-  if (!record) return clientProblems.unknownClient(clientId);
-  if (guard.notBootstrap && record.bootstrap) return clientProblems.bootstrapClient(clientId);
-  if (guard.confidential && record.public) return clientProblems.publicClient(clientId);
-  return clientProblems.changedConcurrently(clientId);
+/**
+ * Reads the client, lets `attempt` check it and write guarded by the revision read; an
+ * attempt that answers undefined was overtaken by another change, and reads again.
+ */
+async function guardedByRevision<T>(
+  store: ClientRepository,
+  clientId: string,
+  attempt: (snapshot: ClientSnapshot) => Promise<T | undefined>,
+): Promise<T> {
+  for (let tries = 1; tries <= CHANGE_ATTEMPTS; tries++) {
+    const snapshot = await store.getForChange(clientId);
+    if (!snapshot) throw clientProblems.unknownClient(clientId);
+    if (snapshot.record.bootstrap) throw clientProblems.bootstrapClient(clientId);
+    const done = await attempt(snapshot);
+    if (done !== undefined) return done;
+  }
+  throw clientProblems.changedConcurrently(clientId);
 }
 
 /**
@@ -124,44 +165,54 @@ export async function changeClient(
   store: ClientRepository,
   clientId: string,
   change: ClientChange,
+  caller: ClientAdministrator,
   alsoWrite: AlsoWrite,
 ) {
   const sent: ClientChange = Object.fromEntries(
     CHANGEABLE_FIELDS.filter((f) => f in change).map((f) => [f, change[f]]),
   );
-  for (let attempt = 1; attempt <= CHANGE_ATTEMPTS; attempt++) {
-    const snapshot = await store.getForChange(clientId);
-    if (!snapshot) throw clientProblems.unknownClient(clientId);
-    if (snapshot.record.bootstrap) throw clientProblems.bootstrapClient(clientId);
-    const next: ClientRecord = { ...snapshot.record, ...sent, updatedAt: Math.floor(Date.now() / 1000) };
+  return guardedByRevision(store, clientId, async ({ record, revision }) => {
+    const next: ClientRecord = { ...record, ...sent, updatedAt: Math.floor(Date.now() / 1000) };
     const found = clientDefinitionProblems(next);
     if (found.length > 0) throw clientProblems.definition(new ClientDefinitionError(found));
-    const written = await store.update(
-      clientId,
-      { ...sent, updatedAt: next.updatedAt },
-      { revision: snapshot.revision },
-      alsoWrite(clientId),
-    );
-    if (written) return clientView(next);
-  }
-  throw clientProblems.changedConcurrently(clientId);
+    checkAuthority(caller, clientId, record, next);
+    const update = { ...sent, updatedAt: next.updatedAt };
+    return (await store.update(clientId, update, { revision }, alsoWrite(clientId))) ? clientView(next) : undefined;
+  });
 }
 
 /**
  * A new generated secret, answered once; the old one stops matching with this write
- * (warm functions that keep client records see it within clients.cacheSeconds).
+ * (warm functions that keep client records see it within clients.cacheSeconds). Whoever
+ * holds the secret holds the client's permissions, so the caller must hold them too.
  */
-export async function rotateClientSecret(store: ClientRepository, clientId: string, alsoWrite: AlsoWrite) {
-  const secret = generateSecret();
-  const guard: ClientGuard = { notBootstrap: true, confidential: true };
-  const update = { secretHash: digestSecret(secret), updatedAt: Math.floor(Date.now() / 1000) };
-  if (!(await store.update(clientId, update, guard, alsoWrite(clientId)))) throw await refusal(store, clientId, guard);
-  return { clientId, clientSecret: secret };
+export async function rotateClientSecret(
+  store: ClientRepository,
+  clientId: string,
+  caller: ClientAdministrator,
+  alsoWrite: AlsoWrite,
+) {
+  return guardedByRevision(store, clientId, async ({ record, revision }) => {
+    if (record.public) throw clientProblems.publicClient(clientId);
+    checkAuthority(caller, clientId, record, record);
+    const secret = generateSecret();
+    const update = { secretHash: digestSecret(secret), updatedAt: Math.floor(Date.now() / 1000) };
+    const written = await store.update(clientId, update, { revision }, alsoWrite(clientId));
+    return written ? { clientId, clientSecret: secret } : undefined;
+  });
 }
 
-export async function deleteClient(store: ClientRepository, clientId: string, alsoWrite: AlsoWrite): Promise<void> {
-  const guard: ClientGuard = { notBootstrap: true };
-  if (!(await store.delete(clientId, guard, alsoWrite(clientId)))) throw await refusal(store, clientId, guard);
+/** Deletes a client no stronger than the caller: a stronger one is a stronger administrator's to remove. */
+export async function deleteClient(
+  store: ClientRepository,
+  clientId: string,
+  caller: ClientAdministrator,
+  alsoWrite: AlsoWrite,
+): Promise<void> {
+  await guardedByRevision(store, clientId, async ({ record, revision }) => {
+    checkAuthority(caller, clientId, record, record);
+    return (await store.delete(clientId, { revision }, alsoWrite(clientId))) || undefined;
+  });
 }
 
 /** What a change's security event says of who changed the client (interface §4.17, 6); `prms` never a value. */
@@ -180,13 +231,15 @@ export function clientUseCases(deps: ClientDeps) {
     (event: ClientChangeEvent): AlsoWrite =>
     (changed) => [deps.events.putItem({ ...event, sbj: changed, sbjType: "its", ts: Date.now(), result: "ok" })];
   return {
-    create: (body: NewClientBody, event: ClientChangeEvent) => createClient(deps.clients, body, recorded(event)),
+    create: (body: NewClientBody, caller: ClientAdministrator, event: ClientChangeEvent) =>
+      createClient(deps.clients, body, caller, recorded(event)),
     list: (limit: number | undefined, after: string | undefined) => listClients(deps.clients, limit, after),
     read: (clientId: string) => readClient(deps.clients, clientId),
-    change: (clientId: string, change: ClientChange, event: ClientChangeEvent) =>
-      changeClient(deps.clients, clientId, change, recorded(event)),
-    rotateSecret: (clientId: string, event: ClientChangeEvent) =>
-      rotateClientSecret(deps.clients, clientId, recorded(event)),
-    remove: (clientId: string, event: ClientChangeEvent) => deleteClient(deps.clients, clientId, recorded(event)),
+    change: (clientId: string, change: ClientChange, caller: ClientAdministrator, event: ClientChangeEvent) =>
+      changeClient(deps.clients, clientId, change, caller, recorded(event)),
+    rotateSecret: (clientId: string, caller: ClientAdministrator, event: ClientChangeEvent) =>
+      rotateClientSecret(deps.clients, clientId, caller, recorded(event)),
+    remove: (clientId: string, caller: ClientAdministrator, event: ClientChangeEvent) =>
+      deleteClient(deps.clients, clientId, caller, recorded(event)),
   };
 }

@@ -1,4 +1,4 @@
-import { type ClientRecord, GRANT } from "../clients/client";
+import { type ClientRecord, GRANT, redirectSchemeAllowed } from "../clients/client";
 import { OAuthError } from "../errors";
 import { authorizationScopes } from "./scopes";
 
@@ -63,7 +63,8 @@ export function parseAuthorizationRequest(
   if (!client || query.client_id !== client.clientId) throw new UntrustedRedirectError("unknown_client");
   const redirectUri = query.redirect_uri;
   // Exact string match (RFC 9700 2.1): no prefixes, no wildcards, no normalisation.
-  if (redirectUri === undefined || !client.redirectUris.includes(redirectUri))
+  // The scheme again: a record stored before the allow-list may hold a script scheme.
+  if (redirectUri === undefined || !client.redirectUris.includes(redirectUri) || !redirectSchemeAllowed(redirectUri))
     throw new UntrustedRedirectError("bad_redirect_uri");
   const state = query.state !== undefined && query.state.length <= LIMITS.state ? query.state : undefined;
   try {

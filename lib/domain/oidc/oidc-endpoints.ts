@@ -7,7 +7,7 @@ import { claimsFor } from "./scopes";
 import { introspect, revoke, type TokenStatusDeps } from "./token-status";
 
 export interface OidcDeps {
-  accessTokens: { verify(token: string, audience?: string): Promise<AccessTokenClaims> };
+  accessTokens: { verify(token: string, audience?: string | null): Promise<AccessTokenClaims> };
   sessions: SessionRepository;
   clientCredentials: ClientCredentialSource;
 }
@@ -27,14 +27,18 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** What the OpenID Connect endpoints beside the token endpoint do with a token: userinfo, introspection, revocation. */
 export function oidcUseCases(deps: OidcDeps) {
-  async function readAccessToken(token: string) {
+  /** null: any audience, so a resource server can introspect tokens made for it (RFC 8707). */
+  async function readAccessToken(token: string, audience?: string | null) {
     try {
-      return await deps.accessTokens.verify(token, undefined);
+      return await deps.accessTokens.verify(token, audience);
     } catch {
       return undefined;
     }
   }
-  const statusDeps: TokenStatusDeps = { sessions: deps.sessions, readAccessToken };
+  const statusDeps: TokenStatusDeps = {
+    sessions: deps.sessions,
+    readAccessToken: (token) => readAccessToken(token, null),
+  };
   const callingClient = (authorization: string | undefined, form: TokenForm) =>
     authenticateClient(deps.clientCredentials, presentedClient(authorization, form));
   return {
@@ -50,11 +54,11 @@ export function oidcUseCases(deps: OidcDeps) {
       return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes) } };
     },
 
-    /** RFC 7662, for confidential clients only. */
+    /** RFC 7662, for confidential clients only, about their own tokens and their audience's. */
     async introspect(authorization: string | undefined, form: TokenForm) {
       const client = await callingClient(authorization, form);
       if (client.public) throw new OAuthError("invalid_client", "a public client cannot introspect");
-      return introspect(form.token, statusDeps, nowSeconds());
+      return introspect(form.token, client, statusDeps, nowSeconds());
     },
 
     /** RFC 7009: ends the session behind the calling client's token; nothing else is told. */

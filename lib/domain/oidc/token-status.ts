@@ -27,14 +27,33 @@ async function liveSession(
 }
 
 /**
- * Introspection of an access or refresh token. A user token is active only while its
- * session lives, so a sessions reset or a deleted device answers inactive at once.
+ * RFC 7662 4: who may learn about a token. A refresh token is its client's alone; an access
+ * token is also its audience's: a client that lists the token's `aud` among its registered
+ * resources (RFC 8707) is taken as that resource server. The management API's own audience
+ * is no resource URI, so its tokens are their client's alone.
  */
-export async function introspect(token: string, deps: TokenStatusDeps, now: number): Promise<Introspection> {
+export function mayIntrospect(caller: Pick<ClientRecord, "clientId" | "resources">, client: string, aud?: unknown) {
+  if (client === caller.clientId) return true;
+  const audiences = Array.isArray(aud) ? aud : [aud];
+  return audiences.some((a) => typeof a === "string" && caller.resources.includes(a));
+}
+
+/**
+ * Introspection of an access or refresh token by `caller`. A user token is active only
+ * while its session lives, so a sessions reset or a deleted device answers inactive at once.
+ * A token the caller may not learn about answers inactive, as an unknown one does.
+ */
+export async function introspect(
+  token: string,
+  caller: Pick<ClientRecord, "clientId" | "resources">,
+  deps: TokenStatusDeps,
+  now: number,
+): Promise<Introspection> {
   const refresh = parseRefreshToken(token);
   if (refresh) {
     const session = await liveSession(deps.sessions, refresh.sub, refresh.sid, now);
     if (!session?.refreshHash || session.refreshHash !== refresh.hash) return { active: false };
+    if (!mayIntrospect(caller, session.clientId)) return { active: false };
     return {
       active: true,
       token_type: "refresh_token",
@@ -48,6 +67,8 @@ export async function introspect(token: string, deps: TokenStatusDeps, now: numb
   }
   const claims = await deps.readAccessToken(token);
   if (!claims || claims.exp <= now) return { active: false };
+  // Before the session read: a token of another client costs nothing and tells nothing.
+  if (!mayIntrospect(caller, claims.client_id, claims.aud)) return { active: false };
   if (claims.sid && !(await liveSession(deps.sessions, claims.sub, claims.sid, now))) return { active: false };
   return { active: true, token_type: "Bearer", ...claims };
 }

@@ -1,5 +1,5 @@
 import type { SecurityEventLog } from "../audit/ports";
-import type { ClientRecord } from "../clients/client";
+import { type ClientRecord, redirectSchemeAllowed } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
 import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
@@ -138,8 +138,10 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       const clientId = hint?.aud ?? query.client_id;
       if (query.post_logout_redirect_uri === undefined) return { valid: true, sub: hint?.sub };
       const client = clientId ? await deps.clients.get(clientId) : undefined;
-      const valid = client?.postLogoutRedirectUris.includes(query.post_logout_redirect_uri) ?? false;
-      const uri = valid ? redirectWith(query.post_logout_redirect_uri, { state: query.state }) : undefined;
+      // A record stored before the scheme allow-list may hold a script scheme: never follow it.
+      const target = query.post_logout_redirect_uri;
+      const valid = (client?.postLogoutRedirectUris.includes(target) ?? false) && redirectSchemeAllowed(target);
+      const uri = valid ? redirectWith(target, { state: query.state }) : undefined;
       return { uri, valid, sub: hint?.sub };
     },
 
