@@ -45,6 +45,30 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   };
 }
 
+/**
+ * The worker thread that verifies bcrypt and argon2id hashes (lib/crypto/foreign-hash-pool.ts)
+ * is its own bundle beside each function's index.mjs, where the pool looks for it: the
+ * function bundle never holds the foreign-hash libraries.
+ */
+export const HASH_WORKER = { entry: "lib/crypto/foreign-hash-worker.mjs", file: "foreign-hash-worker.mjs" } as const;
+
+/** The esbuild command line that bundles the worker into `outdir`, with the functions' settings. */
+export function hashWorkerCommand(projectDir: string, outdir: string): string {
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const flags = [
+    "--bundle",
+    `--platform=${LAMBDA_BUNDLE.platform}`,
+    `--format=${LAMBDA_BUNDLE.format}`,
+    `--target=${LAMBDA_BUNDLE.target}`,
+    ...(LAMBDA_BUNDLE.minify ? ["--minify"] : []),
+    `--main-fields=${LAMBDA_BUNDLE.mainFields.join(",")}`,
+    `--banner:js=${quote(LAMBDA_BUNDLE.banner.js)}`,
+    "--log-level=warning",
+    `--outfile=${quote(`${outdir}/${HASH_WORKER.file}`)}`,
+  ];
+  return `cd ${quote(projectDir)} && npx --no-install esbuild ${HASH_WORKER.entry} ${flags.join(" ")}`;
+}
+
 /** The same settings as NodejsFunction bundling (infra/stack.ts). */
 export function lambdaBundling(): BundlingOptions {
   return {
@@ -59,5 +83,10 @@ export function lambdaBundling(): BundlingOptions {
     externalModules: [...LAMBDA_BUNDLE.external],
     loader: { ...LAMBDA_BUNDLE.loader },
     esbuildArgs: { "--alias": Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`) },
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => [hashWorkerCommand(inputDir, outputDir)],
+    },
   };
 }

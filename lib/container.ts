@@ -7,6 +7,7 @@ import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
 import type { CodeGrantDeps } from "./domain/oidc/code-grant";
@@ -73,6 +74,8 @@ function once<T>(build: () => T): () => T {
 /** The stores, the signing keys and the access tokens: what every function uses. */
 export const services = /* @__PURE__ */ once(() => {
   const deps = { client: documentClient(), tableName: config().tableName };
+  // Every password check reads its hash through these stores, so this is wired before any.
+  reportHashesOverBounds(log.warn);
   const signingKeys = createSigningKeyStore(deps);
   const keyRing = createKeyRing(signingKeys);
   const clients = createClientStore(deps);

@@ -1,6 +1,12 @@
-import { readFileSync } from "node:fs";
+import { execSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import bcrypt from "bcryptjs";
+import { argon2id } from "hash-wasm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { esbuildOptions, LAMBDA_BUNDLE, lambdaBundling } from "../../infra/bundling";
+import { esbuildOptions, HASH_WORKER, LAMBDA_BUNDLE, lambdaBundling } from "../../infra/bundling";
 import { FUNCTION_NEEDS } from "../../infra/function-needs";
 import { ReadableStream as LazyReadableStream } from "../../infra/lazy-stream-web";
 import { FUNCTION_NAMES, type FunctionName } from "../../lib/http/route";
@@ -115,11 +121,45 @@ describe("Lambda bundles", () => {
       for (const e of into(/node_modules\/@aws-sdk\/client-lambda\//))
         expect(`${e.from} ${e.kind}`).toBe("lib/hooks/lambda-sdk.ts import-statement");
       for (const e of into(
-        /^lib\/hooks\/lambda-sdk\.ts$|node_modules\/(bcryptjs|hash-wasm|@simplewebauthn\/server|qrcode)\//,
+        /^lib\/hooks\/lambda-sdk\.ts$|^lib\/crypto\/foreign-hash-pool\.ts$|node_modules\/(bcryptjs|hash-wasm|@simplewebauthn\/server|qrcode)\//,
       ))
         expect(`${e.from} ${e.kind}`).toMatch(/ dynamic-import$/);
     },
   );
+
+  it("when cdk synth bundles a function, the hash worker is bundled beside it and verifies with no node_modules", async () => {
+    const out = mkdtempSync(join(tmpdir(), "hash-worker-"));
+    try {
+      const hooks = lambdaBundling().commandHooks;
+      for (const command of hooks?.afterBundling(process.cwd(), out) ?? []) execSync(command, { stdio: "pipe" });
+      const worker = new Worker(join(out, HASH_WORKER.file));
+      const ask = (id: number, alg: string, password: string, hash: string) =>
+        new Promise<unknown>((done) => {
+          worker.once("message", done);
+          worker.postMessage({ id, alg, password, hash });
+        });
+      const bcryptHash = bcrypt.hashSync("right", 4);
+      const argon2Hash = await argon2id({
+        password: "right",
+        salt: Buffer.alloc(16, 7),
+        iterations: 1,
+        parallelism: 1,
+        memorySize: 64,
+        hashLength: 32,
+        outputType: "encoded",
+      });
+      expect(await ask(1, "bcrypt", "right", bcryptHash)).toEqual({ id: 1, matches: true });
+      expect(await ask(2, "bcrypt", "wrong", bcryptHash)).toEqual({ id: 2, matches: false });
+      expect(await ask(3, "argon2id", "right", argon2Hash)).toEqual({ id: 3, matches: true });
+      expect(await ask(4, "argon2id", "right", "$argon2id$v=19$m=64,t=1,p=1$AAAA$AAAA")).toEqual({
+        id: 4,
+        matches: false,
+      });
+      await worker.terminate();
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 
   it("when cdk synth bundles a function, esbuild gets the same aliases as npm run build", () => {
     const aliases = Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`);

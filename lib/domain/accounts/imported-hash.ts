@@ -1,16 +1,14 @@
 import { ARGON2ID_PATTERN, BCRYPT_PATTERN } from "../credentials/foreign-hash";
+import { HASH_BOUNDS, overBound } from "../credentials/hash-bounds";
 import type { StoredPasswordHash } from "../credentials/password-hash";
 
 /**
- * Checks a password hash given as an object in an import line, and bounds its cost: a
- * sign-in must not need more memory or time than a Lambda has because a file said so.
- * Messages name fields, never values.
+ * Checks a password hash given as an object in an import line, and bounds its cost
+ * (hash-bounds.ts, checked again at each verification): a sign-in must not need more
+ * memory or time than a Lambda has because a file said so. Messages name fields, never values.
  */
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-/** scrypt and argon2 memory at most 256 MiB; PBKDF2 at most 10 million rounds. */
-const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
-const MAX_PBKDF2_ITERATIONS = 10_000_000;
 
 const isInt = (value: unknown, min: number, max: number): value is number =>
   Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
@@ -20,7 +18,6 @@ function scrypt(value: Record<string, unknown>, field: string): StoredPasswordHa
   const { N, r, p, salt, hash } = value;
   if (!isInt(N, 2, 2 ** 24) || (N & (N - 1)) !== 0) return `${field}.N must be a power of two`;
   if (!isInt(r, 1, 64) || !isInt(p, 1, 16)) return `${field}.r and ${field}.p must be small positive integers`;
-  if (128 * N * r > MAX_MEMORY_BYTES) return `${field} needs more than 256 MiB (128 * N * r)`;
   if (!isBase64(salt) || !isBase64(hash)) return `${field}.salt and ${field}.hash must be base64`;
   const bytes = Buffer.from(hash, "base64").length;
   const keyLength = value.keyLength ?? bytes;
@@ -32,7 +29,15 @@ function scrypt(value: Record<string, unknown>, field: string): StoredPasswordHa
   return { alg: "scrypt", N, r, p, keyLength, salt, hash, ...(foreign && { unnormalized: true as const }) };
 }
 
+/** The hash of an import line's field, or why it is refused: its shape, then its cost. */
 export function importedHashObject(value: Record<string, unknown>, field: string): StoredPasswordHash | string {
+  const hash = hashOfShape(value, field);
+  if (typeof hash === "string") return hash;
+  const over = overBound(hash);
+  return over ? `${field} ${over}` : hash;
+}
+
+function hashOfShape(value: Record<string, unknown>, field: string): StoredPasswordHash | string {
   const known = new Set(["alg", "N", "r", "p", "keyLength", "iterations", "salt", "hash", "unnormalized"]);
   const unknown = Object.keys(value).find((key) => !known.has(key));
   if (unknown) return `unknown field "${unknown}" in ${field}`;
@@ -43,18 +48,14 @@ export function importedHashObject(value: Record<string, unknown>, field: string
       return typeof value.hash === "string" && BCRYPT_PATTERN.test(value.hash)
         ? { alg: "bcrypt", hash: value.hash }
         : `${field}.hash must be a bcrypt string ($2a$, $2b$ or $2y$)`;
-    case "argon2id": {
-      if (typeof value.hash !== "string" || !ARGON2ID_PATTERN.test(value.hash)) {
-        return `${field}.hash must be an argon2id PHC string ($argon2id$v=19$m=..,t=..,p=..$salt$hash)`;
-      }
-      const memoryKib = Number(/m=(\d+)/.exec(value.hash)?.[1]);
-      if (memoryKib * 1024 > MAX_MEMORY_BYTES) return `${field} needs more than 256 MiB (m)`;
-      return { alg: "argon2id", hash: value.hash };
-    }
+    case "argon2id":
+      return typeof value.hash === "string" && ARGON2ID_PATTERN.test(value.hash)
+        ? { alg: "argon2id", hash: value.hash }
+        : `${field}.hash must be an argon2id PHC string ($argon2id$v=19$m=..,t=..,p=..$salt$hash)`;
     case "pbkdf2-sha256": {
       const { iterations, salt, hash } = value;
-      if (!isInt(iterations, 1, MAX_PBKDF2_ITERATIONS))
-        return `${field}.iterations must be 1 to ${MAX_PBKDF2_ITERATIONS}`;
+      if (!isInt(iterations, 1, HASH_BOUNDS.pbkdf2Work))
+        return `${field}.iterations must be 1 to ${HASH_BOUNDS.pbkdf2Work}`;
       if (!isBase64(salt) || !isBase64(hash)) return `${field}.salt and ${field}.hash must be base64`;
       return { alg: "pbkdf2-sha256", iterations, salt, hash };
     }

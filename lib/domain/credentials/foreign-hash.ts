@@ -1,10 +1,13 @@
 import { pbkdf2, timingSafeEqual } from "node:crypto";
+import { availableParallelism } from "node:os";
+import pLimit from "p-limit";
+import type { ForeignHashPool } from "../../crypto/foreign-hash-pool";
 
 /**
  * Password hashes made by other systems (docs/administration.md, import): kept as they came
  * until the account's first sign-in, which checks the password against them once and
- * replaces them with our scrypt hash. The libraries are loaded on first use, so sign-ins
- * against our own hashes never pay for them.
+ * replaces them with our scrypt hash. bcrypt and argon2id are verified in worker threads
+ * whose libraries load on first use, so sign-ins against our own hashes never pay for them.
  */
 
 export interface BcryptHash {
@@ -61,17 +64,31 @@ function pbkdf2Key(password: string, stored: Pbkdf2Hash, length: number): Promis
   );
 }
 
-/** Whether the password matches a foreign hash; a malformed hash matches nothing. */
-export async function verifyForeignHash(password: string, stored: ForeignPasswordHash): Promise<boolean> {
+// Foreign verifications at once, all formats together: one core stays free for the event
+// loop (and our own scrypt), since a legacy hash may cost seconds.
+const FOREIGN_CONCURRENCY = Math.max(1, Math.min(availableParallelism() - 1, 4));
+const foreignHashing = pLimit(FOREIGN_CONCURRENCY);
+
+let pool: Promise<ForeignHashPool> | undefined;
+function workers(): Promise<ForeignHashPool> {
+  pool ??= import("../../crypto/foreign-hash-pool").then(({ foreignHashPool }) => foreignHashPool(FOREIGN_CONCURRENCY));
+  return pool;
+}
+
+/**
+ * Whether the password matches a foreign hash, computed off the event loop (worker threads,
+ * or libuv's pool for PBKDF2); a malformed hash matches nothing. Bounds are checked before
+ * (password-hash.ts).
+ */
+export function verifyForeignHash(password: string, stored: ForeignPasswordHash): Promise<boolean> {
+  return foreignHashing(() => verifyNow(password, stored));
+}
+
+async function verifyNow(password: string, stored: ForeignPasswordHash): Promise<boolean> {
   switch (stored.alg) {
-    case "bcrypt": {
-      const { default: bcrypt } = await import("bcryptjs");
-      return bcrypt.compare(password, stored.hash);
-    }
-    case "argon2id": {
-      const { default: argon2 } = await import("hash-wasm/dist/argon2.umd.min.js");
-      return argon2.argon2Verify({ password, hash: stored.hash }).catch(() => false);
-    }
+    case "bcrypt":
+    case "argon2id":
+      return (await workers()).verify({ alg: stored.alg, password, hash: stored.hash });
     case "pbkdf2-sha256": {
       const expected = Buffer.from(stored.hash, "base64");
       if (expected.length === 0) return false;

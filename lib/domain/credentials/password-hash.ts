@@ -2,6 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import { type ForeignPasswordHash, verifyForeignHash } from "./foreign-hash";
+import { overBound } from "./hash-bounds";
 
 /**
  * Password hashes: scrypt through node:crypto (docs/architecture.md). Parameters are stored with
@@ -62,7 +63,29 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
   return { alg: "scrypt", ...params, salt: salt.toString("base64"), hash: key.toString("base64") };
 }
 
-export async function verifyPassword(password: string, stored: StoredPasswordHash): Promise<boolean> {
+/** Told of each stored hash refused for its cost: the wiring logs it (never the hash itself). */
+export type OverBoundReport = (message: string, fields: { alg: string; bound: string; sub?: string }) => void;
+let reportOverBound: OverBoundReport = () => {};
+
+export function reportHashesOverBounds(report: OverBoundReport): void {
+  reportOverBound = report;
+}
+
+/**
+ * Whether the password matches the stored hash. A hash over the cost bounds (hash-bounds.ts)
+ * matches nothing and is not computed: it came around the import's checks. `sub` names the
+ * owner in that report.
+ */
+export async function verifyPassword(password: string, stored: StoredPasswordHash, sub?: string): Promise<boolean> {
+  const over = overBound(stored);
+  if (over) {
+    reportOverBound("stored password hash over the cost bounds, not verified", {
+      alg: stored.alg,
+      bound: over,
+      ...(sub && { sub }),
+    });
+    return false;
+  }
   if (stored.alg !== "scrypt") return verifyForeignHash(password, stored);
   const expected = Buffer.from(stored.hash, "base64");
   const actual = await derive(password, Buffer.from(stored.salt, "base64"), stored);

@@ -96,7 +96,7 @@ export async function verifyUserPassword(
         LIMITS,
       );
       if (!attempt) return undefined;
-      return { attempt, matches: await verifyPassword(password, snapshot.credential ?? (await dummy())) };
+      return { attempt, matches: await verifyPassword(password, snapshot.credential ?? (await dummy()), account?.sub) };
     });
   } catch (error) {
     if (error instanceof HashGateBusy) return { ...refused, message: error.message, busy: true };

@@ -113,7 +113,7 @@ export async function changePassword(input: PasswordChangeInput, deps: PasswordC
       LIMITS,
     );
     if (!attempt) throw problems.invalidCredential(THROTTLED);
-    const ok = snapshot.credential && (await verifyPassword(input.current as string, snapshot.credential));
+    const ok = snapshot.credential && (await verifyPassword(input.current as string, snapshot.credential, account.sub));
     if (!ok) {
       await deps.logins.settleFailure(attempt, waitOf(attempt, now));
       throw problems.invalidCredential("the current password is wrong");
