@@ -8,7 +8,7 @@ import bcrypt from "bcryptjs";
 import { argon2id } from "hash-wasm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { config } from "../../lib/config";
-import { accountTransfer, services } from "../../lib/container";
+import { accountTransfer, requestChecks, services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
 import { importAccounts } from "../../lib/domain/accounts/import";
 import { DEFAULT_SCRYPT, hashPassword } from "../../lib/domain/credentials/password-hash";
@@ -261,6 +261,21 @@ describe("issue 43 item 2: a legacy cost is paid once", () => {
       expect(again.statusCode).toBe(200);
       expect(late).toBe(false);
       expect(await storedItem(keys.passwordCredential(otherSub))).toMatchObject({ hash: changed.hash, N: 2 ** 10 });
+    });
+  });
+});
+
+describe("issue 43 item 2: a legacy cost is paid once over HTTP Basic too", () => {
+  it("when the right password passes an HTTP Basic user check against a foreign hash, it becomes our scrypt", async () => {
+    const sub = await importOne(await argon2("basic legacy", 2, 8192, 1));
+    const checks = requestChecks();
+    const account = await checks.userByPassword(sub, "basic legacy", "198.51.100.7", Math.floor(Date.now() / 1000));
+    tally.answered(200);
+    await tally.invariant(async () => {
+      expect(account.sub).toBe(sub);
+      expect(await storedItem(keys.passwordCredential(sub))).toMatchObject({ alg: "scrypt", N: 2 ** 17 });
+      // The attempt was given back: no failure is left counted.
+      expect(await storedItem(keys.loginFailures(sub))).toBeUndefined();
     });
   });
 });

@@ -9,6 +9,7 @@ import type { LoginRepository } from "../login/ports";
 import { verifyUserPassword, waitOf } from "../login/verify-user-password";
 import type { AccessTokenClaims } from "../oauth/ports";
 import type { SessionRepository } from "../sessions/ports";
+import { rehashItems } from "../sign-in/password-change";
 import type { Prefetch } from "../unit-of-work";
 
 /** What the request pipeline asks before a route runs: who calls, and whether they still may. */
@@ -75,7 +76,11 @@ export function callerChecks(deps: CallerCheckDeps) {
         await deps.logins.settleFailure(attempt, waitOf(attempt, now));
         throw problems.invalidCredential(refusal);
       }
-      await deps.logins.giveBack(attempt, true);
+      // A foreign or outdated hash becomes ours with the give-back, so its cost is paid once.
+      const rehash = await rehashItems(account, password, verdict.snapshot, deps);
+      // A hash replaced meanwhile refuses the rehash's condition: the give-back then goes alone.
+      const done = rehash.length > 0 && (await deps.logins.commit([...deps.logins.giveBackItems(attempt), ...rehash]));
+      if (!done) await deps.logins.giveBack(attempt, true);
       return account;
     },
 
