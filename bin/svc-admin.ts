@@ -17,6 +17,7 @@ import { auth0Lines, cognitoCsvLines } from "../lib/domain/accounts/import-forma
 import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
+import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
@@ -53,6 +54,9 @@ commands:
   users export [--out FILE] [--with-factors] [--segments N]
       every account as JSON lines (docs/schemas/user-export.schema.json) with its password
       hash, groups and rights; --with-factors adds TOTP secrets (in the clear) and passkeys
+  passkeys claim                  upgrade step, once after upgrading to credential id claims: each
+                                  passkey stored without a claim gets one (a rerun writes nothing);
+                                  a credential id held by two accounts is listed, exit 2
 
 options:
   --table NAME   work on the deployed stack's table with the default AWS credentials
@@ -117,6 +121,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "keys rotate": { options: ["now"], positionals: [] },
   "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
   "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
+  "passkeys claim": { options: [], positionals: [] },
 };
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -441,6 +446,20 @@ async function usersExport(outPath: string | undefined, factors: boolean, segmen
   return 0;
 }
 
+/**
+ * Claims for passkeys stored before claims existed. A credential id held by two accounts
+ * exits 2: one of them must delete that passkey (docs/administration.md).
+ */
+async function passkeysClaim(): Promise<number> {
+  const { written, existing, conflicts } = await backfillPasskeyClaims(services().passkeys);
+  for (const { id, holder, owner } of conflicts) {
+    // The start of the id is enough to find the passkey in either account's list.
+    err(`conflict: credential id ${id.slice(0, 8)}... held by account ${holder} and claimed by account ${owner}`);
+  }
+  out(`claims written ${written}, existing ${existing}, conflicts ${conflicts.length}`);
+  return conflicts.length > 0 ? 2 : 0;
+}
+
 /** Checks the whole command line before anything touches storage. */
 function plan(argv: string[]): { run: () => Promise<number>; table?: string } | { exit: number } {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
@@ -500,6 +519,8 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
       const resolved = outPath === undefined ? undefined : resolve(outPath);
       return { table, run: () => usersExport(resolved, values["with-factors"] === true, segments) };
     }
+    case "passkeys claim":
+      return { table, run: passkeysClaim };
     default: {
       const path = resolve(rest[0]);
       const concurrency = parseConcurrency(values);

@@ -177,6 +177,7 @@ export const keys = {
   passkey: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `PASSKEY#${id}` }),
   /** Written and removed with the passkey; credential ids are base64url, so hold no "#". */
   uniquePasskey: (id: string): TableKey => ({ PK: `UNIQUE#passkey#${id}`, SK: "UNIQUE" }),
+  uniquePasskeyPrefix: "UNIQUE#passkey#",
   passkeyChallenge: (nonce: string): TableKey => ({ PK: `PASSKEYCHALLENGE#${nonce}`, SK: "TAKEN" }),
   /** One per (user, application), named by a digest of the client id (path-safe). */
   consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),

@@ -1,13 +1,13 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
+import { GetCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { ClaimOutcome, PasskeyRepository, StoredPasskey } from "../domain/passkeys/ports";
 import { toAccount } from "./account-items";
 import { batchGetAll } from "./batch";
 import type { StoreDeps } from "./client";
-import { isConditionalCheckFailed } from "./errors";
+import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
-import { pendingWrite, transactItems } from "./pending-writes";
-import { transactUnlessRefused } from "./transact";
+import { pendingWrite, type TransactItem, transactItems } from "./pending-writes";
+import { transactUnlessRefused, transactWrite } from "./transact";
 
 export function toPasskey(item: Record<string, unknown>): StoredPasskey {
   return {
@@ -23,6 +23,15 @@ export function toPasskey(item: Record<string, unknown>): StoredPasskey {
     ...(item.aaguid !== undefined && { aaguid: item.aaguid as string }),
   };
 }
+
+/** A transaction item on a credential id's claim (UNIQUE#passkey#...). */
+function isPasskeyClaim(item: TransactItem | undefined): boolean {
+  const key = item?.Delete?.Key ?? item?.Put?.Item ?? item?.Update?.Key ?? item?.ConditionCheck?.Key;
+  return typeof key?.PK === "string" && key.PK.startsWith(keys.uniquePasskeyPrefix);
+}
+
+// A claim put can lose a race with the passkey's delete (which takes the claim): read, then try again.
+const CLAIM_ATTEMPTS = 3;
 
 /** Passkeys in the account's item collection, by credential id. */
 export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRepository {
@@ -130,7 +139,7 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
       }
     },
 
-    removeItems: (sub, id) => [
+    removeItems: (sub, id, options = {}) => [
       pendingWrite({
         Delete: {
           TableName: tableName,
@@ -139,16 +148,94 @@ export function createPasskeyStore({ client, tableName }: StoreDeps): PasskeyRep
           ConditionExpression: "attribute_exists(PK)",
         },
       }),
-      pendingWrite({
-        Delete: {
-          TableName: tableName,
-          Key: keys.uniquePasskey(id),
-          // Only this account's claim goes; a passkey stored before claims existed has none.
-          ConditionExpression: "attribute_not_exists(PK) OR #owner = :sub",
-          ExpressionAttributeNames: { "#owner": "owner" },
-          ExpressionAttributeValues: { ":sub": sub },
-        },
-      }),
+      ...(options.keepClaim
+        ? []
+        : [
+            pendingWrite({
+              Delete: {
+                TableName: tableName,
+                Key: keys.uniquePasskey(id),
+                // Only this account's claim goes; a passkey stored before claims existed has none.
+                ConditionExpression: "attribute_not_exists(PK) OR #owner = :sub",
+                ExpressionAttributeNames: { "#owner": "owner" },
+                ExpressionAttributeValues: { ":sub": sub },
+              },
+            }),
+          ]),
     ],
+
+    async commitTelling(writes) {
+      const items = transactItems(writes);
+      try {
+        await transactWrite(client, items);
+        return "committed";
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (!failed || failed.length === 0) throw error;
+        // The claims' conditions refuse only a claim another account holds.
+        return failed.every((index) => isPasskeyClaim(items[index])) ? "claim-of-another" : "refused";
+      }
+    },
+
+    async *holdingPages() {
+      let start: Record<string, unknown> | undefined;
+      do {
+        // A Scan of the whole table, filtered to passkeys: acceptable for the one-off claim
+        // backfill of passkeys stored before claims existed (svc-admin passkeys claim), an
+        // operator's command run once per stack; no request path reads this.
+        const page = await client.send(
+          new ScanCommand({
+            TableName: tableName,
+            FilterExpression: "entity = :passkey",
+            ProjectionExpression: "PK, id",
+            ExpressionAttributeValues: { ":passkey": ENTITY.passkey },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        const userPrefix = keys.userPartition("");
+        yield (page.Items ?? []).map((item) => ({
+          sub: (item.PK as string).slice(userPrefix.length),
+          id: item.id as string,
+        }));
+        start = page.LastEvaluatedKey;
+      } while (start);
+    },
+
+    async claim(sub, id): Promise<ClaimOutcome> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await transactWrite(client, [
+            // No claim for a passkey deleted since the Scan: it would hold its id for nobody.
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.passkey(sub, id),
+                ConditionExpression: "attribute_exists(PK)",
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: itemOf(ENTITY.uniquePasskey, keys.uniquePasskey(id), { owner: sub }),
+                // Never overwrite a claim: whichever account holds it keeps it.
+                ConditionExpression: "attribute_not_exists(PK)",
+              },
+            },
+          ]);
+          return { result: "written" };
+        } catch (error) {
+          const failed = failedConditions(error);
+          if (!failed || failed.length === 0) throw error;
+          if (failed.includes(0)) return { result: "gone" };
+        }
+        const { Item } = await client.send(
+          new GetCommand({ TableName: tableName, Key: keys.uniquePasskey(id), ConsistentRead: true }),
+        );
+        if (Item) return { result: "held", owner: Item.owner as string };
+        // The claim went between the put and the read: its passkey was deleted; try again.
+        if (attempt >= CLAIM_ATTEMPTS) throw new Error(`the claim on passkey ${id.slice(0, 8)} keeps changing`);
+      }
+    },
   };
 }

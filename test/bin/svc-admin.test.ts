@@ -4,9 +4,13 @@ import { join } from "node:path";
 import { afterAll, describe, it, vi } from "vitest";
 import { services } from "../../lib/container";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
+import { deletePasskey } from "../../lib/domain/passkeys/passkeys";
+import { keys } from "../../lib/store/keys";
 import { createKeyRing, JWKS_MAX_AGE_SECONDS } from "../../lib/tokens/key-ring";
 import { uniqueId } from "../support/fixtures";
+import { storedItem, storedItems } from "../support/stored";
 import { svcAdmin } from "../support/svc-admin";
+import { seedUnclaimedPasskey } from "../support/unclaimed-passkey";
 
 // Each case starts the real CLI several times (about a second each on an idle machine);
 // a busy shared machine must not turn that into a failure.
@@ -235,6 +239,72 @@ describe.concurrent("svc-admin users import", () => {
     const run = await svcAdmin("users", "import", join(workDir, "missing.jsonl"));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^svc-admin: cannot read .*missing\.jsonl: ENOENT\n$/);
+  });
+});
+
+/** The counts of a `passkeys claim` run. */
+function claimCounts(stdout: string) {
+  const found = /^claims written (\d+), existing (\d+), conflicts (\d+)\n$/.exec(stdout);
+  if (!found) throw new Error(`unexpected output: ${stdout}`);
+  return { written: Number(found[1]), existing: Number(found[2]), conflicts: Number(found[3]) };
+}
+
+// One after the other: each run reads every passkey of the file's table.
+describe("svc-admin passkeys claim", () => {
+  it("when passkeys were stored without claims, it writes theirs, and a second run writes none", async ({ expect }) => {
+    const [ada, bob] = [uniqueId("old-"), uniqueId("old-")];
+    const old = [
+      { sub: ada, id: uniqueId("cred") },
+      { sub: ada, id: uniqueId("cred") },
+      { sub: bob, id: uniqueId("cred") },
+    ];
+    for (const { sub, id } of old) await seedUnclaimedPasskey(sub, id);
+    const first = await svcAdmin("passkeys", "claim");
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(claimCounts(first.stdout)).toEqual({ written: 3, existing: 0, conflicts: 0 });
+    for (const { sub, id } of old) {
+      expect(await storedItem(keys.uniquePasskey(id))).toMatchObject({ entity: "unique-passkey", owner: sub });
+    }
+    const second = await svcAdmin("passkeys", "claim");
+    expect(second.code).toBe(0);
+    expect(claimCounts(second.stdout)).toEqual({ written: 0, existing: 3, conflicts: 0 });
+  });
+
+  it("when a credential id is held by two accounts, it names both and exits 2; the holder without the claim can delete its passkey", async ({
+    expect,
+  }) => {
+    const [first, second] = [uniqueId("twin-"), uniqueId("twin-")];
+    const id = uniqueId("c");
+    await seedUnclaimedPasskey(first, id);
+    await seedUnclaimedPasskey(second, id);
+    const run = await svcAdmin("passkeys", "claim");
+    expect(run.code).toBe(2);
+    expect(claimCounts(run.stdout)).toMatchObject({ written: 1, conflicts: 1 });
+    const owner = (await storedItem(keys.uniquePasskey(id)))?.owner as string;
+    expect([first, second]).toContain(owner);
+    const holder = owner === first ? second : first;
+    expect(run.stderr).toBe(
+      `conflict: credential id ${id.slice(0, 8)}... held by account ${holder} and claimed by account ${owner}\n`,
+    );
+    expect(run.stderr).not.toContain(id);
+
+    // The holder deletes its passkey: the transaction's claim delete is refused (another
+    // account's claim), so the passkey goes alone and the owner keeps its claim.
+    const passkeys = services().passkeys;
+    await deletePasskey({ passkeys, events: services().events }, holder, id, { ts: Date.now(), cId: "svc-admin-test" });
+    expect(await storedItems(holder, keys.passkeyPrefix)).toEqual([]);
+    expect(await storedItems(owner, keys.passkeyPrefix)).toHaveLength(1);
+    expect((await storedItem(keys.uniquePasskey(id)))?.owner).toBe(owner);
+    const again = await svcAdmin("passkeys", "claim");
+    expect(again.code).toBe(0);
+    expect(claimCounts(again.stdout)).toMatchObject({ written: 0, conflicts: 0 });
+  });
+
+  it("when it is given an option, it exits 2", async ({ expect }) => {
+    const run = await svcAdmin("passkeys", "claim", "--id", "x");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("passkeys claim does not take --id");
   });
 });
 

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { passkeyDeps, services } from "../../lib/container";
+import { backfillPasskeyClaims } from "../../lib/domain/passkeys/claim-backfill";
 import { authenticationOptions, checkPasskey } from "../../lib/domain/passkeys/passkeys";
 import { keys } from "../../lib/store/keys";
-import { seedAccount, systemBearer, userBearer } from "../support/fixtures";
+import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { useSettings } from "../support/oauth-provider";
 import { request } from "../support/requests";
 import { assert, createPasskey } from "../support/soft-authenticator";
 import { storedItem, storedItems } from "../support/stored";
+import { seedUnclaimedPasskey } from "../support/unclaimed-passkey";
 
 const ORIGIN = "https://app.example.com";
 useSettings({ passkeys: { rpId: "example.com", rpName: "Example", origins: [ORIGIN] } });
@@ -280,5 +282,57 @@ describe("signing in with a passkey (the check the hosted pages run)", () => {
     ]);
     const commits = await Promise.all(proofs.map((p) => services().passkeys.commit(p.writes)));
     expect(commits.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe("passkeys stored before credential id claims (svc-admin passkeys claim)", () => {
+  const removeAs = async (sub: string, id: string) =>
+    request("security", "events/security/passkey-delete.json", {
+      params: { subjectId: sub, id },
+      authorization: await systemBearer(CHANGE),
+    });
+
+  /** An account with a passkey stored before claims, another account, and that passkey's credential id. */
+  async function unclaimedAndAnother() {
+    const holder = await seedAccount();
+    const other = await seedAccount();
+    const credentialId = Buffer.from(uniqueId("cred"));
+    const id = credentialId.toString("base64url");
+    await seedUnclaimedPasskey(holder.sub, id);
+    return { holder, other, credentialId, id };
+  }
+
+  it("once the backfill has claimed an old passkey's credential id, another account registering it is refused", async () => {
+    const { holder, other: intruder, credentialId, id } = await unclaimedAndAnother();
+    await backfillPasskeyClaims(services().passkeys);
+    expect((await storedItem(keys.uniquePasskey(id)))?.owner).toBe(holder.sub);
+
+    const copy = createPasskey((await options(intruder.sub)).json, ORIGIN, { credentialId });
+    expect(copy.passkey.id).toBe(id);
+    const refused = await attach(intruder.sub, { response: copy.response });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json).toMatchObject({ error: "wrong_passkey" });
+    expect(await storedItems(intruder.sub, keys.passkeyPrefix)).toEqual([]);
+    expect((await storedItem(keys.uniquePasskey(id)))?.owner).toBe(holder.sub);
+  });
+
+  it("deletes an old passkey whose credential id another account has claimed since, and keeps that account's claim", async () => {
+    const { holder, other, credentialId, id } = await unclaimedAndAnother();
+    // Before the backfill the old passkey has no claim, so another account can register its id.
+    const copy = createPasskey((await options(other.sub)).json, ORIGIN, { credentialId });
+    expect((await attach(other.sub, { response: copy.response })).statusCode).toBe(201);
+    expect((await storedItem(keys.uniquePasskey(id)))?.owner).toBe(other.sub);
+
+    expect((await removeAs(holder.sub, id)).statusCode).toBe(204);
+    expect(await storedItems(holder.sub, keys.passkeyPrefix)).toEqual([]);
+    expect(await events(holder.sub, "passkey_delete")).toHaveLength(1);
+    expect(await storedItems(other.sub, keys.passkeyPrefix)).toHaveLength(1);
+    expect((await storedItem(keys.uniquePasskey(id)))?.owner).toBe(other.sub);
+    expect((await removeAs(holder.sub, id)).statusCode).toBe(404);
+
+    // The claim's owner deletes its own passkey with the claim, as always.
+    expect((await removeAs(other.sub, id)).statusCode).toBe(204);
+    expect(await storedItem(keys.uniquePasskey(id))).toBeUndefined();
+    expect(await storedItems(other.sub, keys.passkeyPrefix)).toEqual([]);
   });
 });

@@ -282,9 +282,19 @@ export async function deletePasskey(
   id: string,
   event: Omit<SecurityEvent, "type" | "result" | "sbj">,
 ): Promise<void> {
-  const removed = await deps.passkeys.commit([
-    ...deps.passkeys.removeItems(sub, id),
-    deps.events.putItem({ ...event, sbj: sub, type: "passkey_delete", result: "ok", prms: { passkey: id } }),
-  ]);
-  if (!removed) throw problems.unknownPasskey();
+  const recorded = deps.events.putItem({
+    ...event,
+    sbj: sub,
+    type: "passkey_delete",
+    result: "ok",
+    prms: { passkey: id },
+  });
+  let outcome = await deps.passkeys.commitTelling([...deps.passkeys.removeItems(sub, id), recorded]);
+  if (outcome === "claim-of-another") {
+    // A passkey stored before claims existed, whose credential id another account has
+    // claimed since (svc-admin passkeys claim reports these): this account's passkey goes,
+    // the other account's claim stays with the passkey it guards.
+    outcome = await deps.passkeys.commitTelling([...deps.passkeys.removeItems(sub, id, { keepClaim: true }), recorded]);
+  }
+  if (outcome !== "committed") throw problems.unknownPasskey();
 }

@@ -26,6 +26,24 @@ export interface TakenChallenge {
   expiresAt: number;
 }
 
+/** Where a passkey is stored: its account and its credential id. */
+export interface PasskeyHolding {
+  sub: string;
+  id: string;
+}
+
+/**
+ * What putting a passkey's claim found: none, so it is written; one naming `owner` (this
+ * passkey's account or another); or no passkey any more (deleted meanwhile: no claim).
+ */
+export type ClaimOutcome = { result: "written" } | { result: "held"; owner: string } | { result: "gone" };
+
+/**
+ * How a commit ended (nothing is written unless "committed"): "claim-of-another" when the
+ * only guards that refused it were credential id claims naming another account.
+ */
+export type PasskeyCommitOutcome = "committed" | "refused" | "claim-of-another";
+
 /** Passkeys (docs/passkeys.md). Every change commits with its security event. */
 export interface PasskeyRepository extends UnitOfWork {
   list(sub: string): Promise<StoredPasskey[]>;
@@ -47,6 +65,19 @@ export interface PasskeyRepository extends UnitOfWork {
   usedItem(sub: string, passkey: StoredPasskey, counter: number, now: number): PendingWrite;
   /** Undefined when the account has no passkey with this id. */
   rename(sub: string, id: string, name: string): Promise<StoredPasskey | undefined>;
-  /** The passkey and its claim; refused when the account has no passkey with this id. */
-  removeItems(sub: string, id: string): PendingWrite[];
+  /**
+   * The passkey and its claim; refused when the account has no passkey with this id, and
+   * when the claim names another account. `keepClaim`: the passkey alone (that other account's
+   * claim stays).
+   */
+  removeItems(sub: string, id: string, options?: { keepClaim?: boolean }): PendingWrite[];
+  /** Commits like `commit`, and tells a refusal by another account's claim from the others. */
+  commitTelling(writes: PendingWrite[]): Promise<PasskeyCommitOutcome>;
+  /**
+   * Every stored passkey, a page at a time: a Scan of the whole table, for the one-off
+   * claim backfill (`svc-admin passkeys claim`), never for a request.
+   */
+  holdingPages(): AsyncIterable<PasskeyHolding[]>;
+  /** The claim on `id` for `sub`'s passkey, put only while that passkey exists and no claim does. */
+  claim(sub: string, id: string): Promise<ClaimOutcome>;
 }
