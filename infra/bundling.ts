@@ -1,6 +1,10 @@
 import { fileURLToPath } from "node:url";
-import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import type { BuildOptions } from "esbuild";
+import { AssetHashType, DockerImage } from "aws-cdk-lib";
+import { Code } from "aws-cdk-lib/aws-lambda";
+import { type BuildOptions, buildSync } from "esbuild";
+
+/** The project's root: where the builds run and their paths start. */
+export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 // Bundled CJS dependencies call `require` for Node built-ins, which ESM lacks. The alias
 // keeps clear of any bundled module that imports `createRequire` under its own name.
@@ -46,47 +50,57 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
 }
 
 /**
- * The worker thread that verifies bcrypt and argon2id hashes (lib/crypto/foreign-hash-pool.ts)
- * is its own bundle beside each function's index.mjs, where the pool looks for it: the
- * function bundle never holds the foreign-hash libraries.
+ * The worker thread that verifies bcrypt and argon2id hashes (lib/crypto/foreign-hash-pool.ts):
+ * a second entry of every function's build, so it lands beside index.mjs where the pool looks
+ * for it, and the function's own code never holds the foreign-hash libraries.
  */
 export const HASH_WORKER = { entry: "lib/crypto/foreign-hash-worker.mjs", file: "foreign-hash-worker.mjs" } as const;
 
-/** The esbuild command line that bundles the worker into `outdir`, with the functions' settings. */
-export function hashWorkerCommand(projectDir: string, outdir: string): string {
-  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-  const flags = [
-    "--bundle",
-    `--platform=${LAMBDA_BUNDLE.platform}`,
-    `--format=${LAMBDA_BUNDLE.format}`,
-    `--target=${LAMBDA_BUNDLE.target}`,
-    ...(LAMBDA_BUNDLE.minify ? ["--minify"] : []),
-    `--main-fields=${LAMBDA_BUNDLE.mainFields.join(",")}`,
-    `--banner:js=${quote(LAMBDA_BUNDLE.banner.js)}`,
-    "--log-level=warning",
-    `--outfile=${quote(`${outdir}/${HASH_WORKER.file}`)}`,
-  ];
-  return `cd ${quote(projectDir)} && npx --no-install esbuild ${HASH_WORKER.entry} ${flags.join(" ")}`;
+/**
+ * The build of one Lambda function into `outdir`, for `cdk synth` and `npm run build` alike:
+ * index.mjs, the hash worker, and the chunks esbuild splits off. Code reached only by a
+ * dynamic import goes into a chunk that a cold start neither reads nor parses
+ * (docs/decisions/code-splitting.md). All in one folder: a module finds the worker by
+ * its own URL.
+ */
+export function functionBuildOptions(name: string, outdir: string): BuildOptions {
+  return splitBuildOptions(
+    { index: `functions/${name}.ts`, [HASH_WORKER.file.replace(/\.mjs$/, "")]: HASH_WORKER.entry },
+    outdir,
+  );
 }
 
-/** The same settings as NodejsFunction bundling (infra/stack.ts). */
-export function lambdaBundling(): BundlingOptions {
+/** The Lambda settings with code splitting: each entry `<name>.mjs` in `outdir`, chunks beside. */
+export function splitBuildOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions {
+  const { outfile: _single, ...options } = esbuildOptions("", "");
   return {
-    format: OutputFormat.ESM,
-    target: LAMBDA_BUNDLE.target,
-    minify: LAMBDA_BUNDLE.minify,
-    sourceMap: LAMBDA_BUNDLE.sourcemap,
-    sourcesContent: LAMBDA_BUNDLE.sourcesContent,
-    mainFields: [...LAMBDA_BUNDLE.mainFields],
-    banner: LAMBDA_BUNDLE.banner.js,
-    bundleAwsSDK: true,
-    externalModules: [...LAMBDA_BUNDLE.external],
-    loader: { ...LAMBDA_BUNDLE.loader },
-    esbuildArgs: { "--alias": Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`) },
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => [hashWorkerCommand(inputDir, outputDir)],
-    },
+    ...options,
+    entryPoints,
+    outdir,
+    splitting: true,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunk-[hash]",
   };
+}
+
+/**
+ * `cdk synth`'s code of a function: the same esbuild build as `npm run build`, run in
+ * process (esbuild's API), its output hashed as the asset.
+ */
+export function functionCode(name: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Only the local build below is used; a Docker build is not offered.
+      image: DockerImage.fromRegistry("public.ecr.aws/sam/build-nodejs22.x"),
+      // Part of CDK's cache key: without it every function would share the first one's build.
+      environment: { SVC_FUNCTION: name },
+      local: {
+        tryBundle(outputDir: string): boolean {
+          buildSync({ ...functionBuildOptions(name, outputDir), absWorkingDir: PROJECT_ROOT });
+          return true;
+        },
+      },
+    },
+  });
 }

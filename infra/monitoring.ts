@@ -13,7 +13,7 @@ import {
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Operation, type TableV2 } from "aws-cdk-lib/aws-dynamodb";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunctionResource } from "aws-cdk-lib/aws-lambda";
 import type { ITopic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
 import type { CountName } from "../lib/domain/metrics";
@@ -66,7 +66,7 @@ const TABLE_OPERATIONS = [
 export interface MonitoringProps {
   api: HttpApi;
   table: TableV2;
-  functions: Record<FunctionName, NodejsFunction>;
+  functions: Record<FunctionName, LambdaFunctionResource>;
   /** Where alarms notify (alarm and OK); unset: the alarms exist without actions. */
   alarmTopic?: ITopic;
   /** The account's Lambda concurrency quota in this region; default DEFAULT_ACCOUNT_CONCURRENCY. */
@@ -114,7 +114,7 @@ export class Monitoring extends Construct {
       `More than ${ALARM_THRESHOLDS.api5xxPercent}% of API answers were 5xx in 5 minutes.`,
     );
 
-    const fns = Object.entries(props.functions) as [FunctionName, NodejsFunction][];
+    const fns = Object.entries(props.functions) as [FunctionName, LambdaFunctionResource][];
     for (const [name, fn] of fns) {
       alarm(
         `${name}-Errors`,

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import {
   Aws,
   type CfnElement,
@@ -25,9 +24,15 @@ import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 
 import { EventBus, type IEventBus, Rule, RuleTargetInput, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, type IFunction, Runtime, StartingPosition, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  type IFunction,
+  Function as LambdaFunctionResource,
+  Runtime,
+  StartingPosition,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
-import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { type ITopic, Topic } from "aws-cdk-lib/aws-sns";
@@ -45,7 +50,7 @@ import {
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { TABLE } from "../lib/store/table-definition";
-import { lambdaBundling } from "./bundling";
+import { functionCode } from "./bundling";
 import { FUNCTION_NEEDS, HOOK_CALLERS, memoryMbOf } from "./function-needs";
 import { Monitoring } from "./monitoring";
 import { THROTTLE } from "./sizing";
@@ -80,7 +85,6 @@ export interface SvcIdentityStackProps extends StackProps {
   traceCalls?: boolean;
 }
 
-const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOG_RETENTION = RetentionDays.THREE_MONTHS;
 // Pseudo parameters rather than the stack's env, so the cdk-nag finding for it reads the
 // same in every environment.
@@ -96,7 +100,7 @@ export class SvcIdentityStack extends Stack {
   readonly table: TableV2;
   /** The data key (lib/crypto/data-key.ts): never in the table, read only by functions that need it. */
   readonly dataKey: Secret;
-  readonly functions: Record<FunctionName, NodejsFunction>;
+  readonly functions: Record<FunctionName, LambdaFunctionResource>;
   /** Where the events function publishes identity events (docs/events.md). */
   readonly eventBus: IEventBus;
   /** Stream batches the events function gave up on (their shard and sequence range), for replay. */
@@ -190,7 +194,7 @@ export class SvcIdentityStack extends Stack {
     const issuer = props.issuer ?? `${this.api.apiEndpoint}/svc`;
     this.functions = Object.fromEntries(
       FUNCTION_NAMES.map((name) => [name, this.endpointGroup(name, issuer, settingsJson, props)]),
-    ) as Record<FunctionName, NodejsFunction>;
+    ) as Record<FunctionName, LambdaFunctionResource>;
     this.allowHooks(props.hooks ?? {});
 
     // Staged signing-key rotation (lib/tokens/rotation.ts) every tokens.keyRotationDays.
@@ -257,7 +261,7 @@ export class SvcIdentityStack extends Stack {
     issuer: string,
     settingsJson: string | undefined,
     { mailFrom, traceCalls = true }: Pick<SvcIdentityStackProps, "mailFrom" | "traceCalls">,
-  ): NodejsFunction {
+  ): LambdaFunctionResource {
     const id = `${pascal(name)}Function`;
     const needs = FUNCTION_NEEDS[name];
     // An explicit role and log group instead of AWSLambdaBasicExecutionRole: it may write
@@ -266,18 +270,15 @@ export class SvcIdentityStack extends Stack {
     const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
     logGroup.grantWrite(role);
 
-    const fn = new NodejsFunction(this, id, {
-      entry: `${PROJECT_ROOT}functions/${name}.ts`,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
-      handler: "handler",
+    const fn = new LambdaFunctionResource(this, id, {
+      code: functionCode(name),
+      handler: "index.handler",
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: memoryMbOf(name),
       timeout: Duration.seconds(10),
       role,
       logGroup,
-      bundling: lambdaBundling(),
       // Lambda's own X-Ray segments (init, invocation); the code adds its calls' (lib/tracing.ts).
       tracing: Tracing.ACTIVE,
       // No NODE_OPTIONS=--enable-source-maps: it parses the bundle's map at every cold start
@@ -327,7 +328,7 @@ export class SvcIdentityStack extends Stack {
    * stream resumes there (docs/events.md). After the retries the batch's position goes to the
    * failure queue and the stream moves on.
    */
-  private consumeStream(fn: NodejsFunction, role: Role): void {
+  private consumeStream(fn: LambdaFunctionResource, role: Role): void {
     fn.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,

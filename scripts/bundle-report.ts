@@ -1,5 +1,5 @@
 import { build, type Metafile } from "esbuild";
-import { esbuildOptions } from "../infra/bundling";
+import { functionBuildOptions, HASH_WORKER } from "../infra/bundling";
 import type { FunctionName } from "../lib/http/route";
 
 /**
@@ -10,14 +10,17 @@ import type { FunctionName } from "../lib/http/route";
  */
 export interface BundleReport {
   fn: FunctionName;
+  /** What a cold start reads and parses: index.mjs and the chunks it imports statically. */
   bytes: number;
+  /** Everything the function's folder holds (chunks loaded on demand and the hash worker too), maps aside. */
+  totalBytes: number;
   /** Packages (node_modules names) whose code runs when the bundle is imported, sorted. */
   packagesAtImport: string[];
   /** Every bundled input's static and dynamic imports, for checks of how a library is reached. */
   edges: Array<{ from: string; to: string; kind: string }>;
-  /** Inputs that left code in the bundle. */
+  /** Inputs that left code in the function's own outputs (the hash worker's aside). */
   inputs: string[];
-  /** What the bundle imports at run time (Node built-ins: the bundle is whole otherwise). */
+  /** Node built-ins the files read at import bring in. */
   runtimeImports: string[];
 }
 
@@ -30,42 +33,70 @@ export function packageOf(path: string): string | undefined {
   return first.startsWith("@") ? `${first}/${second}` : first;
 }
 
+/** Every node reached from `start` along `next`'s edges, `start` included. */
+function reachable(start: string, next: (node: string) => string[]): Set<string> {
+  const reached = new Set([start]);
+  const queue = [start];
+  while (queue.length > 0) {
+    for (const node of next(queue.pop() as string)) {
+      if (reached.has(node)) continue;
+      reached.add(node);
+      queue.push(node);
+    }
+  }
+  return reached;
+}
+
+/** The output files a cold start reads: `index` and the chunks it imports statically, transitively. */
+export function filesAtImport(metafile: Metafile, index: string): Set<string> {
+  return reachable(index, (path) =>
+    (metafile.outputs[path]?.imports ?? [])
+      .filter((i) => i.kind === "import-statement" && !i.external)
+      .map((i) => i.path),
+  );
+}
+
+export function bytesAtImport(metafile: Metafile, index: string): number {
+  return [...filesAtImport(metafile, index)].reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0);
+}
+
 export async function bundleReport(fn: FunctionName): Promise<BundleReport> {
   const entry = `functions/${fn}.ts`;
-  const result = await build({
-    ...esbuildOptions(entry, `dist-report/${fn}/index.mjs`),
-    write: false,
-    metafile: true,
-    sourcemap: false,
-  });
+  const outdir = `dist-report/${fn}`;
+  const result = await build({ ...functionBuildOptions(fn, outdir), write: false, metafile: true, sourcemap: false });
   const metafile = result.metafile as Metafile;
-  const [output] = Object.values(metafile.outputs);
-  const code = result.outputFiles?.find((file) => file.path.endsWith(".mjs"));
+  const outputs = Object.entries(metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
+  const index = `${outdir}/index.mjs`;
+  const worker = `${outdir}/${HASH_WORKER.file}`;
+  const atImport = filesAtImport(metafile, index);
+  const workerFiles = reachable(worker, (path) =>
+    (metafile.outputs[path]?.imports ?? []).filter((i) => !i.external).map((i) => i.path),
+  );
   const emitted = new Set(
-    Object.entries(output.inputs)
+    outputs
+      .filter(([path]) => !workerFiles.has(path) || atImport.has(path))
+      .flatMap(([, output]) => Object.entries(output.inputs))
       .filter(([, input]) => input.bytesInOutput > 0)
       .map(([path]) => path),
   );
-  const reached = new Set<string>([entry]);
-  const queue = [entry];
-  while (queue.length > 0) {
-    const from = queue.pop() as string;
-    for (const next of metafile.inputs[from]?.imports ?? []) {
-      if (!STATIC_KINDS.has(next.kind) || !(next.path in metafile.inputs) || reached.has(next.path)) continue;
-      reached.add(next.path);
-      queue.push(next.path);
-    }
-  }
+  const reached = reachable(entry, (from) =>
+    (metafile.inputs[from]?.imports ?? [])
+      .filter((next) => STATIC_KINDS.has(next.kind) && next.path in metafile.inputs)
+      .map((next) => next.path),
+  );
   const packages = new Set([...reached].filter((path) => emitted.has(path)).flatMap((path) => packageOf(path) ?? []));
   return {
     fn,
-    bytes: code?.contents.length ?? output.bytes,
+    bytes: bytesAtImport(metafile, index),
+    totalBytes: outputs.reduce((sum, [, output]) => sum + output.bytes, 0),
     packagesAtImport: [...packages].sort(),
     edges: Object.entries(metafile.inputs).flatMap(([from, input]) =>
       input.imports.map((i) => ({ from, to: i.path, kind: i.kind })),
     ),
     inputs: [...emitted],
-    runtimeImports: output.imports.map((i) => i.path),
+    runtimeImports: [...atImport].flatMap((path) =>
+      (metafile.outputs[path]?.imports ?? []).filter((i) => i.external).map((i) => i.path),
+    ),
   };
 }
 
