@@ -28,7 +28,19 @@ const WORK_DIR = ".local/bench";
  * routes); with 21 rounds the median of registration moved from 1.18 to 1.30 between two
  * bench runs of the same code, so 41 (the median's spread shrinks with the square root).
  */
-export const COLD_START_ROUNDS = 41;
+export const COLD_START_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
+
+/** BENCH_FUNCTIONS=users,hosted: only those functions (and the floor), for a quick look at one change. */
+const ONLY_FUNCTIONS = process.env.BENCH_FUNCTIONS?.split(",");
+
+/**
+ * BENCH_CANDIDATES=users=/tmp/users-candidate/index.mjs,...: another build of a function, run
+ * with that function's sample in the same rounds, to compare a change side by side.
+ */
+const CANDIDATES = (process.env.BENCH_CANDIDATES ?? "")
+  .split(",")
+  .filter(Boolean)
+  .map((pair) => pair.split("=") as [string, string]);
 /**
  * The node binary of the cold runs: `BENCH_NODE` (say, a Node 22 binary, the line of Lambda's
  * nodejs22.x) or the one running the bench.
@@ -268,6 +280,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   ];
   const missing: ColdStart[] = [];
   for (const fn of FUNCTION_NAMES) {
+    if (ONLY_FUNCTIONS && !ONLY_FUNCTIONS.includes(fn)) continue;
     const bundle = `dist/${fn}/index.mjs`;
     try {
       statSync(bundle);
@@ -302,6 +315,15 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
       event: chosen.event,
       hashing: hashes(chosen.event),
     });
+    for (const [, candidate] of CANDIDATES.filter(([name]) => name === fn)) {
+      subjects.push({
+        name: `${fn} candidate ${candidate}`,
+        fn,
+        bundle: candidate,
+        event: chosen.event,
+        hashing: hashes(chosen.event),
+      });
+    }
   }
   const samples = subjects.map(emptySampled);
   const [floor] = subjects;

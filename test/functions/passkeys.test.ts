@@ -218,6 +218,20 @@ describe("passkey management over the v3 interface", () => {
 });
 
 describe("signing in with a passkey (the check the hosted pages run)", () => {
+  it("builds the request options as the library would, for the same challenge", async () => {
+    const opts = await signInOptions();
+    const { generateAuthenticationOptions } = await import("@simplewebauthn/server");
+    const challenge = Buffer.from(opts.challenge, "base64url").toString("utf8");
+    const library = await generateAuthenticationOptions({
+      rpID: "example.com",
+      challenge,
+      timeout: 300_000,
+      userVerification: "required",
+    });
+    expect(JSON.parse(JSON.stringify(library))).toEqual(opts);
+    expect(opts).toMatchObject({ rpId: "example.com", userVerification: "required", timeout: 300_000 });
+  });
+
   it("finds the account by the user handle, verifies, and records the use in the sign-in's commit", async () => {
     const account = await seedAccount();
     const passkey = await enrolled(account.sub);

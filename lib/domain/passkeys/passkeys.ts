@@ -98,17 +98,23 @@ export async function registrationOptions(
   return { passkeys: passkeys.map(passkeyView), options };
 }
 
-/** Request options for navigator.credentials.get(): any discoverable passkey of this RP. */
+/**
+ * Request options for navigator.credentials.get(): any discoverable passkey of this RP. A plain
+ * WebAuthn dictionary, built here rather than by the library: the sign-in page shows it on
+ * every visit, and evaluating the library for it was most of the hosted cold start. The
+ * challenge travels as the library would send it (base64url of its UTF-8), so its checks read it back.
+ */
 export async function authenticationOptions(
   deps: PasskeyDeps,
   binding: string,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return (await webauthn()).generateAuthenticationOptions({
-    rpID: deps.relyingParty.id,
-    challenge: newChallenge(await deps.key(), "authenticate", binding, deps.now()),
+  const challenge = newChallenge(await deps.key(), "authenticate", binding, deps.now());
+  return {
+    rpId: deps.relyingParty.id,
+    challenge: Buffer.from(challenge, "utf8").toString("base64url"),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     userVerification: "required",
-  });
+  };
 }
 
 /**
