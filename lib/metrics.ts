@@ -12,20 +12,28 @@ import { logContext } from "./log";
 export const METRICS_NAMESPACE = "SvcIdentity";
 export const METRICS_SERVICE = "svc-identity";
 
-let built: { disabled: boolean; metrics: Metrics } | undefined;
+interface Built {
+  disabled: boolean;
+  /** The request's figures, buffered and flushed as one line per request. */
+  metrics: Metrics;
+  /** The domain's counts, each its own line at once: one instance, not one (and its Console) per count. */
+  counts: Metrics;
+}
 
-/** One instance per container; rebuilt when the configuration's switch changes, as tests flip it. */
-export function emf(): Metrics {
+let built: Built | undefined;
+
+/** One pair of instances per container; rebuilt when the configuration's switch changes, as tests flip it. */
+function instances(): Built {
   const disabled = config().metricsDisabled;
-  if (built && built.disabled === disabled) return built.metrics;
-  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
-  built = { disabled, metrics };
-  return metrics;
+  if (built && built.disabled === disabled) return built;
+  const options = { namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE };
+  built = { disabled, metrics: new Metrics(options), counts: new Metrics({ ...options, singleMetric: true }) };
+  return built;
 }
 
 /** Adds one request's figures to the buffer and flushes them as one EMF line. */
 export function publishRequest(fn: string, route: string, statusCode: number, latencyMs: number): void {
-  const metrics = emf();
+  const { metrics } = instances();
   metrics.addDimensions({ function: fn, route });
   metrics.addMetric("Requests", MetricUnit.Count, 1);
   // 0 or 1 per request, so the average is the 5xx rate and the sum the count.
@@ -41,7 +49,7 @@ export function publishRequest(fn: string, route: string, statusCode: number, la
  */
 export const powertoolsMetrics: MetricsPort = {
   count(name, dims = {}) {
-    const single = emf().singleMetric();
+    const single = instances().counts;
     single.setDefaultDimensions({ function: logContext()?.function ?? "unknown" });
     // An empty set is the function alone (service and function, the defaults).
     if (Object.keys(dims).length > 0) single.addDimensions({}).addDimensions(dims);
