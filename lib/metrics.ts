@@ -16,19 +16,32 @@ interface Built {
   disabled: boolean;
   /** The request's figures, buffered and flushed as one line per request. */
   metrics: Metrics;
-  /** The domain's counts, each its own line at once: one instance, not one (and its Console) per count. */
-  counts: Metrics;
+  /**
+   * The domain's counts, each its own line at once, by function: one instance per function
+   * (one on Lambda), not a new Metrics and Console per count.
+   */
+  counts: Map<string, Metrics>;
 }
 
+const OPTIONS = { namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE };
 let built: Built | undefined;
 
-/** One pair of instances per container; rebuilt when the configuration's switch changes, as tests flip it. */
+/** One set of instances per container; rebuilt when the configuration's switch changes, as tests flip it. */
 function instances(): Built {
   const disabled = config().metricsDisabled;
   if (built && built.disabled === disabled) return built;
-  const options = { namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE };
-  built = { disabled, metrics: new Metrics(options), counts: new Metrics({ ...options, singleMetric: true }) };
+  built = { disabled, metrics: new Metrics(OPTIONS), counts: new Map() };
   return built;
+}
+
+function countsOf(fn: string): Metrics {
+  const { counts } = instances();
+  let found = counts.get(fn);
+  if (!found) {
+    found = new Metrics({ ...OPTIONS, singleMetric: true, defaultDimensions: { function: fn } });
+    counts.set(fn, found);
+  }
+  return found;
 }
 
 /** Adds one request's figures to the buffer and flushes them as one EMF line. */
@@ -49,8 +62,7 @@ export function publishRequest(fn: string, route: string, statusCode: number, la
  */
 export const powertoolsMetrics: MetricsPort = {
   count(name, dims = {}) {
-    const single = instances().counts;
-    single.setDefaultDimensions({ function: logContext()?.function ?? "unknown" });
+    const single = countsOf(logContext()?.function ?? "unknown");
     // An empty set is the function alone (service and function, the defaults).
     if (Object.keys(dims).length > 0) single.addDimensions({}).addDimensions(dims);
     single.addMetric(name, MetricUnit.Count, 1);

@@ -7,6 +7,8 @@ import { loginDeps, services } from "../../../lib/container";
 import { BRUTE_FORCE, THROTTLED } from "../../../lib/domain/login/brute-force";
 import { passwordGrant } from "../../../lib/domain/login/password-grant";
 import type { MetricsPort } from "../../../lib/domain/metrics";
+import { withLogContext } from "../../../lib/log";
+import { powertoolsMetrics } from "../../../lib/metrics";
 import { createClient, invoke, sampleEvent, seedAccount, uniqueId } from "../../support/fixtures";
 import { scriptHook, sleep, useScriptedHooks } from "../../support/hooks";
 import { passwordLogin } from "../../support/login";
@@ -153,6 +155,24 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
     });
     expect(metrics.some((m) => m.name.startsWith("SignIn"))).toBe(false);
     expect(metrics).toContainEqual(expect.objectContaining({ name: "Requests", value: 1 }));
+  });
+
+  it("counts again and again, for one function and another, one line each and no warning", async () => {
+    const warned = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    for (const fn of ["token", "token", "hosted", "token"]) {
+      await withLogContext({ requestId: uniqueId("req"), function: fn }, async () =>
+        powertoolsMetrics.count("TokensIssued", { grant: "password" }),
+      );
+    }
+    const lines = captured.out.mock.calls.map(([text]) => String(text)).filter((text) => text.includes("TokensIssued"));
+    expect(lines).toHaveLength(4);
+    expect(lines.map((line) => (JSON.parse(line) as { function: string }).function)).toEqual([
+      "token",
+      "token",
+      "hosted",
+      "token",
+    ]);
+    expect(warned).not.toHaveBeenCalled();
   });
 
   it("when a route fails unexpectedly, the shaped 500 counts as a server error", async () => {
