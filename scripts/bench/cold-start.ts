@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { build, type Metafile } from "esbuild";
@@ -148,6 +148,24 @@ export function sampleCandidates(fn: FunctionName, rows: RoundTripRow[], dir = j
   return first ? [join(dir, first)] : [];
 }
 
+/**
+ * What a cold start of a build on disk reads: its index.mjs and the chunks it imports
+ * statically (esbuild's `import ... from"./chunk.mjs"`), for a candidate that has no metafile.
+ */
+function bytesReadFrom(index: string): number {
+  const read = new Set<string>();
+  const visit = (file: string) => {
+    if (read.has(file)) return;
+    read.add(file);
+    const code = readFileSync(file, "utf8");
+    for (const [, path] of code.matchAll(/\bimport\s*(?:[^"'()]*?from\s*)?["'](\.\/[^"']+\.mjs)["']/g)) {
+      visit(join(dirname(file), path));
+    }
+  };
+  visit(index);
+  return [...read].reduce((sum, file) => sum + statSync(file).size, 0);
+}
+
 /** Candidates tried before a function is measured on whatever its last one answers. */
 const MAX_SAMPLE_TRIES = 5;
 
@@ -275,7 +293,15 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     metafile: true,
   });
   const floorBytes = bytesAtImport(floorBuild.metafile as Metafile, join(WORK_DIR, "floor/index.mjs"));
-  const subjects: { name: string; fn?: FunctionName; bundle: string; event: unknown; hashing?: boolean }[] = [
+  const subjects: {
+    name: string;
+    fn?: FunctionName;
+    bundle: string;
+    /** Known without the function's build report (a candidate's). */
+    bytes?: number;
+    event: unknown;
+    hashing?: boolean;
+  }[] = [
     { name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} },
   ];
   const missing: ColdStart[] = [];
@@ -320,6 +346,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
         name: `${fn} candidate ${candidate}`,
         fn,
         bundle: candidate,
+        bytes: bytesReadFrom(candidate),
         event: chosen.event,
         hashing: hashes(chosen.event),
       });
@@ -357,7 +384,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     ...subjects.map((subject, i) => ({
       name: subject.name,
       fn: subject.fn,
-      bytes: subject.fn ? (reportedBytes.get(subject.fn) ?? 0) : floorBytes,
+      bytes: subject.bytes ?? (subject.fn ? (reportedBytes.get(subject.fn) ?? 0) : floorBytes),
       wallMs: median(samples[i].walls),
       cpuMs: medianOr(samples[i].cpus),
       importMs: medianOr(samples[i].imports),
