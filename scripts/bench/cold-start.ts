@@ -301,9 +301,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     bytes?: number;
     event: unknown;
     hashing?: boolean;
-  }[] = [
-    { name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} },
-  ];
+  }[] = [{ name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} }];
   const missing: ColdStart[] = [];
   for (const fn of FUNCTION_NAMES) {
     if (ONLY_FUNCTIONS && !ONLY_FUNCTIONS.includes(fn)) continue;

@@ -164,7 +164,9 @@ describe("metrics (CloudWatch EMF on stdout)", () => {
         powertoolsMetrics.count("TokensIssued", { grant: "password" }),
       );
     }
-    const lines = captured.out.mock.calls.map(([text]) => String(text)).filter((text) => text.includes("TokensIssued"));
+    const lines = (captured.out.mock.calls as unknown[][])
+      .map(([text]) => String(text))
+      .filter((text) => text.includes("TokensIssued"));
     expect(lines).toHaveLength(4);
     expect(lines.map((line) => (JSON.parse(line) as { function: string }).function)).toEqual([
       "token",
