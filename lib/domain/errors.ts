@@ -72,6 +72,7 @@ export type OAuthErrorCode =
   | "invalid_token"
   | "invalid_target"
   | "request_not_supported"
+  | "request_uri_not_supported"
   /** A hook the sign-in depends on gave no usable answer (docs/hooks.md): a 503, try again. */
   | "temporarily_unavailable";
 

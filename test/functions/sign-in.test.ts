@@ -165,6 +165,31 @@ describe("error paths", () => {
     expect(location.searchParams.get("state")).toBe("s1");
   });
 
+  it("refuses a request object by value and by reference, each with its own error at the redirect URI", async () => {
+    const { config, redirectUri } = await relyingParty();
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"scope":"openid"}').toString("base64url")}.`;
+    for (const [parameter, value, error] of [
+      ["request", unsigned, "request_not_supported"],
+      ["request_uri", `${rp.url()}/request.jwt`, "request_uri_not_supported"],
+    ]) {
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: "openid",
+        state: `s-${parameter}`,
+        [parameter]: value,
+      });
+      const hits = rp.hits.length;
+      const answer = await fetch(url, { redirect: "manual" });
+      expect(answer.status).toBe(303);
+      const location = new URL(answer.headers.get("location") as string);
+      expect(`${location.origin}${location.pathname}`).toBe(redirectUri);
+      expect(location.searchParams.get("error")).toBe(error);
+      expect(location.searchParams.get("state")).toBe(`s-${parameter}`);
+      // The reference is never fetched.
+      expect(rp.hits.length).toBe(hits);
+    }
+  });
+
   it("answers login_required to prompt=none without a session", async () => {
     const { config, redirectUri } = await relyingParty();
     const started = await startAuthorization(config, redirectUri, { prompt: "none" });

@@ -80,8 +80,10 @@ function checked(
   client: ClientRecord,
   redirectUri: string,
 ): AuthorizationRequest {
-  if (query.request !== undefined || query.request_uri !== undefined)
-    throw new OAuthError("request_not_supported", "request objects are not supported");
+  // Core 6.1 and 6.2 name one refusal for each way a request object comes.
+  if (query.request !== undefined) throw new OAuthError("request_not_supported", "request objects are not supported");
+  if (query.request_uri !== undefined)
+    throw new OAuthError("request_uri_not_supported", "request objects by reference are not supported");
   if (query.response_type !== "code")
     throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
   if (query.response_mode !== undefined && query.response_mode !== "query")
