@@ -100,8 +100,8 @@ export const oauthError = {
 } as const;
 
 /**
- * The token endpoint's error body: oauthError's codes plus the RFC 8628 3.5 polling codes
- * a QR login answers, so a generated client handles every one.
+ * The token endpoint's error body: oauthError's codes, the RFC 8628 3.5 polling codes a QR
+ * login answers and RFC 8707's invalid_target, so a generated client handles every one.
  */
 export const tokenError = {
   type: "object",
@@ -114,6 +114,7 @@ export const tokenError = {
         "access_denied",
         "expired_token",
         "slow_down",
+        "invalid_target",
       ],
     },
     error_description: { type: "string" },

@@ -45,6 +45,12 @@ export const tokenRequest = {
       maxLength: 64,
       description: "urn:svc:params:oauth:grant-type:qr: the code from POST /svc/oauth/qr",
     },
+    resource: {
+      type: "string",
+      maxLength: 2048,
+      description:
+        "client_credentials: the resource server (RFC 8707) the token is for, one of the client's registered resources; invalid_target otherwise",
+    },
     client_id: { type: "string", description: "with client_secret, instead of HTTP Basic" },
     client_secret: { type: "string" },
   },
@@ -113,7 +119,7 @@ const issueRoute = (tokens: TokenRoutesUseCases) =>
       200: { description: "Token issued", schema: tokenResponse },
       400: {
         description:
-          "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope; QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
+          "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (a client_credentials resource not registered for the client); QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
         schema: tokenError,
       },
       401: { description: "invalid_client", schema: oauthError },

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { createClient, invoke, sampleEvent } from "../support/fixtures";
+import { createClient, invoke, sampleEvent, seedAccount } from "../support/fixtures";
 import { basicCredentials } from "../support/requests";
 
 async function tokenRequest(form: string, headers: Record<string, string> = {}) {
@@ -38,6 +38,36 @@ describe("POST /svc/oauth/te, client_credentials", () => {
     expect(claims.exp! - claims.iat!).toBe(3600);
     expect(claims.jti).toEqual(expect.any(String));
     expect(claims.sid).toBeUndefined();
+  });
+
+  it("when a registered resource is asked for, the token is for it alone; any other resource is invalid_target and issues nothing", async () => {
+    const billing = "https://billing.example/";
+    const client = await createClient(["svc_api_sys_users"], { resources: [billing] });
+    const authorization = `Basic ${basicCredentials(client.clientId, client.secret)}`;
+    const form = (resource: string) =>
+      `grant_type=client_credentials&scope=svc_api_sys_users&resource=${encodeURIComponent(resource)}`;
+
+    const granted = await tokenRequest(form(billing), { authorization });
+    expect(granted.statusCode).toBe(200);
+    const token = granted.json.access_token as string;
+    expect(decodeJwt(token)).toMatchObject({ aud: billing, client_id: client.clientId, scope: "svc_api_sys_users" });
+    // The management interface takes tokens for its own audience only.
+    const account = await seedAccount();
+    const read = await sampleEvent("events/users/get-user-system.json");
+    read.pathParameters = { subjectId: account.sub };
+    read.rawPath = `/svc/api/v3/users/${account.sub}`;
+    read.headers.authorization = `Bearer ${token}`;
+    expect((await invoke("users", read)).statusCode).toBe(401);
+
+    for (const resource of ["https://elsewhere.example/", `${billing}other`]) {
+      const refused = await tokenRequest(form(resource), { authorization });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json).toEqual({ error: "invalid_target", error_description: expect.any(String) });
+      expect(refused.json.access_token).toBeUndefined();
+    }
+    // Without resource, the token stays the management interface's.
+    const plain = await tokenRequest("grant_type=client_credentials&scope=svc_api_sys_users", { authorization });
+    expect(decodeJwt(plain.json.access_token as string).aud).toBe("svc-api");
   });
 
   it("when the client authenticates with form fields, it issues a token", async () => {

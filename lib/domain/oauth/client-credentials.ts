@@ -12,14 +12,20 @@ export interface TokenResponse {
 
 /**
  * client_credentials (interface §5.2): a system token for permissions granted to the
- * application. User permissions need a user, so they are refused here.
+ * application. User permissions need a user, so they are refused here. With `resource`
+ * (one of the client's registered resources) the token is for that resource server.
  */
 export async function clientCredentialsGrant(
   tokens: AccessTokenIssuer,
   client: ClientRecord,
   scope: unknown,
   ttlSeconds: number,
+  resource?: unknown,
 ): Promise<TokenResponse> {
+  // RFC 8707 2.2: a resource the client may not ask for is refused, never ignored.
+  if (resource !== undefined && (typeof resource !== "string" || !client.resources.includes(resource))) {
+    throw new OAuthError("invalid_target", "the resource is not registered for this client");
+  }
   if (typeof scope !== "string" || parseScope(scope).length === 0) {
     throw new OAuthError("invalid_scope", "scope is required: one or more space-separated permissions");
   }
@@ -37,6 +43,7 @@ export async function clientCredentialsGrant(
     clientId: client.clientId,
     scopes: requested,
     ttlSeconds,
+    ...(resource !== undefined && { audience: resource }),
   });
   return { access_token: token, token_type: "Bearer", expires_in: ttlSeconds, scope: requested.join(" ") };
 }

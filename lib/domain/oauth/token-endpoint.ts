@@ -85,7 +85,13 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       case GRANT.authorizationCode:
         return authorizationCodeGrant(client, form, { ...login, codes: deps.codes });
       case "client_credentials":
-        return clientCredentialsGrant(login.accessTokens, client, form.scope, login.settings.tokens.accessTtlSeconds);
+        return clientCredentialsGrant(
+          login.accessTokens,
+          client,
+          form.scope,
+          login.settings.tokens.accessTtlSeconds,
+          form.resource,
+        );
       case "password":
         return passwordGrant(client, passwordInput(form, caller, client), deps.passwordLogin());
       case "refresh_token":
