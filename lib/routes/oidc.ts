@@ -6,7 +6,7 @@ import { OIDC_SCOPES } from "../domain/oidc/scopes";
 import { USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { group, type HttpResult, route } from "../http/route";
-import { ACR_MFA, ACR_PASSWORD, AUDIENCE } from "../tokens/access-token";
+import { ACR_MFA, ACR_PASSWORD } from "../tokens/access-token";
 import { SIGNING_ALG } from "../tokens/key-ring";
 import { oauthError } from "./schemas";
 
@@ -34,7 +34,6 @@ function metadata() {
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
-    userinfo_signing_alg_values_supported: [],
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
@@ -69,8 +68,6 @@ function metadata() {
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
     ui_locales_supported: ["ru", "en"],
-    // Not standard metadata: the audience access tokens carry when no `resource` is asked for.
-    svc_default_audience: AUDIENCE,
   };
 }
 

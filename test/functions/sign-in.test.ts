@@ -1,6 +1,7 @@
 import * as oidc from "openid-client";
 import { describe, expect, it } from "vitest";
 import { services, totpDeps } from "../../lib/container";
+import { claimsFor } from "../../lib/domain/oidc/scopes";
 import { attachGenerator, issueSecret } from "../../lib/domain/security/totp-generators";
 import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
@@ -25,6 +26,27 @@ describe("discovery", () => {
     expect(meta.id_token_signing_alg_values_supported).toEqual(["ES256"]);
     const rfc8414 = await fetch(`${new URL(issuer).origin}/.well-known/oauth-authorization-server/svc`);
     expect(await rfc8414.json()).toEqual(meta);
+    // Only registered metadata, and no promise of a signed userinfo it does not make.
+    expect(Object.keys(meta).filter((name) => name.startsWith("svc_"))).toEqual([]);
+    expect(meta).not.toHaveProperty("userinfo_signing_alg_values_supported");
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(["openid", "profile", "email", "address", "phone"]));
+  });
+
+  it("takes the address scope as clients send it, and releases nothing for it", async () => {
+    const { config, redirectUri } = await relyingParty();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: "openid address",
+      state: "s-address",
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: "S256",
+    });
+    const answer = await fetch(url, { redirect: "manual" });
+    // The sign-in page, not an invalid_scope redirect.
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain("<form");
+    const account = await seedAccount({ given_name: "Ann", phone_number: { value: "79990001122", verified: true } });
+    expect(claimsFor(account, ["openid", "address"])).toEqual({});
   });
 });
 

@@ -3,8 +3,11 @@ import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { parseScope, permissionKind } from "../permissions";
 
-/** OpenID Connect scopes (OIDC Core 5.4, 11): who the user is, not what the token may call. */
-export const OIDC_SCOPES = ["openid", "profile", "email", "phone", "offline_access"] as const;
+/**
+ * OpenID Connect scopes (OIDC Core 5.4, 11): who the user is, not what the token may call.
+ * `address` is accepted as clients send it; accounts hold no postal address, so it releases nothing.
+ */
+export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"] as const;
 const IDENTITY_SCOPES: readonly string[] = OIDC_SCOPES;
 
 /**
