@@ -28,7 +28,16 @@ const WORK_DIR = ".local/bench";
  * routes); with 21 rounds the median of registration moved from 1.18 to 1.30 between two
  * bench runs of the same code, so 41 (the median's spread shrinks with the square root).
  */
-export const COLD_START_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
+export const COLD_START_ROUNDS = roundsFrom(process.env.BENCH_ROUNDS);
+
+/** BENCH_ROUNDS=21: fewer rounds for a quick look; anything but a whole number from 1 stops the bench. */
+function roundsFrom(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 41;
+  const rounds = Number(raw);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`BENCH_ROUNDS must be a whole number from 1, not "${raw}"`);
+  return rounds;
+}
 
 /** BENCH_FUNCTIONS=users,hosted: only those functions (and the floor), for a quick look at one change. */
 const ONLY_FUNCTIONS = process.env.BENCH_FUNCTIONS?.split(",");
@@ -40,7 +49,7 @@ const ONLY_FUNCTIONS = process.env.BENCH_FUNCTIONS?.split(",");
 const CANDIDATES = (process.env.BENCH_CANDIDATES ?? "")
   .split(",")
   .filter(Boolean)
-  .map((pair) => pair.split("=") as [string, string]);
+  .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as [string, string]);
 /**
  * The node binary of the cold runs: `BENCH_NODE` (say, a Node 22 binary, the line of Lambda's
  * nodejs22.x) or the one running the bench.
