@@ -21,6 +21,7 @@ import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
+import { ACCESS_TOKEN_ALG } from "../lib/tokens/key-ring";
 import { rotateSigningKeys } from "../lib/tokens/rotation";
 
 /** `svc-admin` (docs/administration.md): operator commands on the local stack, or on a deployed one with --table. */
@@ -31,17 +32,20 @@ commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
                   [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
+                  [--id-token-alg RS256|ES256]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr (default: all but password;
                                   --public: authorization_code refresh_token, no secret, PKCE)
                                   --trust-relayed-address: password guesses count against the
                                   X-Forwarded-For address alone (confidential clients only)
+                                  --id-token-alg: how its ID tokens are signed (default RS256)
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
   clients release-dynamic --app APP [--count N]
       release free dynamic client ids (dyn~APP~...) for registration's bindDynClient
-  keys rotate [--now]             publish a new signing key; it signs after 7 minutes, once every
+  keys rotate [--now]             publish a new signing key per algorithm (ES256 for access tokens,
+                                  RS256 for ID tokens); each signs after 7 minutes, once every
                                   JWKS cache (max-age 300 s) and function key cache has it. The
                                   previous keys sign until then and verify until their tokens expire.
                                   On AWS the stack rotates on a schedule (keyRotationDays).
@@ -83,6 +87,7 @@ const OPTIONS = {
   resources: { type: "string" },
   "first-party": { type: "boolean" },
   "trust-relayed-address": { type: "boolean" },
+  "id-token-alg": { type: "string" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
   app: { type: "string" },
@@ -112,6 +117,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "resources",
       "first-party",
       "trust-relayed-address",
+      "id-token-alg",
     ],
     positionals: [],
   },
@@ -180,6 +186,7 @@ async function clientsCreate(values: Values): Promise<number> {
     resources: words(values.resources),
     firstParty: values["first-party"] === true,
     trustRelayedAddress: values["trust-relayed-address"] === true,
+    idTokenSignedResponseAlg: stringOption(values, "id-token-alg"),
   };
   try {
     const { clientId, secret } = await registerClient(services().clients, def, false);
@@ -217,6 +224,7 @@ async function clientsList(values: Values): Promise<number> {
     resources: c.resources,
     firstParty: c.firstParty,
     trustRelayedAddress: c.trustRelayedAddress,
+    idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
   }));
   if (values.json) {
     for (const row of rows) out(JSON.stringify(row));
@@ -263,14 +271,20 @@ function parseCount(values: Values): number {
 }
 
 async function keysRotate(now: boolean): Promise<number> {
-  const { kid, activatesAt, retired, retireAt } = await rotateSigningKeys(
+  const { keys, retired, retireAt } = await rotateSigningKeys(
     services().signingKeys,
     config().settings.tokens.accessTtlSeconds,
     { now },
   );
   const time = (seconds: number) => new Date(seconds * 1000).toISOString();
-  out(`new signing key: ${kid}`);
-  out(`signs from: ${time(activatesAt)}${now ? " (now: verifiers with an older JWKS refuse its tokens)" : ""}`);
+  for (const { alg, kid, activatesAt } of keys) {
+    out(
+      `new ${alg} signing key (${alg === ACCESS_TOKEN_ALG ? "access tokens, ID tokens registered ES256" : "ID tokens"}): ${kid}`,
+    );
+    out(
+      `${alg} signs from: ${time(activatesAt)}${now ? " (now: verifiers with an older JWKS refuse its tokens)" : ""}`,
+    );
+  }
   out(`retired: ${retired.length > 0 ? retired.join(" ") : "none"}`);
   if (retired.length > 0) out(`retired keys sign until then and stay in JWKS until ${time(retireAt)}`);
   return 0;

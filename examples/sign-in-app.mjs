@@ -10,7 +10,7 @@ const app = new URL(process.env.APP_URL ?? "http://127.0.0.1:4000");
 const config = await oidc.discovery(
   issuer,
   process.env.CLIENT_ID,
-  { client_secret: process.env.CLIENT_SECRET, id_token_signed_response_alg: "ES256" },
+  { client_secret: process.env.CLIENT_SECRET },
   undefined,
   // Plain http is for the local stack only.
   issuer.protocol === "http:" ? { execute: [oidc.allowInsecureRequests] } : undefined,

@@ -7,7 +7,7 @@ import { rotateOnSchedule } from "../lib/tokens/rotation";
 
 type JobResult =
   | { job: "inactivity-lock"; examined: number; locked: number }
-  | { job: "key-rotation"; kid?: string; activatesAt?: number; retired: string[] };
+  | { job: "key-rotation"; keys: { alg: string; kid: string; activatesAt: number }[]; retired: string[] };
 
 /**
  * Scheduled jobs (EventBridge; also `npm run invoke -- jobs events/jobs/inactivity-lock.json`).
@@ -22,9 +22,7 @@ export async function handler(event: { job?: string } = {}): Promise<JobResult> 
     const rotation = await rotateOnSchedule(services().signingKeys, config().settings.tokens.accessTtlSeconds, now);
     if (!rotation) log.info("key rotation skipped: a published key has not started signing yet");
     else log.info("key rotation done", { ...rotation });
-    return rotation
-      ? { job, kid: rotation.kid, activatesAt: rotation.activatesAt, retired: rotation.retired }
-      : { job, retired: [] };
+    return rotation ? { job, keys: rotation.keys, retired: rotation.retired } : { job, keys: [], retired: [] };
   }
   if (job !== "inactivity-lock") throw new Error(`unknown job ${job}`);
   const result = await lockInactiveAccounts(

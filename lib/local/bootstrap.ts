@@ -6,7 +6,7 @@ import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
 import { GRANT_TYPES } from "../domain/clients/client";
 import { ALL_PERMISSIONS, federatedTokenPermission } from "../domain/permissions";
-import { ensureSigningKey } from "../tokens/rotation";
+import { ensureSigningKeys } from "../tokens/rotation";
 
 export interface BootstrapClient {
   clientId: string;
@@ -61,7 +61,7 @@ export async function ensureBootstrapClient(savedFile?: string): Promise<Bootstr
   return chosen;
 }
 
-/** Table contents every fresh stack needs: a signing key. */
+/** Table contents every fresh stack needs: a signing key per algorithm. */
 export async function ensureSigningKeyExists(): Promise<void> {
-  await ensureSigningKey(services().signingKeys, config().settings.tokens.accessTtlSeconds);
+  await ensureSigningKeys(services().signingKeys, config().settings.tokens.accessTtlSeconds);
 }

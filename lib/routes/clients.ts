@@ -1,5 +1,5 @@
 import type { ClientAdministrator } from "../domain/clients/authority";
-import { CLIENT_ID_PATTERN, GRANT_TYPES } from "../domain/clients/client";
+import { CLIENT_ID_PATTERN, GRANT_TYPES, ID_TOKEN_ALGS } from "../domain/clients/client";
 import { type ClientChangeEvent, type ClientUseCases, LIST_LIMITS } from "../domain/clients/management";
 import { problems } from "../domain/errors";
 import { jsonResult, NO_STORE } from "../http/error-body";
@@ -56,6 +56,10 @@ const changeable = {
   postLogoutRedirectUris: uriList("where logout may return"),
   resources: uriList("audiences (RFC 8707) its access tokens may ask for"),
   firstParty: { type: "boolean", description: "ours: the hosted pages skip the consent screen" },
+  idTokenSignedResponseAlg: {
+    enum: ID_TOKEN_ALGS,
+    description: "id_token_signed_response_alg (OIDC Registration 2): how its ID tokens are signed, RS256 by default",
+  },
   trustRelayedAddress: {
     type: "boolean",
     description:
@@ -92,6 +96,7 @@ const clientProperties = {
   resources: stringList,
   public: { type: "boolean" },
   firstParty: { type: "boolean" },
+  idTokenSignedResponseAlg: { enum: ID_TOKEN_ALGS },
   trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
   bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },

@@ -7,7 +7,7 @@ import { USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { group, type HttpResult, route } from "../http/route";
 import { ACR_MFA, ACR_PASSWORD } from "../tokens/access-token";
-import { SIGNING_ALG } from "../tokens/key-ring";
+import { SIGNING_ALGS } from "../tokens/key-ring";
 import { oauthError } from "./schemas";
 
 /** The endpoints hang below the issuer's base: SVC_ISSUER is `<base>/svc` (docs/sign-in.md). */
@@ -33,7 +33,7 @@ function metadata() {
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

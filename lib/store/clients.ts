@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { type ClientRecord, type ClientSecrets, LEGACY_GRANT_TYPES } from "../domain/clients/client";
+import {
+  type ClientRecord,
+  type ClientSecrets,
+  DEFAULT_ID_TOKEN_ALG,
+  LEGACY_GRANT_TYPES,
+} from "../domain/clients/client";
 import {
   ClientExistsError,
   type ClientGuard,
@@ -28,6 +33,7 @@ const PUBLIC_FIELDS = [
   "resources",
   "firstParty",
   "trustRelayedAddress",
+  "idTokenSignedResponseAlg",
   "bootstrap",
   "createdAt",
   "updatedAt",
@@ -52,6 +58,8 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     resources: (item.resources as string[] | undefined) ?? [],
     firstParty: Boolean(item.firstParty),
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
+    // Clients stored before the choice existed get the OIDC default.
+    idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
     bootstrap: Boolean(item.bootstrap),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,

@@ -53,19 +53,19 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
     },
 
     /**
-     * Adds the next key and retires the given ones in one transaction. False when one of
+     * Adds the next keys and retires the given ones in one transaction. False when one of
      * them was retired meanwhile (a concurrent rotation): nothing is written.
      */
-    async rotate(key: SigningKeyWithSecret, retiring: string[], retireAt: number): Promise<boolean> {
+    async rotate(added: SigningKeyWithSecret[], retiring: string[], retireAt: number): Promise<boolean> {
       return transactUnlessRefused(client, [
-        {
+        ...added.map((key) => ({
           Put: {
             TableName: tableName,
             Item: itemOf(ENTITY.signingKey, keys.signingKey(key.kid), key),
             // kids are random; a collision must fail rather than replace a live key.
             ConditionExpression: "attribute_not_exists(PK)",
           },
-        },
+        })),
         ...retiring.map((kid) => ({
           Update: {
             TableName: tableName,

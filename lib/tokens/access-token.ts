@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
 import type { AccessTokenClaims, AccessTokenInput, AccessTokenIssuer, IdTokenInput } from "../domain/oauth/ports";
-import { type KeyRing, SIGNING_ALG } from "./key-ring";
+import { log } from "../log";
+import { ACCESS_TOKEN_ALG, type KeyRing, NoSigningKeyError, type SigningAlg } from "./key-ring";
 import { createVerifiedTokens } from "./verified-tokens";
 
 /** RFC 9068 access tokens. */
@@ -23,7 +24,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
   const verified = createVerifiedTokens<AccessTokenClaims>(now);
   return {
     async issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }> {
-      const { kid, key } = await keyRing.signingKey();
+      const { kid, key } = await keyRing.signingKey(ACCESS_TOKEN_ALG);
       const iat = Math.floor(Date.now() / 1000);
       const claims: AccessTokenClaims = {
         iss: issuer,
@@ -38,7 +39,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
         ...(input.uaId && { ua_id: input.uaId }),
       };
       const token = await new SignJWT({ ...input.extraClaims, ...claims })
-        .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid })
+        .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYPE, kid })
         .sign(key);
       return { token, claims };
     },
@@ -55,12 +56,12 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
         const { payload } = await jwtVerify(
           token,
           async (header) => {
-            const key = header.kid ? await keyRing.verificationKey(header.kid) : undefined;
+            const key = header.kid ? await keyRing.verificationKey(header.kid, ACCESS_TOKEN_ALG) : undefined;
             if (!key) throw problems.badAccessToken("unknown_signing_key");
             return key;
           },
           {
-            algorithms: [SIGNING_ALG],
+            algorithms: [ACCESS_TOKEN_ALG],
             typ: ACCESS_TOKEN_TYPE,
             issuer,
             audience: audience ?? undefined,
@@ -82,7 +83,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
   };
 }
 
-/** OIDC Core 3.1.3.6: the left half of the access token's SHA-256, for ES256. */
+/** OIDC Core 3.1.3.6: the left half of the access token's SHA-256, for RS256 and ES256 alike. */
 export function atHash(accessToken: string): string {
   return createHash("sha256").update(accessToken, "ascii").digest().subarray(0, 16).toString("base64url");
 }
@@ -96,7 +97,7 @@ export async function issueIdToken(
   issuer: string,
   input: IdTokenInput & { ttlSeconds: number },
 ): Promise<string> {
-  const { kid, key } = await keyRing.signingKey();
+  const { kid, key, alg } = await idTokenKey(keyRing, input.alg ?? "RS256");
   const iat = Math.floor(Date.now() / 1000);
   return new SignJWT({
     ...input.claims,
@@ -107,13 +108,28 @@ export async function issueIdToken(
     ...(input.accessToken !== undefined && { at_hash: atHash(input.accessToken) }),
     ...(input.amr && { amr: input.amr, acr: input.amr.includes("mfa") ? ACR_MFA : ACR_PASSWORD }),
   })
-    .setProtectedHeader({ alg: SIGNING_ALG, typ: "JWT", kid })
+    .setProtectedHeader({ alg, typ: "JWT", kid })
     .setIssuer(issuer)
     .setSubject(input.sub)
     .setAudience(input.clientId)
     .setIssuedAt(iat)
     .setExpirationTime(iat + input.ttlSeconds)
     .sign(key);
+}
+
+/**
+ * A deployment upgraded from ES256-only holds no RS256 key until its next rotation: it
+ * keeps signing ID tokens as it did (ES256) and says how to add the key, rather than fail
+ * every sign-in.
+ */
+async function idTokenKey(keyRing: KeyRing, alg: SigningAlg) {
+  try {
+    return await keyRing.signingKey(alg);
+  } catch (error) {
+    if (!(error instanceof NoSigningKeyError) || alg === ACCESS_TOKEN_ALG) throw error;
+    log.warn("no RS256 signing key yet: ID tokens are signed ES256 until `svc-admin keys rotate` adds one");
+    return keyRing.signingKey(ACCESS_TOKEN_ALG);
+  }
 }
 
 /** acr values: one factor, or more than one (docs/sign-in.md). */

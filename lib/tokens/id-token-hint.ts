@@ -1,5 +1,5 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
-import type { KeyRing } from "./key-ring";
+import { type KeyRing, SIGNING_ALGS } from "./key-ring";
 
 /**
  * The `sub` and first audience of an ID token this issuer signed, whatever its age (OIDC
@@ -8,10 +8,10 @@ import type { KeyRing } from "./key-ring";
 export function idTokenHints(keyRing: Pick<KeyRing, "verificationKey">, issuer: string) {
   return async (token: string): Promise<{ sub: string; aud: string } | undefined> => {
     try {
-      const { kid } = decodeProtectedHeader(token);
-      const key = kid ? await keyRing.verificationKey(kid) : undefined;
+      const { kid, alg } = decodeProtectedHeader(token);
+      const key = kid && alg ? await keyRing.verificationKey(kid, alg) : undefined;
       if (!key) return undefined;
-      await compactVerify(token, key);
+      await compactVerify(token, key, { algorithms: [...SIGNING_ALGS] });
       const claims = decodeJwt(token);
       if (claims.iss !== issuer || typeof claims.sub !== "string") return undefined;
       const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;

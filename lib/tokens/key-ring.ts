@@ -1,8 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import type { SigningKeyStore, SigningKeyWithSecret } from "../store/signing-keys";
+import type { SigningKeyRecord, SigningKeyStore, SigningKeyWithSecret } from "../store/signing-keys";
 
-export const SIGNING_ALG = "ES256";
+/** Access tokens are ES256 (RFC 9068 leaves the choice to us; verification pins it). */
+export const ACCESS_TOKEN_ALG = "ES256";
+/** ID tokens: RS256 unless the client registered ES256 (OIDC Core 15.1 makes RS256 mandatory). */
+export const SIGNING_ALGS = ["RS256", "ES256"] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+
+/** Keys stored before RS256 existed carry ES256 in their JWK. */
+export const algOf = (record: Pick<SigningKeyRecord, "publicJwk">): SigningAlg =>
+  record.publicJwk.alg === "RS256" ? "RS256" : "ES256";
 
 /** Signing keys change rarely; a container rereads them this often. */
 export const CACHE_SECONDS = 60;
@@ -17,66 +25,85 @@ export const JWKS_READ_SECONDS = 5;
 /** Unknown kids trigger a reread at most this often, so forged kids cannot flood storage. */
 const UNKNOWN_KID_REFRESH_SECONDS = 5;
 
-export async function generateSigningKey(now: number) {
-  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+export async function generateSigningKey(alg: SigningAlg, now: number) {
+  // 2048 bits: the size NIST SP 800-57 accepts through 2030 and every RP library verifies.
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
   const kid = randomBytes(12).toString("base64url");
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: "sig" };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: "sig" };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg };
   return { kid, publicJwk, privateJwk, createdAt: now };
+}
+
+interface Candidate {
+  record: SigningKeyRecord;
+  activatesAt: number;
 }
 
 interface Loaded {
   at: number;
   /**
-   * Only when the load read the private keys (`signingKey`): the newest key already
-   * active and any published to activate later, newest first, so that a key starts
-   * signing at its time without waiting for the next read.
+   * Only when the load read the private keys (`signingKey`), per algorithm: the newest
+   * key already active and any published to activate later, newest first, so that a key
+   * starts signing at its time without waiting for the next read.
    */
-  signing?: { kid: string; key: CryptoKey; activatesAt: number }[];
-  verifying: Map<string, { key: CryptoKey; retireAt?: number }>;
+  signing?: Map<SigningAlg, Candidate[]>;
+  verifying: Map<string, SigningKeyRecord>;
   jwks: JWK[];
   withSecrets: boolean;
 }
 
 /**
- * The container's view of the signing keys: the newest key past its activation signs,
- * every key not yet past its retirement verifies and is published in JWKS (a key is
- * published before it activates, so verifiers' caches hold it when its tokens arrive). Verification and JWKS
- * read the public halves only; the private keys are read, and the signing key imported,
- * the first time this container signs (the token function), never where tokens are only
- * checked.
+ * The container's view of the signing keys: per algorithm, the newest key past its
+ * activation signs; every key not yet past its retirement verifies and is published in
+ * JWKS (a key is published before it activates, so verifiers' caches hold it when its
+ * tokens arrive). Verification and JWKS read the public halves only; the private keys
+ * are read the first time this container signs (the token function), never where tokens
+ * are only checked. A key is imported when first used, so a function that only checks
+ * access tokens never imports the RSA keys.
  */
 export function createKeyRing(store: SigningKeyStore, clock: () => number = () => Date.now() / 1000) {
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
   let lastUnknownRefresh = 0;
+  // By kid: a kid names one key pair for good, so an import outlives the read that found it.
+  const imported = new Map<string, Promise<CryptoKey>>();
+
+  function importOnce(id: string, jwk: JWK, alg: SigningAlg): Promise<CryptoKey> {
+    let key = imported.get(id);
+    if (!key) {
+      key = (importJWK(jwk, alg) as Promise<CryptoKey>).catch((error) => {
+        imported.delete(id);
+        throw error;
+      });
+      imported.set(id, key);
+    }
+    return key;
+  }
 
   const retiredRank = (r: { retireAt?: number }) => (r.retireAt === undefined ? 0 : 1);
+
+  function signingCandidates(live: SigningKeyRecord[], now: number): Map<SigningAlg, Candidate[]> {
+    const byAlg = new Map<SigningAlg, Candidate[]>();
+    for (const alg of SIGNING_ALGS) {
+      const byActivation = live
+        .filter((r) => algOf(r) === alg)
+        .map((record) => ({ record, activatesAt: record.activatesAt ?? record.createdAt }))
+        // Two rotations within one second activate together: the one that retired the other signs.
+        .sort((a, b) => b.activatesAt - a.activatesAt || retiredRank(a.record) - retiredRank(b.record));
+      const firstActive = byActivation.findIndex((k) => k.activatesAt <= now);
+      byAlg.set(alg, firstActive < 0 ? byActivation : byActivation.slice(0, firstActive + 1));
+    }
+    return byAlg;
+  }
 
   async function load(withSecrets: boolean): Promise<Loaded> {
     const now = clock();
     const records = withSecrets ? await store.listWithSecrets() : await store.listPublic();
     const live = records.filter((r) => r.retireAt === undefined || r.retireAt > now);
-    const imported = await Promise.all(live.map((r) => importJWK(r.publicJwk, SIGNING_ALG) as Promise<CryptoKey>));
-    const verifying = new Map(live.map((r, i) => [r.kid, { key: imported[i], retireAt: r.retireAt }]));
-    const byActivation = live
-      .map((r) => ({ record: r, activatesAt: r.activatesAt ?? r.createdAt }))
-      // Two rotations within one second activate together: the one that retired the other signs.
-      .sort((a, b) => b.activatesAt - a.activatesAt || retiredRank(a.record) - retiredRank(b.record));
-    const firstActive = byActivation.findIndex((k) => k.activatesAt <= now);
-    const candidates = firstActive < 0 ? byActivation : byActivation.slice(0, firstActive + 1);
     return {
       at: now,
-      signing: withSecrets
-        ? await Promise.all(
-            candidates.map(async ({ record, activatesAt }) => ({
-              kid: record.kid,
-              key: (await importJWK((record as SigningKeyWithSecret).privateJwk, SIGNING_ALG)) as CryptoKey,
-              activatesAt,
-            })),
-          )
-        : undefined,
-      verifying,
+      signing: withSecrets ? signingCandidates(live, now) : undefined,
+      verifying: new Map(live.map((r) => [r.kid, r])),
       jwks: live.map((r) => r.publicJwk),
       withSecrets,
     };
@@ -106,24 +133,30 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
   }
 
   return {
-    async signingKey(): Promise<{ kid: string; key: CryptoKey }> {
+    /** The key that signs with `alg` now; access tokens use ACCESS_TOKEN_ALG. */
+    async signingKey(alg: SigningAlg = ACCESS_TOKEN_ALG): Promise<{ kid: string; key: CryptoKey; alg: SigningAlg }> {
       const state = await current({ withSecrets: true });
       const now = clock();
-      const signing = state.signing?.find((k) => k.activatesAt <= now);
-      if (!signing) throw new Error("no active signing key: run `svc-admin keys rotate --now`");
-      return { kid: signing.kid, key: signing.key };
+      const signing = state.signing?.get(alg)?.find((k) => k.activatesAt <= now);
+      if (!signing) throw new NoSigningKeyError(alg);
+      const { kid, privateJwk } = signing.record as SigningKeyWithSecret;
+      return { kid, key: await importOnce(`${kid}.private`, privateJwk, alg), alg };
     },
 
-    /** The verification key for a kid, or undefined when no live key has it. */
-    async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+    /**
+     * The verification key for a kid, or undefined when no live key has it or its
+     * algorithm is not `alg` (the token's header, which jose then pins).
+     */
+    async verificationKey(kid: string, alg: string): Promise<CryptoKey | undefined> {
       let state = await current();
       if (!state.verifying.has(kid) && clock() - lastUnknownRefresh > UNKNOWN_KID_REFRESH_SECONDS) {
         lastUnknownRefresh = clock();
         state = await current({ force: true });
       }
-      const entry = state.verifying.get(kid);
-      if (!entry || (entry.retireAt !== undefined && entry.retireAt <= clock())) return undefined;
-      return entry.key;
+      const record = state.verifying.get(kid);
+      if (!record || (record.retireAt !== undefined && record.retireAt <= clock())) return undefined;
+      if (algOf(record) !== alg) return undefined;
+      return importOnce(kid, record.publicJwk, alg);
     },
 
     async jwks(): Promise<{ keys: JWK[] }> {
@@ -152,3 +185,10 @@ export function createKeyRing(store: SigningKeyStore, clock: () => number = () =
 }
 
 export type KeyRing = ReturnType<typeof createKeyRing>;
+
+/** No key of this algorithm is live: a deployment from before it had none. */
+export class NoSigningKeyError extends Error {
+  constructor(readonly alg: SigningAlg) {
+    super(`no active ${alg} signing key: run \`svc-admin keys rotate --now\``);
+  }
+}

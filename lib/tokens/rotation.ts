@@ -1,5 +1,12 @@
 import type { SigningKeyStore } from "../store/signing-keys";
-import { CACHE_SECONDS, generateSigningKey, JWKS_MAX_AGE_SECONDS } from "./key-ring";
+import {
+  algOf,
+  CACHE_SECONDS,
+  generateSigningKey,
+  JWKS_MAX_AGE_SECONDS,
+  SIGNING_ALGS,
+  type SigningAlg,
+} from "./key-ring";
 
 /** Clock skew allowance: a rotated key verifies this long past the last token it signed. */
 const SKEW_SECONDS = 300;
@@ -10,27 +17,29 @@ const SKEW_SECONDS = 300;
 export const ACTIVATION_DELAY_SECONDS = JWKS_MAX_AGE_SECONDS + CACHE_SECONDS + 60;
 
 export interface Rotation {
-  kid: string;
-  activatesAt: number;
+  /** One new key per algorithm. */
+  keys: { alg: SigningAlg; kid: string; activatesAt: number }[];
   retired: string[];
   retireAt: number;
 }
 
 /**
- * Publishes a new signing key and retires the live ones. Staged (the default), the new
- * key signs after ACTIVATION_DELAY_SECONDS and the old one signs until then; `now: true`
- * (emergency, e.g. a leaked key) signs with the new key at once, and verifiers holding
- * an older JWKS refuse its tokens until they reread it. A retired key stays in JWKS until
- * every token it signed has expired (access and ID tokens share accessTtlSeconds; refresh
- * tokens are opaque and unsigned), so rotation never breaks a valid token.
+ * Publishes a new signing key per algorithm and retires the live ones, all in one
+ * transaction. Staged (the default), the new keys sign after ACTIVATION_DELAY_SECONDS and
+ * the old ones sign until then; `now: true` (emergency, e.g. a leaked key) signs with the
+ * new keys at once, and verifiers holding an older JWKS refuse their tokens until they
+ * reread it. A retired key stays in JWKS until every token it signed has expired (access
+ * and ID tokens share accessTtlSeconds; refresh tokens are opaque and unsigned), so
+ * rotation never breaks a valid token. `algs` limits it to the algorithms named.
  */
 export async function rotateSigningKeys(
   store: SigningKeyStore,
   accessTtlSeconds: number,
-  options: { now?: boolean; at?: number } = {},
+  options: { now?: boolean; at?: number; algs?: readonly SigningAlg[] } = {},
 ): Promise<Rotation> {
   const at = options.at ?? Math.floor(Date.now() / 1000);
-  const live = (await store.listPublic()).filter((k) => k.retireAt === undefined);
+  const algs = options.algs ?? SIGNING_ALGS;
+  const live = (await store.listPublic()).filter((k) => k.retireAt === undefined && algs.includes(algOf(k)));
   // The old key signs until the pending one activates; a second staged rotation would
   // make it sign past the retirement that the first one set.
   const pending = live.find((k) => (k.activatesAt ?? k.createdAt) > at);
@@ -38,17 +47,23 @@ export async function rotateSigningKeys(
     const when = new Date((pending.activatesAt ?? pending.createdAt) * 1000).toISOString();
     throw new Error(`key ${pending.kid} signs from ${when}: rotate after that, or now with --now`);
   }
-  const key = await generateSigningKey(at);
-  // With no live key (first deploy) nothing signs meanwhile: the first key signs at once.
-  const activatesAt = options.now || live.length === 0 ? at : at + ACTIVATION_DELAY_SECONDS;
-  // The old keys may sign until the new one activates, and a container that read them
+  const keys = await Promise.all(
+    algs.map(async (alg) => {
+      const key = await generateSigningKey(alg, at);
+      // With no live key of its algorithm (first deploy, or RS256 added to an older
+      // deployment) nothing signs meanwhile: the key signs at once.
+      const first = !live.some((k) => algOf(k) === alg);
+      return { ...key, alg, activatesAt: options.now || first ? at : at + ACTIVATION_DELAY_SECONDS };
+    }),
+  );
+  // The old keys may sign until the new ones activate, and a container that read them
   // just before may keep signing with them for its cache time.
-  const retireAt = activatesAt + CACHE_SECONDS + accessTtlSeconds + SKEW_SECONDS;
+  const retireAt = Math.max(...keys.map((k) => k.activatesAt)) + CACHE_SECONDS + accessTtlSeconds + SKEW_SECONDS;
   const retired = live.map((k) => k.kid);
-  if (!(await store.rotate({ ...key, activatesAt }, retired, retireAt))) {
+  if (!(await store.rotate(keys, retired, retireAt))) {
     throw new Error("another rotation retired these keys at the same time; nothing was written");
   }
-  return { kid: key.kid, activatesAt, retired, retireAt };
+  return { keys: keys.map(({ alg, kid, activatesAt }) => ({ alg, kid, activatesAt })), retired, retireAt };
 }
 
 /**
@@ -67,10 +82,16 @@ export async function rotateOnSchedule(
   return rotateSigningKeys(store, accessTtlSeconds, { at });
 }
 
-/** Creates the first signing key when there is none (fresh table); it signs at once. */
-export async function ensureSigningKey(store: SigningKeyStore, accessTtlSeconds: number): Promise<string | undefined> {
+/**
+ * Creates a signing key for each algorithm that has none (a fresh table, or a table from
+ * before RS256); each signs at once. The kids created, none when every algorithm had one.
+ */
+export async function ensureSigningKeys(store: SigningKeyStore, accessTtlSeconds: number): Promise<string[]> {
   const now = Math.floor(Date.now() / 1000);
-  const live = (await store.listPublic()).filter((k) => k.retireAt === undefined || k.retireAt > now);
-  if (live.some((k) => k.retireAt === undefined)) return undefined;
-  return (await rotateSigningKeys(store, accessTtlSeconds, { now: true, at: now })).kid;
+  const active = (await store.listPublic()).filter((k) => k.retireAt === undefined);
+  const missing = SIGNING_ALGS.filter((alg) => !active.some((k) => algOf(k) === alg));
+  if (missing.length === 0) return [];
+  return (await rotateSigningKeys(store, accessTtlSeconds, { now: true, at: now, algs: missing })).keys.map(
+    (k) => k.kid,
+  );
 }

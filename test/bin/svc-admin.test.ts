@@ -72,7 +72,31 @@ describe.concurrent("svc-admin clients", () => {
       resources: [],
       firstParty: false,
       trustRelayedAddress: false,
+      idTokenSignedResponseAlg: "RS256",
     });
+  });
+
+  it("when --id-token-alg names ES256 it is stored; any other than RS256 or ES256 is refused and nothing is stored", async ({
+    expect,
+  }) => {
+    const id = uniqueId("alg-");
+    const run = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_groups", "--id-token-alg", "ES256");
+    expect(run.code).toBe(0);
+    expect((await services().clients.get(id))?.idTokenSignedResponseAlg).toBe("ES256");
+    const bad = uniqueId("alg-");
+    const refused = await svcAdmin(
+      "clients",
+      "create",
+      "--id",
+      bad,
+      "--scopes",
+      "svc_groups",
+      "--id-token-alg",
+      "HS256",
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("ID tokens are signed RS256 or ES256, not HS256");
+    expect(await services().clients.get(bad)).toBeUndefined();
   });
 
   it("when --secret and --rest-password are given, it never echoes them and warns that they are short", async ({
@@ -185,24 +209,30 @@ describe("svc-admin keys", () => {
     expect(before.length).toBeGreaterThan(0);
     const run = await svcAdmin("keys", "rotate");
     expect(run.code).toBe(0);
-    const kid = /new signing key: (\S+)/.exec(run.stdout)?.[1] ?? "";
-    const signsFrom = Date.parse(/signs from: (\S+)/.exec(run.stdout)?.[1] ?? "") / 1000;
-    expect(signsFrom - Date.now() / 1000).toBeGreaterThan(JWKS_MAX_AGE_SECONDS);
-    services().keyRing.invalidate();
-    expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toContain(kid);
-    expect((await services().keyRing.signingKey()).kid).not.toBe(kid);
-    const later = createKeyRing(services().signingKeys, () => signsFrom);
-    expect((await later.signingKey()).kid).toBe(kid);
+    for (const alg of ["ES256", "RS256"] as const) {
+      const kid = new RegExp(`new ${alg} signing key \\([^)]*\\): (\\S+)`).exec(run.stdout)?.[1] ?? "";
+      const signsFrom = Date.parse(new RegExp(`${alg} signs from: (\\S+)`).exec(run.stdout)?.[1] ?? "") / 1000;
+      expect(signsFrom - Date.now() / 1000).toBeGreaterThan(JWKS_MAX_AGE_SECONDS);
+      services().keyRing.invalidate();
+      expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toContain(kid);
+      expect((await services().keyRing.signingKey(alg)).kid).not.toBe(kid);
+      const later = createKeyRing(services().signingKeys, () => signsFrom);
+      expect((await later.signingKey(alg)).kid).toBe(kid);
+    }
   });
 
   it("when keys are rotated with --now (emergency), the new key signs at once", async ({ expect }) => {
     const run = await svcAdmin("keys", "rotate", "--now");
     expect(run.code).toBe(0);
-    const kid = /new signing key: (\S+)/.exec(run.stdout)?.[1] ?? "";
     const retired = (/retired: (.+)/.exec(run.stdout)?.[1] ?? "").split(" ");
     services().keyRing.invalidate();
-    expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, ...retired]));
-    expect((await services().keyRing.signingKey()).kid).toBe(kid);
+    for (const alg of ["ES256", "RS256"] as const) {
+      const kid = new RegExp(`new ${alg} signing key \\([^)]*\\): (\\S+)`).exec(run.stdout)?.[1] ?? "";
+      expect((await services().keyRing.jwks()).keys.map((k) => k.kid)).toEqual(
+        expect.arrayContaining([kid, ...retired]),
+      );
+      expect((await services().keyRing.signingKey(alg)).kid).toBe(kid);
+    }
   });
 });
 

@@ -38,6 +38,7 @@ const CLIENT_FIELDS = [
   "resources",
   "public",
   "firstParty",
+  "idTokenSignedResponseAlg",
   "trustRelayedAddress",
   "hasRestPassword",
   "bootstrap",
@@ -150,6 +151,7 @@ describe("client sample events", () => {
       resources: ["https://api.billing.example"],
       public: false,
       firstParty: false,
+      idTokenSignedResponseAlg: "RS256",
       trustRelayedAddress: false,
       hasRestPassword: false,
       bootstrap: false,
@@ -435,6 +437,24 @@ describe("POST /svc/admin/api/v3/clients/{clientId}", () => {
     expect(refused.statusCode, refused.body).toBe(400);
     expect(refused.json).toMatchObject({ error: "wrong_values", errors: [{ pos: "trustRelayedAddress" }] });
     expect(await storedItem(keys.client(spaId))).toEqual(before);
+  });
+
+  it("when the ID token algorithm changes, it is stored and shown; RS256 is the default and only RS256 or ES256 is taken", async () => {
+    const { clientId, created } = await newClient();
+    expect(created.json.idTokenSignedResponseAlg).toBe("RS256");
+    const changed = await change(clientId, { idTokenSignedResponseAlg: "ES256" });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json.idTokenSignedResponseAlg).toBe("ES256");
+    expect((await storedItem(keys.client(clientId)))?.idTokenSignedResponseAlg).toBe("ES256");
+    const before = await tableSnapshot();
+    for (const alg of ["HS256", "none", "PS256"]) {
+      const refused = await change(clientId, { idTokenSignedResponseAlg: alg });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain("idTokenSignedResponseAlg");
+      const notCreated = await create({ scopes: ["svc_api_sys_users"], idTokenSignedResponseAlg: alg });
+      expect(notCreated.statusCode).toBe(400);
+    }
+    expectNothingStored(before, await tableSnapshot(), "bad ID token algorithms");
   });
 
   it("when the change would make a bad client, it answers 400 and the client stays as it was", async () => {

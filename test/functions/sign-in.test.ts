@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { describe, expect, it } from "vitest";
 import { services, totpDeps } from "../../lib/container";
@@ -23,7 +25,8 @@ describe("discovery", () => {
     expect(meta.authorization_endpoint).toBe(`${issuer}/oauth/authorize`);
     expect(meta.token_endpoint).toBe(`${issuer}/oauth/te`);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
-    expect(meta.id_token_signing_alg_values_supported).toEqual(["ES256"]);
+    // RS256 is mandatory (OIDC Core 15.1) and the default of clients that register none.
+    expect(meta.id_token_signing_alg_values_supported).toEqual(["RS256", "ES256"]);
     const rfc8414 = await fetch(`${new URL(issuer).origin}/.well-known/oauth-authorization-server/svc`);
     expect(await rfc8414.json()).toEqual(meta);
     // Only registered metadata, and no promise of a signed userinfo it does not make.
@@ -47,6 +50,71 @@ describe("discovery", () => {
     expect(await answer.text()).toContain("<form");
     const account = await seedAccount({ given_name: "Ann", phone_number: { value: "79990001122", verified: true } });
     expect(claimsFor(account, ["openid", "address"])).toEqual({});
+  });
+});
+
+describe("ID token signing", () => {
+  /** Signs `login` in through the browser as `rp` and exchanges the code with openid-client. */
+  async function codeFlowTokens(party: Awaited<ReturnType<typeof relyingParty>>, login: string) {
+    const started = await startAuthorization(party.config, party.redirectUri);
+    const { context, page } = await fillSignInForm(started.url, login);
+    const callback = await backAtClient(page);
+    await context.close();
+    return oidc.authorizationCodeGrant(party.config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+  }
+
+  it("signs RS256 for a client that registered no algorithm and ES256 for one that registered it; access tokens stay ES256", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+    for (const [party, alg] of [
+      [await relyingParty(), "RS256"],
+      [await relyingParty({ idTokenAlg: "ES256" }), "ES256"],
+    ] as const) {
+      const tokens = await codeFlowTokens(party, account.sub);
+      // openid-client checked the signature and the algorithm the client expects.
+      expect(tokens.claims()).toMatchObject({ sub: account.sub, aud: party.clientId });
+      const idToken = tokens.id_token as string;
+      expect(decodeProtectedHeader(idToken)).toMatchObject({ alg, typ: "JWT" });
+      const { payload } = await jwtVerify(idToken, jwks, { algorithms: [alg], issuer, audience: party.clientId });
+      // at_hash is the left half of SHA-256 for both algorithms.
+      const digest = createHash("sha256").update(tokens.access_token).digest().subarray(0, 16);
+      expect(payload.at_hash).toBe(digest.toString("base64url"));
+      expect(decodeProtectedHeader(tokens.access_token)).toMatchObject({ alg: "ES256", typ: "at+jwt" });
+      // The ID token works as id_token_hint whatever its algorithm: the session ends.
+      const logout = oidc.buildEndSessionUrl(party.config, {
+        id_token_hint: idToken,
+        post_logout_redirect_uri: `${rp.url()}/bye`,
+      });
+      const answer = await fetch(logout, { redirect: "manual" });
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("location")).toMatch(new RegExp(`^${rp.url()}/bye`));
+    }
+    const { keys } = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as {
+      keys: Record<string, string>[];
+    };
+    expect(keys.map((k) => k.alg)).toEqual(expect.arrayContaining(["RS256", "ES256"]));
+    const rsa = keys.find((k) => k.alg === "RS256");
+    expect(rsa).toMatchObject({ kty: "RSA", use: "sig", e: "AQAB" });
+    expect(Buffer.from(rsa?.n ?? "", "base64url").length * 8).toBe(2048);
+    for (const key of keys)
+      for (const secret of ["d", "p", "q", "dp", "dq", "qi"]) expect(key).not.toHaveProperty(secret);
+  });
+
+  it("the password grant's ID token passes openid-client configured with the default metadata", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, clientId } = await relyingParty();
+    const tokens = await oidc.genericGrantRequest(config, "password", {
+      username: account.sub,
+      password: PASSWORD,
+      scope: "svc_api_user",
+    });
+    expect(decodeProtectedHeader(tokens.id_token as string).alg).toBe("RS256");
+    expect(tokens.claims()).toMatchObject({ sub: account.sub, aud: clientId, iss: issuer });
+    expect(tokens.claims()?.ua_id).toBeTypeOf("string");
   });
 });
 

@@ -230,12 +230,16 @@ describe("POST /svc/oauth/te, client_credentials", () => {
 });
 
 describe("GET /svc/.well-known/jwks.json", () => {
-  it("when asked, it publishes the public signing key and no private part", async () => {
+  it("when asked, it publishes the public signing keys, ES256 and RS256, and no private part", async () => {
     const response = await invoke("token", await sampleEvent("events/token/jwks.json"));
     expect(response.statusCode).toBe(200);
     const keys = response.json.keys as Array<Record<string, unknown>>;
-    expect(keys.length).toBeGreaterThanOrEqual(1);
-    expect(keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
-    for (const key of keys) expect(key.d).toBeUndefined();
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" }),
+        expect.objectContaining({ kty: "RSA", alg: "RS256", use: "sig" }),
+      ]),
+    );
+    for (const key of keys) for (const part of ["d", "p", "q", "dp", "dq", "qi"]) expect(key[part]).toBeUndefined();
   });
 });

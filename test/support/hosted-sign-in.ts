@@ -16,15 +16,22 @@ export async function useHostedSignIn(host?: "localhost") {
   const browser = useBrowser();
   const rp = useCallbackServer();
 
-  async function relyingParty(options: { public?: boolean; firstParty?: boolean; scopes?: string[] } = {}) {
+  /**
+   * A relying party as integrators configure one: by discovery, with the OIDC default
+   * metadata (RS256 ID tokens) unless `idTokenAlg` registers another on both sides.
+   */
+  async function relyingParty(
+    options: { public?: boolean; firstParty?: boolean; scopes?: string[]; idTokenAlg?: "ES256" } = {},
+  ) {
     const redirectUri = `${rp.url()}/cb`;
     const registered = await createClient(options.scopes ?? ["svc_api_user"], {
       redirectUris: [redirectUri],
       postLogoutRedirectUris: [`${rp.url()}/bye`],
       firstParty: options.firstParty ?? true,
       ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
+      ...(options.idTokenAlg && { idTokenSignedResponseAlg: options.idTokenAlg }),
     });
-    const metadata = { id_token_signed_response_alg: "ES256" };
+    const metadata = options.idTokenAlg ? { id_token_signed_response_alg: options.idTokenAlg } : {};
     const config = await oidc.discovery(
       new URL(issuer),
       registered.clientId,

@@ -19,6 +19,11 @@ export const LEGACY_GRANT_TYPES = [GRANT.clientCredentials, GRANT.password, GRAN
 /** A public client holds no secret: it may only sign users in through the browser with PKCE. */
 export const PUBLIC_GRANT_TYPES: readonly string[] = [GRANT.authorizationCode, GRANT.refreshToken];
 
+/** How its ID tokens are signed (id_token_signed_response_alg): RS256 unless it registered ES256. */
+export const ID_TOKEN_ALGS = ["RS256", "ES256"] as const;
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+export const DEFAULT_ID_TOKEN_ALG: IdTokenAlg = "RS256";
+
 /** An application allowed to call the service (interface §5.2, 5.4). */
 export interface ClientRecord {
   clientId: string;
@@ -37,6 +42,7 @@ export interface ClientRecord {
   resources: string[];
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
+  idTokenSignedResponseAlg: IdTokenAlg;
   /**
    * Its back end relays every user's sign-in with the user's address in X-Forwarded-For:
    * password guesses then count against that address alone, not the server's.
@@ -57,6 +63,7 @@ export const CHANGEABLE_FIELDS = [
   "resources",
   "firstParty",
   "trustRelayedAddress",
+  "idTokenSignedResponseAlg",
 ] as const;
 export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)[number]>>;
 
@@ -108,6 +115,7 @@ export interface ClientDefinition {
   resources?: string[];
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
+  idTokenSignedResponseAlg?: string;
   bootstrap?: boolean;
 }
 
@@ -163,6 +171,14 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
     if (!URL.canParse(resource) || resource.includes("#"))
       add("resources", `resource is not an absolute URI: ${resource}`);
   }
+  if (
+    def.idTokenSignedResponseAlg !== undefined &&
+    !(ID_TOKEN_ALGS as readonly string[]).includes(def.idTokenSignedResponseAlg)
+  )
+    add(
+      "idTokenSignedResponseAlg",
+      `ID tokens are signed ${ID_TOKEN_ALGS.join(" or ")}, not ${def.idTokenSignedResponseAlg}`,
+    );
   const grants = def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES);
   const unknownGrants = grants.filter((g) => !GRANT_TYPES.includes(g));
   if (unknownGrants.length > 0) add("grantTypes", `unknown grant types: ${unknownGrants.join(" ")}`);
@@ -199,6 +215,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     resources: def.resources ?? [],
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
+    idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
     bootstrap: def.bootstrap ?? false,
     createdAt: now,
     updatedAt: now,

@@ -79,6 +79,7 @@ export function clientView(record: ClientRecord) {
     resources: record.resources,
     public: record.public,
     firstParty: record.firstParty,
+    idTokenSignedResponseAlg: record.idTokenSignedResponseAlg,
     trustRelayedAddress: record.trustRelayedAddress,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,

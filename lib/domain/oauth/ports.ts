@@ -1,3 +1,5 @@
+import type { IdTokenAlg } from "../clients/client";
+
 /** Tokens the domain hands out; signing them is someone else's business. */
 
 /** The claims of our access tokens (RFC 9068). */
@@ -45,6 +47,8 @@ export interface IdTokenInput {
   amr?: string[];
   /** Standard claims the scopes released (OIDC Core 5.4). */
   claims?: Record<string, unknown>;
+  /** The client's id_token_signed_response_alg; RS256 when absent. */
+  alg?: IdTokenAlg;
 }
 
 export type IdTokenIssuer = (input: IdTokenInput) => Promise<string>;

@@ -169,6 +169,7 @@ export async function authorizationCodeGrant(
         accessToken: token,
         amr: record.amr,
         claims: { ...added.id, ...claimsFor(account, record.scopes) },
+        alg: client.idTokenSignedResponseAlg,
       })
     : undefined;
   return {

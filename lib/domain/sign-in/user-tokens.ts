@@ -86,6 +86,7 @@ export async function signInWithTokens(
       uaId,
       authTime: now,
       claims: added.id,
+      alg: client.idTokenSignedResponseAlg,
     }),
   };
 }

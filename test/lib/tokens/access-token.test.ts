@@ -1,3 +1,4 @@
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { services } from "../../../lib/container";
 import { createAccessTokens } from "../../../lib/tokens/access-token";
@@ -10,9 +11,9 @@ function countingRing(): { ring: KeyRing; lookups: () => number } {
   return {
     ring: {
       ...ring,
-      verificationKey: (kid: string) => {
+      verificationKey: (kid: string, alg: string) => {
         lookups += 1;
-        return ring.verificationKey(kid);
+        return ring.verificationKey(kid, alg);
       },
     },
     lookups: () => lookups,
@@ -47,5 +48,22 @@ describe("access token verification", () => {
     await new Promise((done) => setTimeout(done, 2100));
     await expect(tokens.verify(token)).rejects.toMatchObject({ status: 401 });
     await expect(tokens.verify(token)).rejects.toThrow(/expired/);
+  });
+
+  it("when a token is signed with the service's own RS256 key (an ID token key), it is refused as an access token", async () => {
+    const ring = createKeyRing(services().signingKeys);
+    const tokens = createAccessTokens(ring, "svc-identity");
+    const { claims } = await tokens.issue({ ...TOKEN, ttlSeconds: 60 });
+    const rsa = await ring.signingKey("RS256");
+    for (const alg of ["RS256", "ES256"]) {
+      // The RSA kid with its own algorithm, and the RSA kid claimed as ES256 (a confused key).
+      const forged = await new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: rsa.kid })
+        .sign(rsa.key);
+      const header = Buffer.from(JSON.stringify({ alg, typ: "at+jwt", kid: rsa.kid })).toString("base64url");
+      const token = alg === "RS256" ? forged : [header, ...forged.split(".").slice(1)].join(".");
+      await expect(tokens.verify(token)).rejects.toMatchObject({ status: 401, error: "bad_access_token" });
+      await expect(tokens.verify(token, null)).rejects.toMatchObject({ status: 401, error: "bad_access_token" });
+    }
   });
 });

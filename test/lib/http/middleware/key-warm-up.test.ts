@@ -30,7 +30,7 @@ describe("key warm-up middleware", () => {
       // It never answers for the route.
       expect(answer).toBeUndefined();
       // Authentication then finds the read already made: one read in all.
-      return services().keyRing.verificationKey(kid);
+      return services().keyRing.verificationKey(kid, "ES256");
     });
     expect(spent.result).toBeDefined();
     expect(spent.reads).toBe(1);
