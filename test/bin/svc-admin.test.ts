@@ -37,21 +37,16 @@ async function listedClients(): Promise<ListedClient[]> {
     .map((line) => JSON.parse(line) as ListedClient);
 }
 
+/** `svc-admin clients create --id ID --scopes SCOPES ...more`. */
+const createClientCli = (id: string, scopes: string, ...more: string[]) =>
+  svcAdmin("clients", "create", "--id", id, "--scopes", scopes, ...more);
+
 describe.concurrent("svc-admin clients", () => {
   it("when a client is created without --secret, it prints a generated secret once that authenticates", async ({
     expect,
   }) => {
     const id = uniqueId("cli-");
-    const run = await svcAdmin(
-      "clients",
-      "create",
-      "--id",
-      id,
-      "--scopes",
-      "svc_api_sys_users svc_groups",
-      "--redirect-uris",
-      "https://app.example/cb",
-    );
+    const run = await createClientCli(id, "svc_api_sys_users svc_groups", "--redirect-uris", "https://app.example/cb");
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`client id: ${id}`);
@@ -76,24 +71,25 @@ describe.concurrent("svc-admin clients", () => {
     });
   });
 
+  it("when --scopes lists OpenID Connect scopes as an application's settings do, the client is created with its permissions", async ({
+    expect,
+  }) => {
+    const id = uniqueId("oidc-");
+    const run = await createClientCli(id, "openid profile email offline_access svc_api_user");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect((await services().clients.get(id))?.scopes).toEqual(["svc_api_user"]);
+  });
+
   it("when --id-token-alg names ES256 it is stored; any other than RS256 or ES256 is refused and nothing is stored", async ({
     expect,
   }) => {
     const id = uniqueId("alg-");
-    const run = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_groups", "--id-token-alg", "ES256");
+    const run = await createClientCli(id, "svc_groups", "--id-token-alg", "ES256");
     expect(run.code).toBe(0);
     expect((await services().clients.get(id))?.idTokenSignedResponseAlg).toBe("ES256");
     const bad = uniqueId("alg-");
-    const refused = await svcAdmin(
-      "clients",
-      "create",
-      "--id",
-      bad,
-      "--scopes",
-      "svc_groups",
-      "--id-token-alg",
-      "HS256",
-    );
+    const refused = await createClientCli(bad, "svc_groups", "--id-token-alg", "HS256");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("ID tokens are signed RS256 or ES256, not HS256");
     expect(await services().clients.get(bad)).toBeUndefined();
@@ -105,18 +101,7 @@ describe.concurrent("svc-admin clients", () => {
     const id = uniqueId("cli-");
     const secret = "short-chosen-secret";
     const restPassword = "short-rest-password";
-    const run = await svcAdmin(
-      "clients",
-      "create",
-      "--id",
-      id,
-      "--scopes",
-      "svc_api_user",
-      "--secret",
-      secret,
-      "--rest-password",
-      restPassword,
-    );
+    const run = await createClientCli(id, "svc_api_user", "--secret", secret, "--rest-password", restPassword);
     expect(run.code).toBe(0);
     expect(`${run.stdout}${run.stderr}`).not.toContain(secret);
     expect(`${run.stdout}${run.stderr}`).not.toContain(restPassword);
@@ -129,7 +114,7 @@ describe.concurrent("svc-admin clients", () => {
 
   it("when the id is taken, it exits 1 and says so", async ({ expect }) => {
     const id = uniqueId("cli-");
-    expect((await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user")).code).toBe(0);
+    expect((await createClientCli(id, "svc_api_user")).code).toBe(0);
     const again = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user");
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`client ${id} already exists`);
@@ -137,7 +122,7 @@ describe.concurrent("svc-admin clients", () => {
   });
 
   it("when the definition is invalid, it exits 1 with the problems", async ({ expect }) => {
-    const run = await svcAdmin("clients", "create", "--id", uniqueId("cli-"), "--scopes", "no_such_permission");
+    const run = await createClientCli(uniqueId("cli-"), "no_such_permission");
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("invalid client: unknown permissions: no_such_permission");
   });
@@ -146,16 +131,12 @@ describe.concurrent("svc-admin clients", () => {
     expect,
   }) => {
     const id = uniqueId("cli-");
-    const run = await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user", "--trust-relayed-address");
+    const run = await createClientCli(id, "svc_api_user", "--trust-relayed-address");
     expect(run.code).toBe(0);
     expect((await services().clients.get(id))?.trustRelayedAddress).toBe(true);
     const publicId = uniqueId("cli-");
-    const refused = await svcAdmin(
-      "clients",
-      "create",
-      "--id",
+    const refused = await createClientCli(
       publicId,
-      "--scopes",
       "svc_api_user",
       "--public",
       "--redirect-uris",
@@ -169,7 +150,7 @@ describe.concurrent("svc-admin clients", () => {
 
   it("when a client is deleted, it leaves the list, and deleting it again exits 1", async ({ expect }) => {
     const id = uniqueId("cli-");
-    expect((await svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user")).code).toBe(0);
+    expect((await createClientCli(id, "svc_api_user")).code).toBe(0);
     const table = await svcAdmin("clients", "list");
     expect(table.stdout).toMatch(/^CLIENT ID/);
     expect(table.stdout).toContain(id);
@@ -353,7 +334,7 @@ describe.concurrent("svc-admin usage", () => {
   });
 
   it("when a mistyped option carries a secret, the secret is not echoed", async ({ expect }) => {
-    const run = await svcAdmin("clients", "create", "--id", "x", "--scopes", "svc_api_user", "--secrte=hunter22");
+    const run = await createClientCli("x", "svc_api_user", "--secrte=hunter22");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown option --secrte");
     expect(run.stderr).not.toContain("hunter22");

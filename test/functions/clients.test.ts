@@ -439,6 +439,20 @@ describe("POST /svc/admin/api/v3/clients/{clientId}", () => {
     expect(await storedItem(keys.client(spaId))).toEqual(before);
   });
 
+  it("when the scopes carry OpenID Connect scopes, they are taken and not stored: every client may ask for them", async () => {
+    const oidcScopes = ["openid", "profile", "email", "address", "phone", "offline_access"];
+    const { clientId, created } = await newClient({ scopes: [...oidcScopes, "svc_api_user", "svc_api_sys_users"] });
+    expect(created.json.scopes).toEqual(["svc_api_user", "svc_api_sys_users"]);
+    expect((await storedItem(keys.client(clientId)))?.scopes).toEqual(["svc_api_user", "svc_api_sys_users"]);
+    const changed = await change(clientId, { scopes: ["openid", "email", "svc_api_user"] });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json.scopes).toEqual(["svc_api_user"]);
+    expect((await storedItem(keys.client(clientId)))?.scopes).toEqual(["svc_api_user"]);
+    const unknown = await change(clientId, { scopes: ["openid", "svc_everything"] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain("unknown permissions: svc_everything");
+  });
+
   it("when the ID token algorithm changes, it is stored and shown; RS256 is the default and only RS256 or ES256 is taken", async () => {
     const { clientId, created } = await newClient();
     expect(created.json.idTokenSignedResponseAlg).toBe("RS256");

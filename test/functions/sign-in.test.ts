@@ -104,17 +104,40 @@ describe("ID token signing", () => {
       for (const secret of ["d", "p", "q", "dp", "dq", "qi"]) expect(key).not.toHaveProperty(secret);
   });
 
-  it("the password grant's ID token passes openid-client configured with the default metadata", async () => {
-    const account = await seedAccount({}, PASSWORD);
+  it("the password grant takes the OIDC scopes client libraries add, and its ID token passes openid-client's default metadata", async () => {
+    const account = await seedAccount({ given_name: "Olga" }, PASSWORD);
     const { config, clientId } = await relyingParty();
     const tokens = await oidc.genericGrantRequest(config, "password", {
       username: account.sub,
       password: PASSWORD,
-      scope: "svc_api_user",
+      scope: "openid profile email offline_access svc_api_user",
     });
     expect(decodeProtectedHeader(tokens.id_token as string).alg).toBe("RS256");
-    expect(tokens.claims()).toMatchObject({ sub: account.sub, aud: clientId, iss: issuer });
+    expect(tokens.scope?.split(" ").sort()).toEqual(["email", "offline_access", "openid", "profile", "svc_api_user"]);
+    // The OIDC scopes release their claims, as in the code flow.
+    expect(tokens.claims()).toMatchObject({
+      sub: account.sub,
+      aud: clientId,
+      iss: issuer,
+      given_name: "Olga",
+      email: account.email?.value,
+      email_verified: true,
+    });
     expect(tokens.claims()?.ua_id).toBeTypeOf("string");
+    // The access token opens userinfo (openid) and the user's own account (svc_api_user).
+    expect(await oidc.fetchUserInfo(config, tokens.access_token, account.sub)).toMatchObject({ given_name: "Olga" });
+    const own = await fetch(`${issuer}/api/v3/users/${account.sub}`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(own.status).toBe(200);
+    // Still only user permissions the client holds: a system permission is refused.
+    await expect(
+      oidc.genericGrantRequest(config, "password", {
+        username: account.sub,
+        password: PASSWORD,
+        scope: "openid svc_api_sys_users",
+      }),
+    ).rejects.toMatchObject({ error: "invalid_scope" });
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
-import { permissionKind } from "../permissions";
+import { isOidcScope, permissionKind } from "../permissions";
 
 /** The grants of the token endpoint (interface §5.2, docs/sign-in.md). */
 export const GRANT = {
@@ -161,7 +161,7 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
     add("clientId", "client id must be 1-128 letters, digits or . _ ~ - and start with a letter or digit");
   }
   if (def.secret === "" || def.restPassword === "") add("secret", "a secret cannot be empty");
-  const unknown = def.scopes.filter((s) => permissionKind(s) === undefined);
+  const unknown = def.scopes.filter((s) => permissionKind(s) === undefined && !isOidcScope(s));
   if (unknown.length > 0) add("scopes", `unknown permissions: ${unknown.join(" ")}`);
   for (const uri of def.redirectUris ?? []) add("redirectUris", redirectProblem("redirect URI", uri));
   for (const uri of def.postLogoutRedirectUris ?? []) {
@@ -200,13 +200,22 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
   return problems;
 }
 
+/**
+ * The permissions of a scope list as a client holds them: OpenID Connect scopes, which
+ * operators copy in from their application's settings, are taken and dropped, since every
+ * client may ask for them.
+ */
+export function clientPermissions(scopes: readonly string[]): string[] {
+  return [...new Set(scopes.filter((s) => !isOidcScope(s)))];
+}
+
 /** Builds the record and digests; the returned secret is shown once and never stored. */
 export function buildClient(def: ClientDefinition, now: number) {
   // A public client gets no secret at all: the stored digest matches nothing presented.
   const secret = def.public ? "" : (def.secret ?? generateSecret());
   const record: ClientRecord = {
     clientId: def.clientId,
-    scopes: [...new Set(def.scopes)],
+    scopes: clientPermissions(def.scopes),
     redirectUris: def.redirectUris ?? [],
     hasRestPassword: def.restPassword !== undefined,
     public: def.public ?? false,

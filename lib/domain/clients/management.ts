@@ -11,6 +11,7 @@ import {
   type ClientDefinition,
   type ClientRecord,
   clientDefinitionProblems,
+  clientPermissions,
   newClientId,
 } from "./client";
 import { ClientExistsError, type ClientRepository, type ClientSnapshot } from "./ports";
@@ -172,6 +173,7 @@ export async function changeClient(
   const sent: ClientChange = Object.fromEntries(
     CHANGEABLE_FIELDS.filter((f) => f in change).map((f) => [f, change[f]]),
   );
+  if (sent.scopes) sent.scopes = clientPermissions(sent.scopes);
   return guardedByRevision(store, clientId, async ({ record, revision }) => {
     const next: ClientRecord = { ...record, ...sent, updatedAt: Math.floor(Date.now() / 1000) };
     const found = clientDefinitionProblems(next);

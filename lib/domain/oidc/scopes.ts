@@ -1,14 +1,7 @@
 import type { Account } from "../accounts/account";
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
-import { parseScope, permissionKind } from "../permissions";
-
-/**
- * OpenID Connect scopes (OIDC Core 5.4, 11): who the user is, not what the token may call.
- * `address` is accepted as clients send it; accounts hold no postal address, so it releases nothing.
- */
-export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"] as const;
-const IDENTITY_SCOPES: readonly string[] = OIDC_SCOPES;
+import { isOidcScope, parseScope, permissionKind } from "../permissions";
 
 /**
  * The scope of an authorization request: OIDC scopes, which every client may ask for, and
@@ -17,7 +10,7 @@ const IDENTITY_SCOPES: readonly string[] = OIDC_SCOPES;
 export function authorizationScopes(client: ClientRecord, scope: string | undefined): string[] {
   const requested = parseScope(scope ?? "");
   if (requested.length === 0) throw new OAuthError("invalid_scope", "scope is required");
-  const unknown = requested.filter((s) => !IDENTITY_SCOPES.includes(s) && permissionKind(s) !== "user");
+  const unknown = requested.filter((s) => !isOidcScope(s) && permissionKind(s) !== "user");
   if (unknown.length > 0) throw new OAuthError("invalid_scope", "the scope names something that is not a user scope");
   const notGranted = requested.filter((s) => permissionKind(s) === "user" && !client.scopes.includes(s));
   if (notGranted.length > 0) throw new OAuthError("invalid_scope", "the scope asks for a permission the client lacks");

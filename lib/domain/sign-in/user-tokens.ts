@@ -3,7 +3,8 @@ import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
-import { describeRequested, parseScope, permissionKind } from "../permissions";
+import { claimsFor } from "../oidc/scopes";
+import { describeRequested, isOidcScope, parseScope, permissionKind } from "../permissions";
 import { type LoginDeps, type LoginFlow, type LoginOrigin, type NewCredential, recordLogin } from "./login-commit";
 
 export interface UserTokenResponse {
@@ -15,15 +16,18 @@ export interface UserTokenResponse {
   id_token: string;
 }
 
-/** The user permissions asked for, all granted to the client (user tokens carry only those). */
+/**
+ * The user permissions asked for, all granted to the client, and any OpenID Connect scopes
+ * (OIDC client libraries add `openid`): these release their claims in the ID token.
+ */
 export function userScopes(client: ClientRecord, scope: unknown): string[] {
   if (typeof scope !== "string" || parseScope(scope).length === 0) {
     throw new OAuthError("invalid_scope", "scope is required: one or more space-separated user permissions");
   }
   const requested = parseScope(scope);
-  const notUser = requested.filter((s) => permissionKind(s) !== "user");
+  const notUser = requested.filter((s) => permissionKind(s) !== "user" && !isOidcScope(s));
   if (notUser.length > 0) throw new OAuthError("invalid_scope", `not user permissions: ${describeRequested(notUser)}`);
-  const notGranted = requested.filter((s) => !client.scopes.includes(s));
+  const notGranted = requested.filter((s) => permissionKind(s) === "user" && !client.scopes.includes(s));
   if (notGranted.length > 0)
     throw new OAuthError("invalid_scope", `not granted to this client: ${describeRequested(notGranted)}`);
   return requested;
@@ -85,7 +89,7 @@ export async function signInWithTokens(
       sid: session.sid,
       uaId,
       authTime: now,
-      claims: added.id,
+      claims: { ...added.id, ...claimsFor(account, scopes) },
       alg: client.idTokenSignedResponseAlg,
     }),
   };
