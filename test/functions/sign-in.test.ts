@@ -53,6 +53,49 @@ describe("discovery", () => {
   });
 });
 
+describe("the authorization request sent as a form POST (OIDC Core 3.1.2.1)", () => {
+  it("signs in and answers the code as for GET; a bad client gets the error page, not a redirect", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri);
+    const context = await browser().newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    // The relying party's page posts the request, as a form with every parameter.
+    const fields = [...started.url.searchParams].map(([name, value]) => {
+      const escaped = value.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+      return `<input type="hidden" name="${name}" value="${escaped}">`;
+    });
+    const endpoint = config.serverMetadata().authorization_endpoint as string;
+    await page.setContent(`<form method="post" action="${endpoint}">${fields.join("")}<button>Go</button></form>`);
+    const [answer] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Go" }).click()]);
+    expect(answer?.request().method()).toBe("POST");
+    expect(answer?.status()).toBe(200);
+    await page.getByLabel(/login/i).fill(account.sub);
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await submit(page);
+    const tokens = await oidc.authorizationCodeGrant(config, await backAtClient(page), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    expect(tokens.claims()).toMatchObject({ sub: account.sub, nonce: started.nonce });
+    await context.close();
+
+    const unknown = new URLSearchParams(started.url.searchParams);
+    unknown.set("client_id", "no-such-client");
+    const refused = await fetch(endpoint, { method: "POST", body: unknown, redirect: "manual" });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("location")).toBeNull();
+    expect(await refused.text()).toMatch(/^<!doctype html>/);
+    // prompt=none with no session seen answers login_required at the client, as GET does.
+    const silent = new URLSearchParams(started.url.searchParams);
+    silent.set("prompt", "none");
+    const back = await fetch(endpoint, { method: "POST", body: silent, redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(new URL(back.headers.get("location") ?? "").searchParams.get("error")).toBe("login_required");
+  });
+});
+
 describe("ID token signing", () => {
   /** Signs `login` in through the browser as `rp` and exchanges the code with openid-client. */
   async function codeFlowTokens(party: Awaited<ReturnType<typeof relyingParty>>, login: string) {

@@ -1,7 +1,7 @@
 import { OAuthError } from "../../domain/errors";
 import { AuthorizationError } from "../../domain/oidc/authorization-request";
 import { COOKIES, pageResult, readCookie } from "../../http/browser";
-import { route } from "../../http/route";
+import { type CommonCall, route } from "../../http/route";
 import {
   answeringErrors,
   browserOf,
@@ -52,6 +52,32 @@ const loginRequired = (request: { redirectUri: string; state?: string }) =>
     request.state,
   );
 
+/** What the endpoint answers for the request's parameters, however they were sent. */
+async function authorizationAnswer(uc: HostedUseCases, call: CommonCall, params: Record<string, string | undefined>) {
+  const query = definedOnly(params);
+  const lang = languageFor(call, query);
+  return answeringErrors(lang, async () => {
+    const found = await uc.authorization.loadRequest(query);
+    const browser = await browserOf(uc, call);
+    if (browser && (await uc.authorization.usableSession(browser, found.request, now())))
+      return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
+    if (found.request.prompt.includes("none")) return errorBack(loginRequired(found.request));
+    const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+    const { clientId: clientName, loginHint } = found.request;
+    const page = await signInPageFor(uc, { lang, state: form.state, clientName, step: "password", loginHint });
+    return pageResult(200, page, form.cookies);
+  });
+}
+
+const AUTHORIZE_DESCRIPTION =
+  "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource. Answers the sign-in page, the consent page, or a redirect to the client with code, state and iss. An unknown client or redirect URI gets an error page, never a redirect.";
+
+const AUTHORIZE_RESPONSES = {
+  200: { description: "Sign-in or consent page", contentType: "text/html" },
+  303: { description: "Back to the client with a code or an error" },
+  400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
+} as const;
+
 const authorize = (uc: HostedUseCases) =>
   route({
     id: "hosted.authorize",
@@ -60,30 +86,31 @@ const authorize = (uc: HostedUseCases) =>
     version: "page",
     auth: "none",
     summary: "Authorization endpoint (OAuth 2.0, OpenID Connect): code flow with PKCE",
-    description:
-      "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource. Answers the sign-in page, the consent page, or a redirect to the client with code, state and iss. An unknown client or redirect URI gets an error page, never a redirect.",
+    description: AUTHORIZE_DESCRIPTION,
     tags: ["sign-in"],
     request: { query: authorizationQuery },
-    responses: {
-      200: { description: "Sign-in or consent page", contentType: "text/html" },
-      303: { description: "Back to the client with a code or an error" },
-      400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
-    },
-    handler: async (call) => {
-      const query = definedOnly(call.query);
-      const lang = languageFor(call, query);
-      return answeringErrors(lang, async () => {
-        const found = await uc.authorization.loadRequest(query);
-        const browser = await browserOf(uc, call);
-        if (browser && (await uc.authorization.usableSession(browser, found.request, now())))
-          return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
-        if (found.request.prompt.includes("none")) return errorBack(loginRequired(found.request));
-        const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
-        const { clientId: clientName, loginHint } = found.request;
-        const page = await signInPageFor(uc, { lang, state: form.state, clientName, step: "password", loginHint });
-        return pageResult(200, page, form.cookies);
-      });
-    },
+    responses: AUTHORIZE_RESPONSES,
+    handler: (call) => authorizationAnswer(uc, call, call.query),
+  });
+
+/**
+ * OIDC Core 3.1.2.1: the same request as a form POST (a relying party whose request is too
+ * long for a URL). A cross-site POST carries no SameSite=Lax cookie, so the browser's
+ * session is not seen: prompt=none answers login_required, and the sign-in page is shown.
+ */
+const authorizeByPost = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.authorize-post",
+    method: "POST",
+    path: "/svc/oauth/authorize",
+    version: "page",
+    auth: "none",
+    summary: "Authorization endpoint, the parameters sent as a form (OIDC Core 3.1.2.1)",
+    description: `As GET, with the parameters in an application/x-www-form-urlencoded body. ${AUTHORIZE_DESCRIPTION}`,
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: authorizationQuery, required: true } },
+    responses: AUTHORIZE_RESPONSES,
+    handler: (call) => authorizationAnswer(uc, call, call.body),
   });
 
 const consentForm = hostedForm({ decision: { enum: ["allow", "deny"] } });
@@ -116,4 +143,4 @@ const consent = (uc: HostedUseCases) =>
     },
   });
 
-export const authorizeRoutes = (uc: HostedUseCases) => [authorize(uc), consent(uc)];
+export const authorizeRoutes = (uc: HostedUseCases) => [authorize(uc), authorizeByPost(uc), consent(uc)];
