@@ -29,7 +29,7 @@ function metadata() {
     end_session_endpoint: endpointUrl("/svc/oauth/logout"),
     scopes_supported: [...OIDC_SCOPES, ...USER_PERMISSIONS],
     response_types_supported: ["code"],
-    response_modes_supported: ["query"],
+    response_modes_supported: ["query", "form_post"],
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],

@@ -96,6 +96,69 @@ describe("the authorization request sent as a form POST (OIDC Core 3.1.2.1)", ()
   });
 });
 
+describe("response_mode=form_post (OAuth 2.0 Form Post Response Mode)", () => {
+  it("the browser posts the code to the client, which openid-client takes; errors come back the same way", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { config, redirectUri } = await relyingParty();
+    expect(config.serverMetadata().response_modes_supported).toEqual(["query", "form_post"]);
+    const started = await startAuthorization(config, redirectUri, { response_mode: "form_post" });
+    const { context, page } = await fillSignInForm(started.url, account.sub);
+    const posted = await page.waitForRequest((r) => r.url().startsWith(rp.url()));
+    expect(posted.method()).toBe("POST");
+    expect(posted.url()).toBe(redirectUri);
+    const body = new URLSearchParams(posted.postData() ?? "");
+    expect(body.get("state")).toBe(started.state);
+    expect(body.get("iss")).toBe(issuer);
+    const callback = new Request(redirectUri, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    expect(tokens.claims()).toMatchObject({ sub: account.sub });
+    await context.close();
+
+    // The page that posts: a form and the one script its CSP admits by hash, in the asked language.
+    const silent = await startAuthorization(config, redirectUri, {
+      response_mode: "form_post",
+      prompt: "none",
+      ui_locales: "ru",
+    });
+    const answer = await fetch(silent.url, { redirect: "manual" });
+    expect(answer.status).toBe(200);
+    const csp = answer.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+';/);
+    expect(csp).not.toContain("unsafe-inline");
+    const page2 = await answer.text();
+    expect(page2).toContain('<html lang="ru">');
+    expect(page2).toContain(`<form method="post" action="${redirectUri}">`);
+    expect(page2).toContain('<input type="hidden" name="error" value="login_required">');
+    expect(page2).toContain(`<input type="hidden" name="state" value="${silent.state}">`);
+
+    // Without scripts the person sends it with the button, from the keyboard.
+    const noScript = await browser().newContext({ locale: "en-US", javaScriptEnabled: false });
+    const manual = await noScript.newPage();
+    await manual.goto(silent.url.toString());
+    await manual.getByRole("button", { name: "Продолжить" }).focus();
+    const [sent] = await Promise.all([
+      manual.waitForRequest((r) => r.url().startsWith(rp.url())),
+      manual.keyboard.press("Enter"),
+    ]);
+    expect(new URLSearchParams(sent.postData() ?? "").get("error")).toBe("login_required");
+    await noScript.close();
+
+    // A mode it does not speak is refused, in the query.
+    const other = await startAuthorization(config, redirectUri, { response_mode: "fragment" });
+    const refused = await fetch(other.url, { redirect: "manual" });
+    expect(refused.status).toBe(303);
+    expect(new URL(refused.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_request");
+  });
+});
+
 describe("ID token signing", () => {
   /** Signs `login` in through the browser as `rp` and exchanges the code with openid-client. */
   async function codeFlowTokens(party: Awaited<ReturnType<typeof relyingParty>>, login: string) {

@@ -16,7 +16,12 @@ export interface AuthorizationRequest {
   uiLocales?: string;
   idTokenHint?: string;
   resource?: string;
+  /** How the answer reaches the client: in the redirect's query, or posted by the browser (OAuth 2.0 Form Post). */
+  responseMode: ResponseMode;
 }
+
+export type ResponseMode = "query" | "form_post";
+const RESPONSE_MODES: readonly string[] = ["query", "form_post"] satisfies ResponseMode[];
 
 /**
  * The client or the redirect URI cannot be trusted: the user sees an error page and is
@@ -35,10 +40,16 @@ export class AuthorizationError extends Error {
     readonly error: OAuthError,
     readonly redirectUri: string,
     readonly state: string | undefined,
+    readonly responseMode: ResponseMode = "query",
   ) {
     super(error.message);
     this.name = "AuthorizationError";
   }
+}
+
+/** The refusal of a checked request, answered the way the request asked. */
+export function refusalOf(request: AuthorizationRequest, error: OAuthError): AuthorizationError {
+  return new AuthorizationError(error, request.redirectUri, request.state, request.responseMode);
 }
 
 const LIMITS = { state: 1024, nonce: 512, loginHint: 256, uiLocales: 64, idTokenHint: 4096 } as const;
@@ -67,10 +78,12 @@ export function parseAuthorizationRequest(
   if (redirectUri === undefined || !client.redirectUris.includes(redirectUri) || !redirectSchemeAllowed(redirectUri))
     throw new UntrustedRedirectError("bad_redirect_uri");
   const state = query.state !== undefined && query.state.length <= LIMITS.state ? query.state : undefined;
+  // Errors too go back the way the request asked, once that is a mode we speak.
+  const responseMode = query.response_mode === "form_post" ? "form_post" : "query";
   try {
     return checked(query, client, redirectUri);
   } catch (error) {
-    if (error instanceof OAuthError) throw new AuthorizationError(error, redirectUri, state);
+    if (error instanceof OAuthError) throw new AuthorizationError(error, redirectUri, state, responseMode);
     throw error;
   }
 }
@@ -86,8 +99,8 @@ function checked(
     throw new OAuthError("request_uri_not_supported", "request objects by reference are not supported");
   if (query.response_type !== "code")
     throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
-  if (query.response_mode !== undefined && query.response_mode !== "query")
-    throw new OAuthError("invalid_request", "only response_mode=query is supported");
+  if (query.response_mode !== undefined && !RESPONSE_MODES.includes(query.response_mode))
+    throw new OAuthError("invalid_request", "response_mode may be query or form_post");
   if (!client.grantTypes.includes(GRANT.authorizationCode))
     throw new OAuthError("unauthorized_client", "the client may not use the authorization code flow");
   const scopes = authorizationScopes(client, query.scope);
@@ -132,6 +145,7 @@ function checked(
     uiLocales: text(query, "ui_locales", LIMITS.uiLocales),
     idTokenHint: text(query, "id_token_hint", LIMITS.idTokenHint),
     resource,
+    responseMode: query.response_mode === "form_post" ? "form_post" : "query",
   };
 }
 

@@ -5,10 +5,12 @@ import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
 import type { LoginRepository } from "../login/ports";
 import {
-  AuthorizationError,
+  type AuthorizationError,
   type AuthorizationRequest,
   parseAuthorizationRequest,
+  type ResponseMode,
   redirectWith,
+  refusalOf,
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode } from "../oidc/code-grant";
@@ -41,8 +43,10 @@ export interface FoundRequest {
 /** Where the browser goes once signed in: the consent page, or back to the client with a code or an error. */
 export type AfterSignIn =
   | { kind: "consent"; clientId: string; scopes: string[] }
-  | { kind: "back"; redirectUri: string; params: Record<string, string | undefined> }
+  | { kind: "back"; redirectUri: string; responseMode: ResponseMode; params: Record<string, string | undefined> }
   | { kind: "error"; error: AuthorizationError };
+
+const answerTo = ({ redirectUri, responseMode }: AuthorizationRequest) => ({ redirectUri, responseMode });
 
 /** Who acts, for the events. */
 export interface Actor {
@@ -97,10 +101,10 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         if (!request.prompt.includes("none"))
           return { kind: "consent", clientId: client.clientId, scopes: request.scopes };
         const error = new OAuthError("consent_required", "the user has not consented");
-        return { kind: "error", error: new AuthorizationError(error, request.redirectUri, request.state) };
+        return { kind: "error", error: refusalOf(request, error) };
       }
       const code = await issueCode(deps.codes, request, browser, now);
-      return { kind: "back", redirectUri: request.redirectUri, params: { code, state: request.state } };
+      return { kind: "back", ...answerTo(request), params: { code, state: request.state } };
     },
 
     /** The user's answer on the consent page: allowing records a consent (acls); either way an event. */
@@ -125,11 +129,11 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       });
       if (!allow) {
         const denied = new OAuthError("access_denied", "the user denied the request");
-        return { kind: "error", error: new AuthorizationError(denied, request.redirectUri, request.state) };
+        return { kind: "error", error: refusalOf(request, denied) };
       }
       await deps.logins.commit([deps.consents.grantItem(sub, request.clientId, request.scopes, Date.now())]);
       const code = await issueCode(deps.codes, request, browser, now);
-      return { kind: "back", redirectUri: request.redirectUri, params: { code, state: request.state } };
+      return { kind: "back", ...answerTo(request), params: { code, state: request.state } };
     },
 
     /** Where the browser goes after logout: only a URI registered for the client (no open redirect). */

@@ -1,7 +1,12 @@
 import { config } from "../../config";
 import type { ApiError } from "../../domain/errors";
 import { oauthDescription } from "../../domain/errors";
-import { AuthorizationError, redirectWith, UntrustedRedirectError } from "../../domain/oidc/authorization-request";
+import {
+  AuthorizationError,
+  type ResponseMode,
+  redirectWith,
+  UntrustedRedirectError,
+} from "../../domain/oidc/authorization-request";
 import type { LiveBrowserSession } from "../../domain/oidc/browser-session";
 import type { PolicyViolation } from "../../domain/passwords/policy";
 import type { BrowserOrigin } from "../../domain/sign-in/browser-sign-in";
@@ -19,6 +24,7 @@ import {
 } from "../../http/browser";
 import type { CommonCall, HttpResult } from "../../http/route";
 import { errorPage } from "../../pages/error";
+import { FORM_POST_HEADERS, formPostPage } from "../../pages/form-post";
 import type { FormState } from "../../pages/parts";
 import { type Language, pageLanguage, TEXT } from "../../pages/text";
 import type { HostedUseCases } from "./use-cases";
@@ -36,14 +42,32 @@ export function languageFor(call: CommonCall, query: Record<string, string | und
   return pageLanguage(query.ui_locales, call.language);
 }
 
-/** The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`). */
-export function backToClient(redirectUri: string, params: Record<string, string | undefined>, cookies?: string[]) {
-  return seeOther(redirectWith(redirectUri, { ...params, iss: config().issuer }), cookies);
+/** Where and how the client hears the answer. */
+export interface ClientAnswer {
+  redirectUri: string;
+  responseMode: ResponseMode;
 }
 
-export function errorBack(error: AuthorizationError, cookies?: string[]): HttpResult {
+/**
+ * The answer to the client at its redirect URI (RFC 6749 4.1.2, RFC 9207 `iss`): in the
+ * redirect's query, or a page whose form the browser posts there (form_post).
+ */
+export function backToClient(
+  lang: Language,
+  to: ClientAnswer,
+  params: Record<string, string | undefined>,
+  cookies?: string[],
+): HttpResult {
+  const answer = { ...params, iss: config().issuer };
+  if (to.responseMode === "query") return seeOther(redirectWith(to.redirectUri, answer), cookies);
+  const page = formPostPage(lang, to.redirectUri, definedOnly(answer));
+  return { statusCode: 200, headers: { ...FORM_POST_HEADERS }, body: page, ...(cookies?.length && { cookies }) };
+}
+
+export function errorBack(lang: Language, error: AuthorizationError, cookies?: string[]): HttpResult {
   return backToClient(
-    error.redirectUri,
+    lang,
+    error,
     { error: error.error.code, error_description: oauthDescription(error.error.description), state: error.state },
     cookies,
   );
@@ -58,7 +82,7 @@ export async function answeringErrors(lang: Language, answer: () => Promise<Http
       const t = TEXT[lang];
       return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
     }
-    if (error instanceof AuthorizationError) return errorBack(error);
+    if (error instanceof AuthorizationError) return errorBack(lang, error);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { OAuthError } from "../../domain/errors";
-import { AuthorizationError } from "../../domain/oidc/authorization-request";
+import { type AuthorizationRequest, refusalOf } from "../../domain/oidc/authorization-request";
 import { COOKIES, pageResult, readCookie } from "../../http/browser";
 import { type CommonCall, route } from "../../http/route";
 import {
@@ -45,12 +45,8 @@ const authorizationQuery = {
   ),
 } as const;
 
-const loginRequired = (request: { redirectUri: string; state?: string }) =>
-  new AuthorizationError(
-    new OAuthError("login_required", "the user is not signed in"),
-    request.redirectUri,
-    request.state,
-  );
+const loginRequired = (request: AuthorizationRequest) =>
+  refusalOf(request, new OAuthError("login_required", "the user is not signed in"));
 
 /** What the endpoint answers for the request's parameters, however they were sent. */
 async function authorizationAnswer(uc: HostedUseCases, call: CommonCall, params: Record<string, string | undefined>) {
@@ -61,7 +57,7 @@ async function authorizationAnswer(uc: HostedUseCases, call: CommonCall, params:
     const browser = await browserOf(uc, call);
     if (browser && (await uc.authorization.usableSession(browser, found.request, now())))
       return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
-    if (found.request.prompt.includes("none")) return errorBack(loginRequired(found.request));
+    if (found.request.prompt.includes("none")) return errorBack(lang, loginRequired(found.request));
     const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
     const { clientId: clientName, loginHint } = found.request;
     const page = await signInPageFor(uc, { lang, state: form.state, clientName, step: "password", loginHint });

@@ -71,10 +71,10 @@ export async function answerNext(
   next: AfterSignIn,
   cookies: string[],
 ): Promise<HttpResult> {
-  if (next.kind === "error") return errorBack(next.error, cookies);
-  if (next.kind === "back") return backToClient(next.redirectUri, next.params, cookies);
-  const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
   const lang = languageFor(call, query);
+  if (next.kind === "error") return errorBack(lang, next.error, cookies);
+  if (next.kind === "back") return backToClient(lang, next, next.params, cookies);
+  const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
   const page = consentPage({ lang, state: form.state, clientName: next.clientId, scopes: next.scopes });
   return pageResult(200, page, [...cookies, ...form.cookies]);
 }
