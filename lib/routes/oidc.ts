@@ -2,6 +2,7 @@ import { config } from "../config";
 import { GRANT_TYPES } from "../domain/clients/client";
 import { oauthDescription } from "../domain/errors";
 import type { OidcUseCases } from "../domain/oidc/oidc-endpoints";
+import { RELEASABLE_CLAIMS } from "../domain/oidc/scopes";
 import { OIDC_SCOPES, USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { group, type HttpResult, route } from "../http/route";
@@ -52,17 +53,9 @@ function metadata() {
       "at_hash",
       "sid",
       "ua_id",
-      "name",
-      "family_name",
-      "given_name",
-      "middle_name",
-      "updated_at",
-      "email",
-      "email_verified",
-      "phone_number",
-      "phone_number_verified",
+      ...RELEASABLE_CLAIMS,
     ],
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,

@@ -159,6 +159,69 @@ describe("response_mode=form_post (OAuth 2.0 Form Post Response Mode)", () => {
   });
 });
 
+describe("claims one by one: the claims parameter (OIDC Core 5.5) and the phone scope", () => {
+  /** Signs in through chromium with `extra` authorization parameters; the tokens and the userinfo answer. */
+  async function signedInWith(login: string, extra: Record<string, string>) {
+    const party = await relyingParty();
+    const started = await startAuthorization(party.config, party.redirectUri, extra);
+    const { context, page } = await fillSignInForm(started.url, login);
+    const callback = await backAtClient(page);
+    await context.close();
+    const tokens = await oidc.authorizationCodeGrant(party.config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    const info = await oidc.fetchUserInfo(party.config, tokens.access_token, oidc.skipSubjectCheck);
+    return { claims: tokens.claims() ?? {}, info, party };
+  }
+
+  /** A phone number no other account of the file holds. */
+  const newPhone = () => ({ value: `7999${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`, verified: true });
+
+  it("releases the claims named for the ID token and for userinfo, each where it was asked, with scope openid alone", async () => {
+    const phone = newPhone();
+    const account = await seedAccount({ given_name: "Vera", family_name: "Orlova", phone_number: phone }, PASSWORD);
+    const claims = JSON.stringify({
+      id_token: { name: { essential: true }, phone_number: null, shoe_size: null },
+      userinfo: { email: null, email_verified: { essential: false } },
+    });
+    const { claims: id, info, party } = await signedInWith(account.sub, { scope: "openid", claims });
+    expect(party.config.serverMetadata().claims_parameter_supported).toBe(true);
+    expect(id).toMatchObject({ name: expect.stringMatching(/^Vera .*Orlova$/), phone_number: phone.value });
+    expect(id).not.toHaveProperty("email");
+    expect(id).not.toHaveProperty("shoe_size");
+    expect(info).toEqual({ sub: account.sub, email: account.email?.value, email_verified: true });
+  });
+
+  it("the phone scope releases the phone claims of an account that has a phone, in the ID token and userinfo", async () => {
+    const phone = newPhone();
+    const account = await seedAccount({ phone_number: phone }, PASSWORD);
+    const { claims: id, info } = await signedInWith(account.sub, { scope: "openid phone" });
+    const expected = { phone_number: phone.value, phone_number_verified: true };
+    expect(id).toMatchObject(expected);
+    expect(info).toEqual({ sub: account.sub, ...expected });
+  });
+
+  it("a claims parameter that is not a JSON object of objects is invalid_request at the client", async () => {
+    const { config, redirectUri } = await relyingParty();
+    for (const claims of [
+      "{not json",
+      "[]",
+      JSON.stringify({ id_token: ["name"] }),
+      JSON.stringify({ userinfo: { email: 1 } }),
+      "x".repeat(5000),
+    ]) {
+      const started = await startAuthorization(config, redirectUri, { claims });
+      const answer = await fetch(started.url, { redirect: "manual" });
+      expect(answer.status).toBe(303);
+      const back = new URL(answer.headers.get("location") ?? "");
+      expect(back.searchParams.get("error"), claims.slice(0, 40)).toBe("invalid_request");
+      expect(back.searchParams.get("state")).toBe(started.state);
+    }
+  });
+});
+
 describe("ID token signing", () => {
   /** Signs `login` in through the browser as `rp` and exchanges the code with openid-client. */
   async function codeFlowTokens(party: Awaited<ReturnType<typeof relyingParty>>, login: string) {

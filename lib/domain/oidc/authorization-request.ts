@@ -1,5 +1,6 @@
 import { type ClientRecord, GRANT, redirectSchemeAllowed } from "../clients/client";
 import { OAuthError } from "../errors";
+import { parseClaimsRequest, type RequestedClaims } from "./claims-request";
 import { authorizationScopes } from "./scopes";
 
 /** A checked authorization request (RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636, RFC 8707). */
@@ -16,6 +17,8 @@ export interface AuthorizationRequest {
   uiLocales?: string;
   idTokenHint?: string;
   resource?: string;
+  /** Claims named one by one (OIDC Core 5.5), beside those the scopes release. */
+  claims?: RequestedClaims;
   /** How the answer reaches the client: in the redirect's query, or posted by the browser (OAuth 2.0 Form Post). */
   responseMode: ResponseMode;
 }
@@ -145,6 +148,7 @@ function checked(
     uiLocales: text(query, "ui_locales", LIMITS.uiLocales),
     idTokenHint: text(query, "id_token_hint", LIMITS.idTokenHint),
     resource,
+    claims: parseClaimsRequest(query.claims),
     responseMode: query.response_mode === "form_post" ? "form_post" : "query",
   };
 }

@@ -41,6 +41,7 @@ export async function issueCode(
     authTime: browser.session.authTime ?? browser.session.createdAt,
     amr: browser.session.amr ?? ["pwd"],
     ...(request.resource && { resource: request.resource }),
+    ...(request.claims && { claims: request.claims }),
     expiresAt: now + CODE_TTL_SECONDS,
     status: "issued",
   });
@@ -120,6 +121,7 @@ export async function authorizationCodeGrant(
     amr: record.amr,
     browserSid: record.browserSid,
     ...(record.resource && { audience: record.resource }),
+    ...(record.claims?.userinfo.length && { userinfoClaims: record.claims.userinfo }),
   };
   // Before the code is redeemed: a failed hook must not spend it.
   const request = {
@@ -168,7 +170,7 @@ export async function authorizationCodeGrant(
         nonce: record.nonce,
         accessToken: token,
         amr: record.amr,
-        claims: { ...added.id, ...claimsFor(account, record.scopes) },
+        claims: { ...added.id, ...claimsFor(account, record.scopes, record.claims?.idToken) },
         alg: client.idTokenSignedResponseAlg,
       })
     : undefined;

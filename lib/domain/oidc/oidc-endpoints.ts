@@ -51,7 +51,7 @@ export function oidcUseCases(deps: OidcDeps) {
       const { session, account } = await deps.sessions.sessionAndAccount(claims.sub, claims.sid);
       if (!session || !account || session.expiresAt <= nowSeconds())
         return { ok: false, error: "invalid_token", description: "the session has ended" };
-      return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes) } };
+      return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes, session.userinfoClaims) } };
     },
 
     /** RFC 7662, for confidential clients only, about their own tokens and their audience's. */

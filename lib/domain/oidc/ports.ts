@@ -1,4 +1,5 @@
 import type { PendingWrite } from "../unit-of-work";
+import type { RequestedClaims } from "./claims-request";
 
 /** An authorization code as stored: only the digest of the code itself (docs/sign-in.md). */
 export interface AuthorizationCodeRecord {
@@ -16,6 +17,8 @@ export interface AuthorizationCodeRecord {
   authTime: number;
   amr: string[];
   resource?: string;
+  /** Claims the request named one by one (OIDC Core 5.5). */
+  claims?: RequestedClaims;
   /** Unix seconds; the item also leaves through the table's TTL. */
   expiresAt: number;
   /** issued, then used; `sid` names the session its exchange opened (ended if the code comes back). */

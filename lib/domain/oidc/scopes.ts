@@ -22,24 +22,42 @@ export function permissionsOf(scopes: readonly string[]): string[] {
   return scopes.filter((s) => permissionKind(s) === "user");
 }
 
-/** Standard claims of the account that the scopes release (OIDC Core 5.1, 5.4). */
-export function claimsFor(account: Account, scopes: readonly string[]): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  if (scopes.includes("profile")) {
-    const name = [account.given_name, account.middle_name, account.family_name].filter(Boolean).join(" ");
-    if (name) claims.name = name;
-    for (const field of ["family_name", "given_name", "middle_name"] as const) {
-      if (account[field] !== undefined) claims[field] = account[field];
-    }
-    claims.updated_at = account.updatedAt;
-  }
-  if (scopes.includes("email") && account.email) {
-    claims.email = account.email.value;
-    claims.email_verified = account.email.verified;
-  }
-  if (scopes.includes("phone") && account.phone_number) {
-    claims.phone_number = account.phone_number.value;
-    claims.phone_number_verified = account.phone_number.verified;
-  }
-  return claims;
+/** The standard claims each scope releases (OIDC Core 5.4); `address` has none here. */
+const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  profile: ["name", "family_name", "given_name", "middle_name", "updated_at"],
+  email: ["email", "email_verified"],
+  phone: ["phone_number", "phone_number_verified"],
+};
+
+/** Every standard claim an account can hold, the names the `claims` parameter may ask for. */
+export const RELEASABLE_CLAIMS: readonly string[] = Object.values(SCOPE_CLAIMS).flat();
+
+/** The standard claims the account holds (OIDC Core 5.1). */
+function accountClaims(account: Account): Record<string, unknown> {
+  const name = [account.given_name, account.middle_name, account.family_name].filter(Boolean).join(" ");
+  return {
+    ...(name && { name }),
+    family_name: account.family_name,
+    given_name: account.given_name,
+    middle_name: account.middle_name,
+    updated_at: account.updatedAt,
+    email: account.email?.value,
+    email_verified: account.email?.verified,
+    phone_number: account.phone_number?.value,
+    phone_number_verified: account.phone_number?.verified,
+  };
+}
+
+/**
+ * Standard claims of the account that the scopes release (OIDC Core 5.4), and those the
+ * `claims` parameter named one by one (5.5); a claim the account does not hold is left out.
+ */
+export function claimsFor(
+  account: Account,
+  scopes: readonly string[],
+  named: readonly string[] = [],
+): Record<string, unknown> {
+  const held = accountClaims(account);
+  const wanted = new Set([...scopes.flatMap((scope) => SCOPE_CLAIMS[scope] ?? []), ...named]);
+  return Object.fromEntries(Object.entries(held).filter(([claim, value]) => wanted.has(claim) && value !== undefined));
 }

@@ -28,6 +28,8 @@ export interface SessionRecord {
   browserSid?: string;
   /** The audience of its access tokens (RFC 8707 resource), when not the default. */
   audience?: string;
+  /** Claims userinfo releases beside the scopes' (OIDC Core 5.5 `claims.userinfo`). */
+  userinfoClaims?: string[];
 }
 
 export interface SessionRepository {

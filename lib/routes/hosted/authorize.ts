@@ -38,6 +38,7 @@ const authorizationQuery = {
       "ui_locales",
       "id_token_hint",
       "resource",
+      "claims",
       "response_mode",
       "request",
       "request_uri",
