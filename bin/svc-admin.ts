@@ -32,13 +32,15 @@ commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
                   [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
-                  [--id-token-alg RS256|ES256]
+                  [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr (default: all but password;
                                   --public: authorization_code refresh_token, no secret, PKCE)
                                   --trust-relayed-address: password guesses count against the
                                   X-Forwarded-For address alone (confidential clients only)
                                   --id-token-alg: how its ID tokens are signed (default RS256)
+                                  --backchannel-logout-uri: where logout tokens of its users'
+                                  ended sessions are posted (OIDC Back-Channel Logout)
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
@@ -88,6 +90,7 @@ const OPTIONS = {
   "first-party": { type: "boolean" },
   "trust-relayed-address": { type: "boolean" },
   "id-token-alg": { type: "string" },
+  "backchannel-logout-uri": { type: "string" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
   app: { type: "string" },
@@ -118,6 +121,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "first-party",
       "trust-relayed-address",
       "id-token-alg",
+      "backchannel-logout-uri",
     ],
     positionals: [],
   },
@@ -187,6 +191,7 @@ async function clientsCreate(values: Values): Promise<number> {
     firstParty: values["first-party"] === true,
     trustRelayedAddress: values["trust-relayed-address"] === true,
     idTokenSignedResponseAlg: stringOption(values, "id-token-alg"),
+    backchannelLogoutUri: stringOption(values, "backchannel-logout-uri"),
   };
   try {
     const { clientId, secret } = await registerClient(services().clients, def, false);
@@ -225,6 +230,7 @@ async function clientsList(values: Values): Promise<number> {
     firstParty: c.firstParty,
     trustRelayedAddress: c.trustRelayedAddress,
     idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+    ...(c.backchannelLogoutUri && { backchannelLogoutUri: c.backchannelLogoutUri }),
   }));
   if (values.json) {
     for (const row of rows) out(JSON.stringify(row));

@@ -1,5 +1,7 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { config } from "../lib/config";
+import { endedSessionsOf } from "../lib/events/ended-sessions";
+import type { ChangeRecord } from "../lib/events/mapping";
 import { publishChanges } from "../lib/events/publish";
 import { eventPublisher } from "../lib/events/publisher";
 import { changeOf } from "../lib/events/stream-records";
@@ -17,9 +19,24 @@ export function handler(event: DynamoDBStreamEvent, context?: Pick<Context, "aws
   return withLogContext({ requestId, function: "events" }, () => publishBatch(event));
 }
 
+/**
+ * Back-Channel Logout for the sessions that ended in the batch. Loaded only for a batch that
+ * has one: most batches have none, and the signing keys' client and jose would weigh on
+ * every cold start.
+ */
+async function tellClients(changes: ChangeRecord[]): Promise<void> {
+  const ended = endedSessionsOf(changes);
+  if (ended.length === 0) return;
+  const { tellEndedSessionsOnce } = await import("../lib/events/backchannel-delivery");
+  await tellEndedSessionsOnce(ended);
+}
+
 async function publishBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const changes = event.Records.map(changeOf);
-  const outcome = await publishChanges(changes, eventPublisher(), config().issuer);
+  const [outcome] = await Promise.all([
+    publishChanges(changes, eventPublisher(), config().issuer),
+    tellClients(changes),
+  ]);
   if (outcome.failedSequence === undefined) {
     log.info("events published", { records: changes.length, events: outcome.published });
     return { batchItemFailures: [] };

@@ -18,6 +18,8 @@ export interface FunctionNeeds {
   schedule?: string;
   /** Reads the data key secret (encrypts stored external tokens and TOTP secrets, signs bind states). */
   dataKey?: true;
+  /** Reads the signing keys' partition alone (Query with a leading-key condition): signs logout tokens. */
+  signsLogoutTokens?: true;
   /** Hashes passwords or security answers (scrypt, one core for about half a second) on its hot path. */
   hashes?: true;
 }
@@ -55,8 +57,9 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
-  // The event stream: committed changes from the table's stream to the event bus (no HTTP route).
-  events: { table: "stream", publishes: true },
+  // The event stream: committed changes from the table's stream to the event bus (no HTTP route),
+  // and Back-Channel Logout tokens for the sessions that ended.
+  events: { table: "stream", publishes: true, signsLogoutTokens: true },
 };
 
 /** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */

@@ -49,6 +49,7 @@ import {
 } from "../lib/http/cors";
 import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
+import { keys } from "../lib/store/keys";
 import { TABLE } from "../lib/store/table-definition";
 import { functionCode } from "./bundling";
 import { FUNCTION_NEEDS, HOOK_CALLERS, memoryMbOf } from "./function-needs";
@@ -311,6 +312,7 @@ export class SvcIdentityStack extends Stack {
       this.acknowledgeIndexWildcard(role);
     }
     if (needs.publishes) this.eventBus.grantPutEventsTo(role);
+    if (needs.signsLogoutTokens) this.allowSigningKeysRead(role);
     if (needs.messaging) this.allowMessaging(role);
     if (needs.dataKey) this.dataKey.grantRead(role);
     if (needs.schedule) {
@@ -346,6 +348,17 @@ export class SvcIdentityStack extends Stack {
       id: "AwsSolutions-IAM5[Resource::*]",
       reason: "dynamodb:ListStreams, which reading a table's stream needs, has no resource-level permissions.",
     });
+  }
+
+  /** dynamodb:Query on the table, for the signing keys' partition only (dynamodb:LeadingKeys). */
+  private allowSigningKeysRead(role: Role): void {
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [this.table.tableArn],
+        conditions: { "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": [keys.signingKeysPartition] } },
+      }),
+    );
   }
 
   /** lambda:InvokeFunction on exactly each hook's function, for exactly the functions that call it. */

@@ -60,6 +60,12 @@ const changeable = {
     enum: ID_TOKEN_ALGS,
     description: "id_token_signed_response_alg (OIDC Registration 2): how its ID tokens are signed, RS256 by default",
   },
+  backchannelLogoutUri: {
+    type: "string",
+    maxLength: 2048,
+    description:
+      "OpenID Connect Back-Channel Logout: https (or http to a loopback host) address the logout tokens of its users' ended sessions are posted to; an empty string removes it",
+  },
   trustRelayedAddress: {
     type: "boolean",
     description:
@@ -97,6 +103,7 @@ const clientProperties = {
   public: { type: "boolean" },
   firstParty: { type: "boolean" },
   idTokenSignedResponseAlg: { enum: ID_TOKEN_ALGS },
+  backchannelLogoutUri: { type: "string", description: "present when set" },
   trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
   bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },
@@ -104,15 +111,18 @@ const clientProperties = {
   updatedAt: { type: "integer" },
 } as const;
 
+/** Fields every client shows; the others only when set. */
+const shownAlways = Object.keys(clientProperties).filter((name) => name !== "backchannelLogoutUri");
+
 export const clientView = {
   type: "object",
-  required: Object.keys(clientProperties),
+  required: shownAlways,
   properties: clientProperties,
 } as const;
 
 export const createdClient = {
   type: "object",
-  required: Object.keys(clientProperties),
+  required: shownAlways,
   properties: {
     ...clientProperties,
     clientSecret: { type: "string", description: "confidential clients only; shown this once, stored as a digest" },

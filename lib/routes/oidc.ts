@@ -59,6 +59,8 @@ function metadata() {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     ui_locales_supported: ["ru", "en"],
   };
 }

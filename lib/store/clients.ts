@@ -34,6 +34,7 @@ const PUBLIC_FIELDS = [
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
+  "backchannelLogoutUri",
   "bootstrap",
   "createdAt",
   "updatedAt",
@@ -60,6 +61,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
     // Clients stored before the choice existed get the OIDC default.
     idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
+    ...(typeof item.backchannelLogoutUri === "string" && { backchannelLogoutUri: item.backchannelLogoutUri }),
     bootstrap: Boolean(item.bootstrap),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
@@ -175,10 +177,11 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
     },
 
     async update(clientId: string, update: ClientUpdate, guard: ClientGuard, alsoWrite: PendingWrite[]) {
-      const set = Object.fromEntries(
-        Object.entries({ ...update, revision: newRevision() }).filter(([, v]) => v !== undefined),
+      const fields = Object.entries({ ...update, revision: newRevision() }).filter(([, v]) => v !== undefined);
+      const parts = buildUpdate(
+        Object.fromEntries(fields.filter(([, v]) => v !== "")),
+        fields.filter(([, v]) => v === "").map(([name]) => name),
       );
-      const parts = buildUpdate(set);
       const condition = guardCondition(guard);
       return transactUnlessRefused(client, [
         {

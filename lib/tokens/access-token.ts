@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
 import type { AccessTokenClaims, AccessTokenInput, AccessTokenIssuer, IdTokenInput } from "../domain/oauth/ports";
+import type { LogoutTokenClaims } from "../domain/sessions/backchannel-logout";
 import { log } from "../log";
 import { ACCESS_TOKEN_ALG, type KeyRing, NoSigningKeyError, type SigningAlg } from "./key-ring";
 import { createVerifiedTokens } from "./verified-tokens";
@@ -115,6 +116,17 @@ export async function issueIdToken(
     .setIssuedAt(iat)
     .setExpirationTime(iat + input.ttlSeconds)
     .sign(key);
+}
+
+/** Back-Channel Logout 1.0 2.4: the logout token, signed as the client's ID tokens are. */
+export function logoutTokenSigner(keyRing: KeyRing, issuer: string) {
+  return async (claims: LogoutTokenClaims, alg: SigningAlg): Promise<string> => {
+    const { kid, key, alg: signedWith } = await idTokenKey(keyRing, alg);
+    return new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: signedWith, typ: "logout+jwt", kid })
+      .setIssuer(issuer)
+      .sign(key);
+  };
 }
 
 /**

@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { DynamoDBRecord } from "aws-lambda";
 import { decodeJwt } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../functions/events";
 import { config } from "../../lib/config";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
@@ -12,8 +11,6 @@ import { type CloudEvent, EVENT_TYPE_PREFIX, EVENT_TYPES } from "../../lib/event
 import { eventSchema } from "../../lib/events/schemas";
 import { mintUserToken } from "../../lib/local/user-token";
 import { keys } from "../../lib/store/keys";
-import { ensureTable } from "../../lib/store/table-admin";
-import { openStreamReader, type TableStreamReader } from "../../lib/store/table-stream";
 import {
   createClient,
   invoke,
@@ -27,6 +24,7 @@ import { passwordLogin } from "../support/login";
 import { lastCode } from "../support/outbox";
 import { confirmRegistration, request } from "../support/requests";
 import { storedItem } from "../support/stored";
+import { useTableStream } from "../support/table-stream";
 
 /**
  * Real requests through the real handlers on DynamoDB Local, then the table's stream read
@@ -36,8 +34,6 @@ import { storedItem } from "../support/stored";
 
 const PASSWORD = "correct horse battery staple";
 const SCOPES = ["svc_api_user", "svc_api_uapps", "svc_api_usec_chg"];
-let reader: TableStreamReader;
-let tables: DynamoDBClient;
 /** Lines of the events file already read by earlier steps. */
 let seen = 0;
 
@@ -45,34 +41,14 @@ const ajv = new Ajv2020({ allErrors: true, strict: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 const validators = new Map(EVENT_TYPES.map((type) => [`${EVENT_TYPE_PREFIX}${type}`, ajv.compile(eventSchema(type))]));
 
-beforeAll(async () => {
-  const endpoint = `http://127.0.0.1:${config().dynamodbPort}`;
-  tables = new DynamoDBClient({
-    endpoint,
-    region: config().region,
-    credentials: { accessKeyId: "l", secretAccessKey: "l" },
-  });
-  // The suite's tables stream only where a test reads the stream (test/support/table-per-file.ts).
-  await ensureTable(tables, config().tableName, { stream: true });
-  reader = await openStreamReader(tables, {
-    endpoint,
-    region: config().region,
-    tableName: config().tableName,
-    from: "LATEST",
-  });
-});
-
-afterAll(() => {
-  reader.close();
-  tables.destroy();
-});
+const reader = useTableStream();
 
 /**
  * What the requests since the last call committed: the stream's records, and the events
  * the events function published for them (appended to this file's events file).
  */
 async function committed(): Promise<{ records: DynamoDBRecord[]; events: CloudEvent[] }> {
-  const records = await reader.next();
+  const records = await reader().next();
   if (records.length > 0) expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
   const file = config().events.file;
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];

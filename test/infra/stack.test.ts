@@ -297,15 +297,22 @@ describe("the event stream", () => {
     }
   });
 
-  it("when the events function reads the stream, it gets stream reads and no table item access", () => {
+  it("when the events function reads the stream, it gets stream reads and, of the items, only a Query of the signing keys", () => {
     const actions = actionsOf("events");
     expect(actions).toEqual(expect.arrayContaining(["dynamodb:GetRecords", "dynamodb:GetShardIterator"]));
     for (const action of actions) {
-      expect(action).not.toMatch(
-        /^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|BatchGetItem|BatchWriteItem|Query|Scan)$/,
-      );
+      expect(action).not.toMatch(/^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|BatchGetItem|BatchWriteItem|Scan)$/);
     }
     expect(actions).toContain("sqs:SendMessage");
+    // Back-Channel Logout signs logout tokens: the signing keys' partition, nothing else.
+    const queries = statementsOf("events").filter((s) => [s.Action].flat().includes("dynamodb:Query"));
+    expect(queries).toEqual([
+      expect.objectContaining({
+        Action: "dynamodb:Query",
+        Resource: { "Fn::GetAtt": [logicalId(stack.table), "Arn"] },
+        Condition: { "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": ["SIGNING_KEYS"] } },
+      }),
+    ]);
   });
 
   it("when a bus ARN is given, the stack creates no bus and grants PutEvents on the given one", () => {

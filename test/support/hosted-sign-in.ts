@@ -21,7 +21,13 @@ export async function useHostedSignIn(host?: "localhost") {
    * metadata (RS256 ID tokens) unless `idTokenAlg` registers another on both sides.
    */
   async function relyingParty(
-    options: { public?: boolean; firstParty?: boolean; scopes?: string[]; idTokenAlg?: "ES256" } = {},
+    options: {
+      public?: boolean;
+      firstParty?: boolean;
+      scopes?: string[];
+      idTokenAlg?: "ES256";
+      backchannelLogoutUri?: string;
+    } = {},
   ) {
     const redirectUri = `${rp.url()}/cb`;
     const registered = await createClient(options.scopes ?? ["svc_api_user"], {
@@ -30,6 +36,7 @@ export async function useHostedSignIn(host?: "localhost") {
       firstParty: options.firstParty ?? true,
       ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
       ...(options.idTokenAlg && { idTokenSignedResponseAlg: options.idTokenAlg }),
+      ...(options.backchannelLogoutUri && { backchannelLogoutUri: options.backchannelLogoutUri }),
     });
     const metadata = options.idTokenAlg ? { id_token_signed_response_alg: options.idTokenAlg } : {};
     const config = await oidc.discovery(

@@ -43,6 +43,8 @@ export interface ClientRecord {
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
   idTokenSignedResponseAlg: IdTokenAlg;
+  /** OIDC Back-Channel Logout: where logout tokens are posted when its user's sessions end; in a change, "" removes it. */
+  backchannelLogoutUri?: string;
   /**
    * Its back end relays every user's sign-in with the user's address in X-Forwarded-For:
    * password guesses then count against that address alone, not the server's.
@@ -64,6 +66,7 @@ export const CHANGEABLE_FIELDS = [
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
+  "backchannelLogoutUri",
 ] as const;
 export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)[number]>>;
 
@@ -116,6 +119,7 @@ export interface ClientDefinition {
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
   idTokenSignedResponseAlg?: string;
+  backchannelLogoutUri?: string;
   bootstrap?: boolean;
 }
 
@@ -151,6 +155,15 @@ function redirectProblem(kind: string, uri: string): string | undefined {
   return undefined;
 }
 
+/** Back-Channel Logout 1.0 2.2: an absolute https URL (http to a loopback host for development), no fragment. */
+function backchannelProblem(uri: string): string | undefined {
+  const problem = `back-channel logout URI must be https (or http to a loopback host) without a fragment: ${uri}`;
+  if (!URL.canParse(uri) || uri.includes("#")) return problem;
+  const { protocol, hostname } = new URL(uri);
+  if (protocol === "https:" || (protocol === "http:" && LOOPBACK_HOSTS.includes(hostname))) return undefined;
+  return problem;
+}
+
 /** Validates a definition; returns the problems in plain words for an operator. */
 export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[] {
   const problems: ClientProblem[] = [];
@@ -179,6 +192,7 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
       "idTokenSignedResponseAlg",
       `ID tokens are signed ${ID_TOKEN_ALGS.join(" or ")}, not ${def.idTokenSignedResponseAlg}`,
     );
+  if (def.backchannelLogoutUri) add("backchannelLogoutUri", backchannelProblem(def.backchannelLogoutUri));
   const grants = def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES);
   const unknownGrants = grants.filter((g) => !GRANT_TYPES.includes(g));
   if (unknownGrants.length > 0) add("grantTypes", `unknown grant types: ${unknownGrants.join(" ")}`);
@@ -225,6 +239,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
+    ...(def.backchannelLogoutUri && { backchannelLogoutUri: def.backchannelLogoutUri }),
     bootstrap: def.bootstrap ?? false,
     createdAt: now,
     updatedAt: now,

@@ -81,6 +81,7 @@ export function clientView(record: ClientRecord) {
     public: record.public,
     firstParty: record.firstParty,
     idTokenSignedResponseAlg: record.idTokenSignedResponseAlg,
+    ...(record.backchannelLogoutUri !== undefined && { backchannelLogoutUri: record.backchannelLogoutUri }),
     trustRelayedAddress: record.trustRelayedAddress,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,
@@ -176,6 +177,7 @@ export async function changeClient(
   if (sent.scopes) sent.scopes = clientPermissions(sent.scopes);
   return guardedByRevision(store, clientId, async ({ record, revision }) => {
     const next: ClientRecord = { ...record, ...sent, updatedAt: Math.floor(Date.now() / 1000) };
+    if (next.backchannelLogoutUri === "") delete next.backchannelLogoutUri;
     const found = clientDefinitionProblems(next);
     if (found.length > 0) throw clientProblems.definition(new ClientDefinitionError(found));
     checkAuthority(caller, clientId, record, next);

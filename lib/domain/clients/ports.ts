@@ -29,6 +29,7 @@ export interface ClientGuard {
 }
 
 /** A change to write: the fields of the record, a new secret digest, and when. */
+/** The fields to write; an empty string removes its field (a setting turned off). */
 export type ClientUpdate = ClientChange & { secretHash?: string; updatedAt: number };
 
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */

@@ -5,6 +5,7 @@ import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
 import { endReusedSession } from "../login/refresh-grant";
+import { backchannelLogoutOf } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "../sign-in/login-commit";
@@ -122,6 +123,7 @@ export async function authorizationCodeGrant(
     browserSid: record.browserSid,
     ...(record.resource && { audience: record.resource }),
     ...(record.claims?.userinfo.length && { userinfoClaims: record.claims.userinfo }),
+    ...backchannelLogoutOf(client),
   };
   // Before the code is redeemed: a failed hook must not spend it.
   const request = {

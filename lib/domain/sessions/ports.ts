@@ -1,6 +1,7 @@
 import type { Account } from "../accounts/account";
 import type { DeviceRecord } from "../devices/device";
 import type { PendingWrite, Prefetch } from "../unit-of-work";
+import type { BackchannelLogout } from "./backchannel-logout";
 
 /** A sign-in session of an account: what user tokens and refresh tokens hang on. */
 export interface SessionRecord {
@@ -30,6 +31,11 @@ export interface SessionRecord {
   audience?: string;
   /** Claims userinfo releases beside the scopes' (OIDC Core 5.5 `claims.userinfo`). */
   userinfoClaims?: string[];
+  /**
+   * Its client's Back-Channel Logout address and ID token algorithm as the session opened:
+   * the session's end, seen in the table's stream, is told there with nothing else to read.
+   */
+  backchannelLogout?: BackchannelLogout;
 }
 
 export interface SessionRepository {

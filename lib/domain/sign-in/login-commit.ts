@@ -12,6 +12,7 @@ import type { MetricsPort } from "../metrics";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import type { SecondFactorDeps } from "../security/second-factor";
+import type { BackchannelLogout } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
 import type { ConsentRepository, SessionRecord, SessionRepository } from "../sessions/ports";
 import { newRefreshToken } from "../sessions/refresh-token";
@@ -63,6 +64,8 @@ export interface LoginRecord {
   refresh: boolean;
   /** Default: the refresh token lifetime. */
   ttlSeconds?: number;
+  /** The application's Back-Channel Logout, kept with its session. */
+  backchannelLogout?: BackchannelLogout;
 }
 
 /** A new password set in the login (a forced change), with its history. */
@@ -130,6 +133,7 @@ export async function recordLogin(
     uaId,
     ...(login.scopes && { scopes: login.scopes }),
     ...(refresh && { refreshHash: refresh.hash, refreshGeneration: 0 }),
+    ...(login.backchannelLogout && { backchannelLogout: login.backchannelLogout }),
     authTime: now,
     amr: login.amr,
   };

@@ -5,6 +5,7 @@ import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
 import { claimsFor } from "../oidc/scopes";
 import { describeRequested, isOidcScope, parseScope, permissionKind } from "../permissions";
+import { backchannelLogoutOf } from "../sessions/backchannel-logout";
 import { type LoginDeps, type LoginFlow, type LoginOrigin, type NewCredential, recordLogin } from "./login-commit";
 
 export interface UserTokenResponse {
@@ -60,6 +61,7 @@ export async function signInWithTokens(
       scopes,
       amr: flow.amr ?? (flow.method === "password" ? ["pwd"] : [flow.method]),
       refresh: true,
+      ...backchannelLogoutOf(client),
     },
     origin,
     deps,
