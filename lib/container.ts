@@ -211,6 +211,7 @@ export const registrationDeps = (): RegistrationDeps => {
 /** What the attribute calls need. */
 export const attributeDeps = (): AttributeDeps => ({
   accounts: services().accounts,
+  sessions: services().sessions,
   contactCodes: services().contactCodes,
   courier: courier(),
   settings: config().settings,

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { handler } from "../../functions/events";
+import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { LOGOUT_EVENT } from "../../lib/domain/sessions/backchannel-logout";
 import { endedSessionsOf } from "../../lib/events/ended-sessions";
 import { seedAccount, systemBearer } from "../support/fixtures";
@@ -136,6 +137,33 @@ describe("Back-Channel Logout", () => {
       expect(JSON.stringify(lines)).not.toMatch(/logout_token|eyJ[\w-]+\.eyJ/);
       expect((await oidc.tokenIntrospection(party.config, tokens.access_token)).active).toBe(false);
     });
+  });
+
+  it("when the account is locked, each of its sessions' clients is told", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const party = await relyingParty({ backchannelLogoutUri: channel.url() });
+    const { context, tokens } = await signedIn(party, account.sub);
+    await context.close();
+    await streamed();
+    const told = channel.tokens.length;
+    const lock = await fetch(`${issuer}/api/v3/users/${instanceIdOf(account.sub)}`, {
+      method: "POST",
+      headers: { authorization: await systemBearer(["svc_api_sys_users_chg"]), "content-type": "application/json" },
+      body: JSON.stringify({ locked: true }),
+    });
+    expect(lock.status, await lock.text()).toBe(200);
+    await streamed();
+    expect(channel.tokens.length).toBe(told + 1);
+    const { payload } = await jwtVerify(
+      channel.tokens[told],
+      createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)),
+      {
+        issuer,
+        audience: party.clientId,
+        typ: "logout+jwt",
+      },
+    );
+    expect(payload).toMatchObject({ sub: account.sub, sid: tokens.claims()?.sid });
   });
 
   it("a session that expired (TTL) or belongs to a client without an address tells no one", () => {

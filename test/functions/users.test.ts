@@ -295,11 +295,18 @@ describe("POST /svc/api/v3/users/{instanceId}", () => {
     expect((await services().accounts.get(theirs.sub))?.family_name).toBe("Ivanov");
   });
 
-  it("when a system token locks an account, the lock is stored", async () => {
+  it("when a system token locks an account, the lock is stored and the account's sessions end", async () => {
     const account = await seedAccount();
+    const user = await userBearer(account.sub, ["svc_api_user"]);
+    expect(await services().sessions.listSessions(account.sub)).toHaveLength(1);
     const response = await changeUser(instanceIdOf(account.sub), { locked: true }, await chg());
     expect(response.json.locked).toBe(true);
     expect((await services().accounts.get(account.sub))?.locked).toBe(true);
+    expect(await services().sessions.listSessions(account.sub)).toEqual([]);
+    // Unlocking does not bring them back, and ends nothing.
+    const unlocked = await changeUser(instanceIdOf(account.sub), { locked: false }, await chg());
+    expect(unlocked.json.locked).toBe(false);
+    expect((await changeUser(instanceIdOf(account.sub), { family_name: "X" }, user)).statusCode).toBe(401);
   });
 
   it("when the account does not exist, it answers 404 and creates nothing", async () => {

@@ -55,22 +55,26 @@ describe("key rotation through svc-admin, seen from JWKS", { timeout: 120_000 },
 
     const rotation = await svcAdmin("keys", "rotate");
     expect(rotation.code, rotation.stderr).toBe(0);
-    const kid = /new signing key: (\S+)/.exec(rotation.stdout)?.[1] ?? "";
-    const activatesAt = Date.parse(/signs from: (\S+)/.exec(rotation.stdout)?.[1] ?? "") / 1000;
+    // One new key per algorithm (ES256 access tokens, RS256 ID tokens), staged alike.
+    const kids = ["ES256", "RS256"].map(
+      (alg) => new RegExp(`new ${alg} signing key \\([^)]*\\): (\\S+)`).exec(rotation.stdout)?.[1] ?? "",
+    );
+    const activatesAt = Date.parse(/ES256 signs from: (\S+)/.exec(rotation.stdout)?.[1] ?? "") / 1000;
+    expect(Date.parse(/RS256 signs from: (\S+)/.exec(rotation.stdout)?.[1] ?? "") / 1000).toBe(activatesAt);
     let firstSeen: number | undefined;
     let maxAge = before.maxAge;
     const deadline = Date.now() + 90_000;
     while (firstSeen === undefined && Date.now() < deadline) {
       const now = await published();
       maxAge = now.maxAge;
-      if (now.kids.includes(kid)) firstSeen = Date.now() / 1000;
+      if (kids.every((kid) => kid !== "" && now.kids.includes(kid))) firstSeen = Date.now() / 1000;
       else await new Promise((r) => setTimeout(r, 250));
     }
     busy.running = false;
     await busy.done;
 
     await tally.invariant(() => {
-      expect(before.kids).not.toContain(kid);
+      for (const kid of kids) expect(before.kids).not.toContain(kid);
       expect(activatesAt - Date.now() / 1000).toBeGreaterThan(ACTIVATION_DELAY_SECONDS - 90);
       expect(firstSeen, "the new key never appeared in JWKS").toBeDefined();
       // A verifier that fetched just before firstSeen holds the old set for maxAge more seconds.

@@ -4,6 +4,7 @@ import type { StoredCode } from "../codes/one-time-code";
 import { sendConfirmationCode } from "../codes/send-code";
 import { ApiError, problems } from "../errors";
 import { type Courier, MessageNotSentError } from "../messages/ports";
+import type { SessionRepository } from "../sessions/ports";
 import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
 import { contactStateOf } from "./instance-id";
@@ -18,6 +19,8 @@ import {
 
 export interface AttributeDeps {
   accounts: AccountRepository;
+  /** A lock ends the account's sessions, so their clients hear of it (Back-Channel Logout). */
+  sessions: Pick<SessionRepository, "endSessionsAndDevices">;
   contactCodes: ContactCodeLimits;
   courier: Courier;
   settings: ServiceSettings;
@@ -101,7 +104,8 @@ async function startConfirmation(
 }
 
 /**
- * interface §4.6 change. Names and the lock cost one conditional UpdateItem; a contact change
+ * interface §4.6 change. Names cost one conditional UpdateItem (a lock then ends the account's
+ * sessions: a Query and a transaction); a contact change
  * with vrf true reads the account to release its old uniqueness claim in the same
  * transaction; vrf false sends a code and records the waiting change on the account.
  */
@@ -133,6 +137,12 @@ export async function changeAccount(
       { set, remove: plan.remove, contacts: plan.contacts, replacesPending },
       touchesContacts ? current : undefined,
     );
+    // The lock already refuses every token of the account (its session check); ending the
+    // sessions after it tells their clients. A failure here leaves a locked account whose
+    // sessions end at the next lock or reset: the answer says so by failing.
+    if (plan.set.locked === true) {
+      await deps.sessions.endSessionsAndDevices(sub, { session: () => true, device: () => false });
+    }
     return accountView(changed, now);
   } catch (error) {
     if (error instanceof AccountNotFoundError) throw problems.unknownUser(sub);
