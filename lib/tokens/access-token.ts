@@ -129,6 +129,8 @@ export function logoutTokenSigner(keyRing: KeyRing, issuer: string) {
   };
 }
 
+let warnedNoRsaKey = false;
+
 /**
  * A deployment upgraded from ES256-only holds no RS256 key until its next rotation: it
  * keeps signing ID tokens as it did (ES256) and says how to add the key, rather than fail
@@ -139,7 +141,10 @@ async function idTokenKey(keyRing: KeyRing, alg: SigningAlg) {
     return await keyRing.signingKey(alg);
   } catch (error) {
     if (!(error instanceof NoSigningKeyError) || alg === ACCESS_TOKEN_ALG) throw error;
-    log.warn("no RS256 signing key yet: ID tokens are signed ES256 until `svc-admin keys rotate` adds one");
+    // Once per container: the state lasts until an operator acts, and every sign-in meets it.
+    if (!warnedNoRsaKey)
+      log.warn("no RS256 signing key yet: ID tokens are signed ES256 until `svc-admin keys rotate` adds one");
+    warnedNoRsaKey = true;
     return keyRing.signingKey(ACCESS_TOKEN_ALG);
   }
 }
