@@ -1,0 +1,104 @@
+import axe from "axe-core";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { seedAccount } from "../support/fixtures";
+import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+
+/**
+ * The hosted pages against axe-core (WCAG 2.1 A and AA, and axe's best practices), in
+ * chromium, in both languages: no serious or critical violation. The pages' CSP admits no
+ * inline script, so the checking context bypasses it to inject axe; the CSP itself is
+ * checked by the page tests.
+ */
+
+const { browser, relyingParty, startAuthorization, submit, rp } = await useHostedSignIn();
+
+interface Found {
+  id: string;
+  impact: string;
+  targets: string[];
+}
+
+async function seriousViolations(page: Page): Promise<Found[]> {
+  await page.addScriptTag({ content: axe.source });
+  const { violations, passed } = await page.evaluate(async () => {
+    const page = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
+    const run = await page.axe.run(page.document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    });
+    return {
+      passed: run.passes.length,
+      violations: run.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact ?? "",
+        targets: v.nodes.map((n) => n.target.join(" ")),
+      })),
+    };
+  });
+  // axe ran its rules on a page that has content.
+  expect(passed).toBeGreaterThan(5);
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+async function pageIn(locale: string) {
+  const context = await browser().newContext({ locale, bypassCSP: true });
+  return { context, page: await context.newPage() };
+}
+
+describe.each([
+  ["en-US", "en"],
+  ["ru-RU", "ru"],
+])("hosted pages in %s", (locale, lang) => {
+  it("the sign-in, registration, forgotten-password, phone sign-in and error pages have no serious violation", async () => {
+    const { config, redirectUri } = await relyingParty();
+    const started = await startAuthorization(config, redirectUri, { ui_locales: lang });
+    const { context, page } = await pageIn(locale);
+    await page.goto(started.url.toString());
+    expect(await page.getAttribute("html", "lang")).toBe(lang);
+    const pages: Record<string, Found[]> = { signIn: await seriousViolations(page) };
+    for (const path of ["register", "reset", "qr-signin"]) {
+      const link = page.locator(`a[href^="/svc/oauth/${path}"]`);
+      await page.goto(new URL((await link.getAttribute("href")) ?? "", started.url).toString());
+      pages[path] = await seriousViolations(page);
+      await page.goBack();
+    }
+    // A refused password: the page with its alert.
+    await page.getByLabel(/login|логин/i).fill("nobody-here");
+    await page.getByLabel(/^(password|пароль)$/i).fill("wrong password");
+    await submit(page);
+    await page.getByRole("alert").waitFor();
+    pages.refused = await seriousViolations(page);
+    const unknown = new URL(started.url);
+    unknown.searchParams.set("client_id", "no-such-client");
+    await page.goto(unknown.toString());
+    pages.error = await seriousViolations(page);
+    await context.close();
+    expect(pages).toEqual({ signIn: [], register: [], reset: [], "qr-signin": [], refused: [], error: [] });
+  });
+
+  it("the consent page of a third-party client and the form_post page have no serious violation", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const party = await relyingParty({ firstParty: false });
+    const started = await startAuthorization(party.config, party.redirectUri, {
+      ui_locales: lang,
+      response_mode: "form_post",
+    });
+    const { context, page } = await pageIn(locale);
+    // The relying party answers 204, so the browser stays on the page that posts to it.
+    await page.route(`${rp.url()}/**`, (route) => route.fulfill({ status: 204 }));
+    await page.goto(started.url.toString());
+    await page.getByLabel(/login|логин/i).fill(account.sub);
+    await page.getByLabel(/^(password|пароль)$/i).fill(PASSWORD);
+    await submit(page);
+    await page.getByRole("button", { name: /allow|разрешить/i }).waitFor();
+    const consent = await seriousViolations(page);
+    const posted = page.waitForRequest((request) => request.url() === party.redirectUri);
+    await page.getByRole("button", { name: /allow|разрешить/i }).click();
+    // The page's script posted the code; the page stays, since the client answered 204.
+    expect((await posted).method()).toBe("POST");
+    await page.locator(`form[action="${party.redirectUri}"]`).waitFor({ state: "attached" });
+    const formPost = await seriousViolations(page);
+    await context.close();
+    expect({ consent, formPost }).toEqual({ consent: [], formPost: [] });
+  });
+});
