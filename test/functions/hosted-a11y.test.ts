@@ -11,7 +11,7 @@ import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
  * checked by the page tests.
  */
 
-const { browser, relyingParty, startAuthorization, submit, rp } = await useHostedSignIn();
+const { issuer, browser, relyingParty, startAuthorization, submit, rp } = await useHostedSignIn();
 
 interface Found {
   id: string;
@@ -76,7 +76,7 @@ describe.each([
     expect(pages).toEqual({ signIn: [], register: [], reset: [], "qr-signin": [], refused: [], error: [] });
   });
 
-  it("the consent page of a third-party client and the form_post page have no serious violation", async () => {
+  it("the consent page of a third-party client, the form_post page and the account page have no serious violation", async () => {
     const account = await seedAccount({}, PASSWORD);
     const party = await relyingParty({ firstParty: false });
     const started = await startAuthorization(party.config, party.redirectUri, {
@@ -98,7 +98,18 @@ describe.each([
     expect((await posted).method()).toBe("POST");
     await page.locator(`form[action="${party.redirectUri}"]`).waitFor({ state: "attached" });
     const formPost = await seriousViolations(page);
+    // The signed-in user's own page (passkeys, recovery codes), and signed out.
+    await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
+    const accountPage = await seriousViolations(page);
+    await context.clearCookies();
+    await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
+    const signedOut = await seriousViolations(page);
     await context.close();
-    expect({ consent, formPost }).toEqual({ consent: [], formPost: [] });
+    expect({ consent, formPost, accountPage, signedOut }).toEqual({
+      consent: [],
+      formPost: [],
+      accountPage: [],
+      signedOut: [],
+    });
   });
 });
