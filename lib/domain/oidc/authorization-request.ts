@@ -81,10 +81,10 @@ export function parseAuthorizationRequest(
   if (redirectUri === undefined || !client.redirectUris.includes(redirectUri) || !redirectSchemeAllowed(redirectUri))
     throw new UntrustedRedirectError("bad_redirect_uri");
   const state = query.state !== undefined && query.state.length <= LIMITS.state ? query.state : undefined;
-  // Errors too go back the way the request asked, once that is a mode we speak.
+  // The answer, errors included, goes back the way the request asked, once that is a mode we speak.
   const responseMode = query.response_mode === "form_post" ? "form_post" : "query";
   try {
-    return checked(query, client, redirectUri);
+    return { ...checked(query, client, redirectUri), responseMode };
   } catch (error) {
     if (error instanceof OAuthError) throw new AuthorizationError(error, redirectUri, state, responseMode);
     throw error;
@@ -95,7 +95,7 @@ function checked(
   query: Readonly<Record<string, string | undefined>>,
   client: ClientRecord,
   redirectUri: string,
-): AuthorizationRequest {
+): Omit<AuthorizationRequest, "responseMode"> {
   // Core 6.1 and 6.2 name one refusal for each way a request object comes.
   if (query.request !== undefined) throw new OAuthError("request_not_supported", "request objects are not supported");
   if (query.request_uri !== undefined)
@@ -149,7 +149,6 @@ function checked(
     idTokenHint: text(query, "id_token_hint", LIMITS.idTokenHint),
     resource,
     claims: parseClaimsRequest(query.claims),
-    responseMode: query.response_mode === "form_post" ? "form_post" : "query",
   };
 }
 

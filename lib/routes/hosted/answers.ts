@@ -60,8 +60,8 @@ export function backToClient(
 ): HttpResult {
   const answer = { ...params, iss: config().issuer };
   if (to.responseMode === "query") return seeOther(redirectWith(to.redirectUri, answer), cookies);
-  const page = formPostPage(lang, to.redirectUri, definedOnly(answer));
-  return { statusCode: 200, headers: { ...FORM_POST_HEADERS }, body: page, ...(cookies?.length && { cookies }) };
+  const page = pageResult(200, formPostPage(lang, to.redirectUri, definedOnly(answer)), cookies);
+  return { ...page, headers: { ...FORM_POST_HEADERS } };
 }
 
 export function errorBack(lang: Language, error: AuthorizationError, cookies?: string[]): HttpResult {

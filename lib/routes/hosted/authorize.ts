@@ -67,10 +67,10 @@ async function authorizationAnswer(uc: HostedUseCases, call: CommonCall, params:
 }
 
 const AUTHORIZE_DESCRIPTION =
-  "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource. Answers the sign-in page, the consent page, or a redirect to the client with code, state and iss. An unknown client or redirect URI gets an error page, never a redirect.";
+  "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource, claims (OIDC Core 5.5), response_mode (query or form_post). Answers the sign-in page, the consent page, or the client's answer (code, state and iss; or error): a redirect, or with form_post a page whose form the browser posts to the redirect URI. An unknown client or redirect URI gets an error page, never a redirect.";
 
 const AUTHORIZE_RESPONSES = {
-  200: { description: "Sign-in or consent page", contentType: "text/html" },
+  200: { description: "Sign-in, consent or form_post page", contentType: "text/html" },
   303: { description: "Back to the client with a code or an error" },
   400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
 } as const;
