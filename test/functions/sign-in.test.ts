@@ -14,8 +14,18 @@ import { totpCode } from "../support/totp-codes";
  * library) discovers the provider, and a real chromium signs in on the hosted pages.
  */
 
-const { issuer, browser, rp, relyingParty, startAuthorization, submit, fillSignInForm, alertText, backAtClient } =
-  await useHostedSignIn();
+const {
+  issuer,
+  browser,
+  rp,
+  relyingParty,
+  startAuthorization,
+  submit,
+  typeSignInForm,
+  fillSignInForm,
+  alertText,
+  backAtClient,
+} = await useHostedSignIn();
 
 describe("discovery", () => {
   it("publishes the endpoints openid-client configures itself from", async () => {
@@ -102,8 +112,9 @@ describe("response_mode=form_post (OAuth 2.0 Form Post Response Mode)", () => {
     const { config, redirectUri } = await relyingParty();
     expect(config.serverMetadata().response_modes_supported).toEqual(["query", "form_post"]);
     const started = await startAuthorization(config, redirectUri, { response_mode: "form_post" });
-    const { context, page } = await fillSignInForm(started.url, account.sub);
-    const posted = await page.waitForRequest((r) => r.url().startsWith(rp.url()));
+    const { context, page } = await typeSignInForm(started.url, account.sub);
+    // Waiting from before the click: the page that posts may send the form before a later wait begins.
+    const [posted] = await Promise.all([page.waitForRequest((r) => r.url().startsWith(rp.url())), submit(page)]);
     expect(posted.method()).toBe("POST");
     expect(posted.url()).toBe(redirectUri);
     const body = new URLSearchParams(posted.postData() ?? "");

@@ -73,15 +73,21 @@ export async function useHostedSignIn(host?: "localhost") {
     await page.getByRole("button", { name: /^(sign in|войти)$/i }).click();
   }
 
-  /** Opens the sign-in page in a fresh English browser and posts the login with the password. */
-  async function fillSignInForm(url: URL, login: string, password = PASSWORD) {
+  /** Opens the sign-in page in a fresh English browser and types the login and password, not yet sent. */
+  async function typeSignInForm(url: URL, login: string, password = PASSWORD) {
     const context = await browser().newContext({ locale: "en-US" });
     const page = await context.newPage();
     await page.goto(url.toString());
     await page.getByLabel(/login/i).fill(login);
     await page.getByLabel(/^password$/i).fill(password);
-    await submit(page);
     return { context, page };
+  }
+
+  /** Opens the sign-in page in a fresh English browser and posts the login with the password. */
+  async function fillSignInForm(url: URL, login: string, password = PASSWORD) {
+    const opened = await typeSignInForm(url, login, password);
+    await submit(opened.page);
+    return opened;
   }
 
   /** The text of the page's alert, once the page that has one is loaded. */
@@ -104,6 +110,7 @@ export async function useHostedSignIn(host?: "localhost") {
     relyingParty,
     startAuthorization,
     submit,
+    typeSignInForm,
     fillSignInForm,
     alertText,
     backAtClient,
