@@ -8,7 +8,7 @@ import cliProgress from "cli-progress";
 import { config, processEnv, setEnvDefaults } from "../lib/config";
 import { LOCAL_TOOL_ENV } from "../lib/config/environment";
 import { ConfigError } from "../lib/config/validation";
-import { accountTransfer, services } from "../lib/container";
+import { accountTransfer, clientRegistrationDeps, services } from "../lib/container";
 import { dataKeys } from "../lib/crypto/data-key";
 import { exportAccounts } from "../lib/domain/accounts/export";
 import { type TotpSealing, totpSealing } from "../lib/domain/accounts/export-line";
@@ -17,6 +17,7 @@ import { auth0Lines, cognitoCsvLines } from "../lib/domain/accounts/import-forma
 import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
+import { clientRegistrationUseCases } from "../lib/domain/clients/registration";
 import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
@@ -46,6 +47,9 @@ commands:
   clients delete --id ID          delete an application
   clients release-dynamic --app APP [--count N]
       release free dynamic client ids (dyn~APP~...) for registration's bindDynClient
+  clients initial-token [--uses N] [--days D]
+      an initial access token for OAuth client registration (RFC 7591, POST /svc/oauth/clients):
+      good for N registrations (default 1) within D days (default 7); shown once
   keys rotate [--now]             publish a new signing key per algorithm (ES256 for access tokens,
                                   RS256 for ID tokens); each signs after 7 minutes, once every
                                   JWKS cache (max-age 300 s) and function key cache has it. The
@@ -95,6 +99,8 @@ const OPTIONS = {
   concurrency: { type: "string" },
   app: { type: "string" },
   count: { type: "string" },
+  uses: { type: "string" },
+  days: { type: "string" },
   now: { type: "boolean" },
   format: { type: "string" },
   out: { type: "string" },
@@ -128,6 +134,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "clients list": { options: ["json"], positionals: [] },
   "clients delete": { options: ["id"], positionals: [] },
   "clients release-dynamic": { options: ["app", "count"], positionals: [] },
+  "clients initial-token": { options: ["uses", "days"], positionals: [] },
   "keys rotate": { options: ["now"], positionals: [] },
   "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
   "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
@@ -269,12 +276,24 @@ async function clientsReleaseDynamic(app: string, count: number): Promise<number
   return 0;
 }
 
-function parseCount(values: Values): number {
-  const raw = stringOption(values, "count") ?? "1";
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 1000) throw new UsageError("--count must be 1 to 1000");
+async function clientsInitialToken(uses: number, days: number): Promise<number> {
+  const registration = clientRegistrationUseCases(clientRegistrationDeps());
+  const issued = await registration.issueInitialToken(uses, days, Math.floor(Date.now() / 1000));
+  out(issued.token);
+  err(`good for ${uses} registration(s) until ${new Date(issued.expiresAt * 1000).toISOString()}`);
+  if (config().settings.clientRegistration.mode === "off")
+    err("client registration is off: set clientRegistration.mode to token or open (docs/configuration.md)");
+  return 0;
+}
+
+/** A whole number of `name` from 1 to `max`, or its default. */
+function wholeOption(values: Values, name: OptionName, fallback: number, max: number): number {
+  const value = Number(stringOption(values, name) ?? fallback);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name} must be 1 to ${max}`);
   return value;
 }
+
+const parseCount = (values: Values): number => wholeOption(values, "count", 1, 1000);
 
 async function keysRotate(now: boolean): Promise<number> {
   const { keys, retired, retireAt } = await rotateSigningKeys(
@@ -530,6 +549,11 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
       if (!/^[^~\s]{1,64}$/.test(app)) throw new UsageError("--app must be 1 to 64 characters without ~ or spaces");
       const count = parseCount(values);
       return { table, run: () => clientsReleaseDynamic(app, count) };
+    }
+    case "clients initial-token": {
+      const uses = wholeOption(values, "uses", 1, 1000);
+      const days = wholeOption(values, "days", 7, 365);
+      return { table, run: () => clientsInitialToken(uses, days) };
     }
     case "keys rotate":
       return { table, run: () => keysRotate(values.now === true) };

@@ -8,8 +8,8 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clientCredentials, codes, qrLogins, accounts } = services();
-    const deps = { clientCredentials, codes, qrLogins, accounts };
+    const { clientCredentials, clients, codes, qrLogins, accounts } = services();
+    const deps = { clientCredentials, clients, codes, qrLogins, accounts };
     return tokenUseCases({ ...deps, login: loginDeps(), passwordLogin: passwordLoginDeps });
   }),
   jwks: () => services().keyRing.jwks(),

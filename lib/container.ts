@@ -7,6 +7,7 @@ import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
@@ -45,6 +46,7 @@ import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
 import { createQrLoginStore } from "./store/qr-logins";
 import { createRecoveryCodeStore } from "./store/recovery-codes";
+import { createRegistrationAdmissionStore } from "./store/registration-admissions";
 import { createRegistrationStore } from "./store/registrations";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
@@ -85,6 +87,7 @@ export const services = /* @__PURE__ */ once(() => {
     clientCredentials: cachedClientCredentials(clients, () => config().settings.clients.cacheSeconds),
     registrations: createRegistrationStore(deps),
     dynamicClients: createDynamicClientStore(deps),
+    registrationAdmissions: createRegistrationAdmissionStore(deps),
     sessions: createSessionStore(deps),
     logins: createLoginStore(deps),
     qrLogins: createQrLoginStore(deps),
@@ -126,6 +129,19 @@ export function perCall<T extends object>(build: () => T): T {
     },
   });
 }
+
+/** Client registration (RFC 7591/7592) under the policy of this moment. */
+export const clientRegistrationDeps = (): ClientRegistrationDeps => {
+  const { clients, registrationAdmissions, events } = services();
+  const issuer = config().issuer.replace(/\/$/, "");
+  return {
+    clients,
+    admissions: registrationAdmissions,
+    events,
+    policy: config().settings.clientRegistration,
+    clientUri: (clientId) => `${issuer}/oauth/clients/${encodeURIComponent(clientId)}`,
+  };
+};
 
 /** What the request pipeline asks of every call before its route runs. */
 export const requestChecks = (): CallerChecks =>

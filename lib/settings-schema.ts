@@ -121,6 +121,17 @@ export const settingsSchema = {
       additionalProperties: false,
       properties: { cacheSeconds: { type: "integer", minimum: 0, maximum: 300 } },
     },
+    // OAuth dynamic client registration (RFC 7591, docs/sign-in.md); off by default.
+    clientRegistration: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { enum: ["off", "token", "open"] },
+        scopes: { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
+        unusedDays: { type: "integer", minimum: 1, maximum: 3650 },
+        perAddressPerHour: { type: "integer", minimum: 1, maximum: 10000 },
+      },
+    },
     federation: {
       type: "object",
       additionalProperties: false,

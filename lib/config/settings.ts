@@ -50,6 +50,18 @@ export interface HookSettings {
   timeoutMs: number;
 }
 
+/** OAuth dynamic client registration (RFC 7591, docs/configuration.md clientRegistration). */
+export interface ClientRegistrationPolicy {
+  /** off: nobody registers; token: with an initial access token; open: anyone, within the limits below. */
+  mode: "off" | "token" | "open";
+  /** User permissions a registered client may hold, besides the OpenID Connect scopes. */
+  scopes: string[];
+  /** A registered client unused this many days is removed. */
+  unusedDays: number;
+  /** Registrations without an initial access token from one address in an hour. */
+  perAddressPerHour: number;
+}
+
 export interface ServiceSettings {
   passwordPolicy: {
     minLength: number;
@@ -84,6 +96,7 @@ export interface ServiceSettings {
   audit: { retentionDays: number };
   /** How long a container keeps a client's record for client authentication (0: never). */
   clients: { cacheSeconds: number };
+  clientRegistration: ClientRegistrationPolicy;
   /** Browser origins the HTTP API answers CORS for (lib/http/cors.ts); none by default. */
   cors: CorsSettings;
   /**
@@ -161,6 +174,7 @@ export const defaultSettings: ServiceSettings = {
   federation: { providers: [], stateTtlSeconds: 600 },
   audit: { retentionDays: 180 },
   clients: { cacheSeconds: 10 },
+  clientRegistration: { mode: "off", scopes: [], unusedDays: 90, perAddressPerHour: 10 },
   cors: { allowedOrigins: [] },
   passkeys: { rpName: "svc-identity", origins: [] },
   hooks: {},

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { validateSettings } from "../compiled/settings-validator";
 import { HOOK_NAMES } from "../domain/hooks/contracts";
+import { permissionKind } from "../domain/permissions";
 import { type CorsSettings, corsOriginProblem } from "../http/cors";
 import {
   DEFAULT_BREACHED_TIMEOUT_MS,
@@ -46,6 +47,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     federation: federationSettings(given.federation),
     audit: { ...defaultSettings.audit, ...given.audit },
     clients: { ...defaultSettings.clients, ...given.clients },
+    clientRegistration: clientRegistrationSettings(given.clientRegistration),
     cors: corsSettings(given.cors),
     passkeys: passkeySettings(given.passkeys),
     hooks: hookSettings(given.hooks as Record<string, { target: string; timeoutMs?: number }> | undefined),
@@ -54,6 +56,19 @@ export function parseSettings(source: unknown): ServiceSettings {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
   }
   return settings;
+}
+
+/** Open registration grants only user permissions: a registered client is a third party the user consents to. */
+function clientRegistrationSettings(
+  given: Partial<ServiceSettings["clientRegistration"]> | undefined,
+): ServiceSettings["clientRegistration"] {
+  const policy = { ...defaultSettings.clientRegistration, ...given };
+  const notUser = policy.scopes.filter((s) => permissionKind(s) !== "user");
+  if (notUser.length > 0)
+    throw new ConfigError(
+      `SVC_CONFIG is invalid: clientRegistration.scopes may name user permissions only, not ${notUser.join(" ")}`,
+    );
+  return policy;
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -73,6 +73,9 @@ export type OAuthErrorCode =
   | "invalid_target"
   | "request_not_supported"
   | "request_uri_not_supported"
+  /** RFC 7591 3.2.2: a registration refused for a redirect URI, or for another metadata field. */
+  | "invalid_redirect_uri"
+  | "invalid_client_metadata"
   /** A hook the sign-in depends on gave no usable answer (docs/hooks.md): a 503, try again. */
   | "temporarily_unavailable";
 
@@ -92,12 +95,15 @@ export class OAuthError extends Error {
     readonly reason?: string,
     /** The password policy rules a new password broke, for pages that word them. */
     readonly violations?: readonly PolicyViolation[],
+    /** Where the endpoint's RFC names a status of its own (a closed registration: 403, too many: 429). */
+    readonly httpStatus?: number,
   ) {
     super(`${code}: ${description}`);
     this.name = "OAuthError";
   }
 
   get status(): number {
+    if (this.httpStatus !== undefined) return this.httpStatus;
     if (this.code === "temporarily_unavailable") return 503;
     return this.code === "invalid_client" || this.code === "invalid_token" ? 401 : 400;
   }

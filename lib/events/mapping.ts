@@ -71,6 +71,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.authorizationCode]: { types: [] },
   [ENTITY.passwordReset]: { types: [] },
   [ENTITY.loginCode]: { types: [] },
+  [ENTITY.initialAccessToken]: { types: [] },
+  [ENTITY.clientRegistrationsFromAddress]: { types: [] },
   // Counters and limits: a refused attempt shows as its security event.
   [ENTITY.loginFailures]: { types: [] },
   [ENTITY.ipFailures]: { types: [] },

@@ -82,7 +82,15 @@ function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
 
 function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion): Record<string, string> {
   if (error.status !== 401) return {};
-  if (version === "oauth") return { "www-authenticate": 'Basic realm="svc", charset="UTF-8"' };
+  if (version === "oauth") {
+    // RFC 6750 3.1: a bearer token refused (registration); no error attribute when none came.
+    if (error instanceof OAuthError && error.code === "invalid_token")
+      return {
+        "www-authenticate":
+          error.reason === "no_token" ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token"',
+      };
+    return { "www-authenticate": 'Basic realm="svc", charset="UTF-8"' };
+  }
   // RFC 6750 3.1: a Bearer challenge beside the interface §7 body. No token at all gets no
   // error attribute; a scope too narrow names the scope, so a client does not refresh in a loop.
   const challenge = error instanceof ApiError ? error.details.challenge : undefined;

@@ -103,6 +103,8 @@ export interface RouteSpec {
    * and whether the handler writes it in its own transaction.
    */
   event?: { type: string; inTransaction?: boolean };
+  /** An OAuth route whose RFC names the error of a request its schemas refuse (RFC 7591: invalid_client_metadata). */
+  invalidInput?: "invalid_client_metadata";
   /** User mode must send the user's X-Forwarded-For and User-Agent (interface §5.1); they go into security events. */
   userHeaders?: boolean;
   summary: string;

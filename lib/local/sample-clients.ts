@@ -4,6 +4,9 @@ import { registerClient } from "../domain/clients/admin";
 import type { ClientDefinition } from "../domain/clients/client";
 import { ClientExistsError } from "../domain/clients/ports";
 
+/** The registration access token of sample-agent, as events/clients/registration-*.json send it. */
+export const SAMPLE_REGISTRATION_TOKEN = "sample-agent-registration-access-token-000000";
+
 /**
  * The applications the sample events name (events/hosted, the federation bind), so those
  * events answer as they do for a registered application instead of the error page.
@@ -15,6 +18,21 @@ export const SAMPLE_CLIENTS: readonly ClientDefinition[] = [
     scopes: ["svc_api_sys_ufa"],
     redirectUris: ["https://app.example/fa-done"],
     postLogoutRedirectUris: ["https://app.example/"],
+  },
+  {
+    // A client that registered itself (RFC 7591): the registration samples manage it with this token.
+    clientId: "sample-agent",
+    scopes: ["svc_api_user"],
+    public: true,
+    grantTypes: ["authorization_code", "refresh_token"],
+    redirectUris: ["http://127.0.0.1:33418/callback"],
+    registration: {
+      via: "open",
+      tokenEndpointAuthMethod: "none",
+      clientName: "Sample Agent",
+      keepUnusedSeconds: 7_776_000,
+    },
+    registrationToken: SAMPLE_REGISTRATION_TOKEN,
   },
 ];
 

@@ -31,6 +31,8 @@ export const TEXT = {
     sessionEnded: "The sign-in page has expired. Start again from the application.",
     consentTitle: "Allow access",
     consentAsk: (client: string) => `${client} asks to:`,
+    consentRegistered: (host: string) =>
+      `This application registered itself; the service's operator has not reviewed it. Allow only if you trust ${host}.`,
     allow: "Allow",
     deny: "Deny",
     errorTitle: "Sign-in error",
@@ -159,6 +161,8 @@ export const TEXT = {
     sessionEnded: "Страница входа устарела. Начните снова из приложения.",
     consentTitle: "Разрешить доступ",
     consentAsk: (client: string) => `${client} просит:`,
+    consentRegistered: (host: string) =>
+      `Это приложение зарегистрировалось само, оператор сервиса его не проверял. Разрешайте, только если доверяете ${host}.`,
     allow: "Разрешить",
     deny: "Отклонить",
     errorTitle: "Ошибка входа",

@@ -107,12 +107,21 @@ const clientProperties = {
   trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
   bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },
+  registration: {
+    type: "object",
+    description:
+      "present for a client that registered itself (RFC 7591): how it was let in (via open or token), its token_endpoint_auth_method, and what it said of itself (clientName, clientUri, contacts, ...)",
+    properties: { via: { enum: ["open", "token"] }, clientName: { type: "string" } },
+  },
+  expiresAt: { type: "integer", description: "a registered client: removed at this time unless it gets tokens before" },
   createdAt: { type: "integer" },
   updatedAt: { type: "integer" },
 } as const;
 
 /** Fields every client shows; the others only when set. */
-const shownAlways = Object.keys(clientProperties).filter((name) => name !== "backchannelLogoutUri");
+const shownAlways = Object.keys(clientProperties).filter(
+  (name) => !["backchannelLogoutUri", "registration", "expiresAt"].includes(name),
+);
 
 export const clientView = {
   type: "object",

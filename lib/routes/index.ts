@@ -1,5 +1,6 @@
 import { type RouteDefinition, specsOnly } from "../http/route";
 import { auditRoutes } from "./audit";
+import { clientRegistrationRoutes } from "./client-registration";
 import { clientsRoutes } from "./clients";
 import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
@@ -36,4 +37,5 @@ export const routes: readonly RouteDefinition[] = [
   ...groupsRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),
+  ...clientRegistrationRoutes(specsOnly()),
 ];

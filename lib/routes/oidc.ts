@@ -28,6 +28,9 @@ function metadata() {
     revocation_endpoint: endpointUrl("/svc/oauth/revoke"),
     introspection_endpoint: endpointUrl("/svc/oauth/introspect"),
     end_session_endpoint: endpointUrl("/svc/oauth/logout"),
+    ...(config().settings.clientRegistration.mode !== "off" && {
+      registration_endpoint: endpointUrl("/svc/oauth/clients"),
+    }),
     scopes_supported: [...OIDC_SCOPES, ...USER_PERMISSIONS],
     response_types_supported: ["code"],
     response_modes_supported: ["query", "form_post"],

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import {
   type ClientRecord,
+  type ClientRegistration,
   type ClientSecrets,
   DEFAULT_ID_TOKEN_ALG,
   LEGACY_GRANT_TYPES,
@@ -36,6 +37,8 @@ const PUBLIC_FIELDS = [
   "idTokenSignedResponseAlg",
   "backchannelLogoutUri",
   "bootstrap",
+  "registration",
+  "expiresAt",
   "createdAt",
   "updatedAt",
 ];
@@ -63,10 +66,16 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
     ...(typeof item.backchannelLogoutUri === "string" && { backchannelLogoutUri: item.backchannelLogoutUri }),
     bootstrap: Boolean(item.bootstrap),
+    ...(item.registration !== undefined && { registration: item.registration as ClientRegistration }),
+    ...(typeof item.expiresAt === "number" && { expiresAt: item.expiresAt }),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
   };
 }
+
+/** A registered client unused past its time is gone, though DynamoDB's TTL deletes it only later. */
+const live = (item: Record<string, unknown> | undefined, now = Math.floor(Date.now() / 1000)) =>
+  item && !(typeof item.expiresAt === "number" && item.expiresAt <= now) ? item : undefined;
 
 /** Every write gives the item a new revision, so a change guarded by the one it read cannot act on a stale record. */
 const newRevision = () => randomBytes(9).toString("base64url");
@@ -97,24 +106,28 @@ function guardCondition(guard: ClientGuard) {
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
 export function createClientStore({ client, tableName }: StoreDeps): ClientRepository {
   const read = async (clientId: string) =>
-    (await client.send(new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true })))
-      .Item;
+    live(
+      (await client.send(new GetCommand({ TableName: tableName, Key: keys.client(clientId), ConsistentRead: true })))
+        .Item,
+    );
+
+  const putOf = (record: ClientRecord, secrets: ClientSecrets, overwrite: boolean) => ({
+    TableName: tableName,
+    Item: itemOf(ENTITY.client, keys.client(record.clientId), {
+      ...record,
+      ...secrets,
+      revision: newRevision(),
+      GSI1PK: gsi1.allClients,
+      GSI1SK: gsi1.clientSort(record.clientId),
+    }),
+    // A new client must not silently replace another application's credentials.
+    ConditionExpression: overwrite ? undefined : "attribute_not_exists(PK)",
+  });
 
   return {
     /** Writes a client; `overwrite` false refuses to replace an existing one. */
     async save(record, secrets, overwrite, alsoWrite: PendingWrite[] = []): Promise<void> {
-      const put = {
-        TableName: tableName,
-        Item: itemOf(ENTITY.client, keys.client(record.clientId), {
-          ...record,
-          ...secrets,
-          revision: newRevision(),
-          GSI1PK: gsi1.allClients,
-          GSI1SK: gsi1.clientSort(record.clientId),
-        }),
-        // A new client must not silently replace another application's credentials.
-        ConditionExpression: overwrite ? undefined : "attribute_not_exists(PK)",
-      };
+      const put = putOf(record, secrets, overwrite);
       try {
         if (alsoWrite.length === 0) await client.send(new PutCommand(put));
         else await transactWrite(client, [{ Put: put }, ...transactItems(alsoWrite)]);
@@ -133,7 +146,13 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
 
     async getForChange(clientId: string): Promise<ClientSnapshot | undefined> {
       const item = await read(clientId);
-      return item ? { record: toRecord(item), revision: (item.revision as string | undefined) ?? "" } : undefined;
+      if (!item) return undefined;
+      return {
+        record: toRecord(item),
+        revision: (item.revision as string | undefined) ?? "",
+        ...(typeof item.registrationTokenHash === "string" && { registrationTokenHash: item.registrationTokenHash }),
+        secretHash: item.secretHash as string,
+      };
     },
 
     /** For client authentication only: the record with its secret hashes. */
@@ -155,7 +174,7 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
         ExpressionAttributeValues: { ":all": gsi1.allClients },
         ...PUBLIC_PROJECTION,
       });
-      return items.map(toRecord);
+      return items.filter((item) => live(item)).map(toRecord);
     },
 
     /** One Query of the index, in id order; one item more than asked tells whether others follow. */
@@ -173,7 +192,9 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
           Limit: limit + 1,
         }),
       );
-      return { clients: Items.slice(0, limit).map(toRecord), more: Items.length > limit };
+      // An expired client still takes its place in the page, so `more` stays exact.
+      const clients = Items.slice(0, limit);
+      return { clients: clients.filter((item) => live(item)).map(toRecord), more: Items.length > limit };
     },
 
     async update(clientId: string, update: ClientUpdate, guard: ClientGuard, alsoWrite: PendingWrite[]) {
@@ -196,6 +217,38 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
         },
         ...transactItems(alsoWrite),
       ]);
+    },
+
+    async register(record, secrets, admission, alsoWrite) {
+      try {
+        await transactWrite(client, [
+          { Put: putOf(record, secrets, false) },
+          ...transactItems([admission, ...alsoWrite]),
+        ]);
+        return true;
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed?.includes(0)) throw new ClientExistsError(record.clientId);
+        if (failed?.includes(1)) return false;
+        throw error;
+      }
+    },
+
+    async keepAlive(clientId: string, expiresAt: number) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.client(clientId),
+            UpdateExpression: "SET expiresAt = :until",
+            // Only a registered client that still exists: a deleted one must not come back as a stub.
+            ConditionExpression: "attribute_exists(PK) AND attribute_exists(expiresAt)",
+            ExpressionAttributeValues: { ":until": expiresAt },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
     },
 
     /** Returns false when there was no such client, or the guard failed. */

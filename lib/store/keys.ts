@@ -69,6 +69,10 @@ export const ENTITY = {
   recoveryCodes: "recovery-codes",
   /** The latest one-time sign-in code sent by e-mail or SMS as a second factor (TTL). */
   loginCode: "login-code",
+  /** An operator's initial access token for client registration (RFC 7591): its digest and uses left (TTL). */
+  initialAccessToken: "initial-access-token",
+  /** Clients registered without an initial access token from one address within one hour. */
+  clientRegistrationsFromAddress: "client-registrations-from-address",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -109,6 +113,11 @@ export const keys = {
   /** A started bind, waiting for the provider's answer; expires (TTL) and is taken once. */
   federationState: (id: string): TableKey => ({ PK: `FASTATE#${id}`, SK: "FASTATE" }),
   client: (clientId: string): TableKey => ({ PK: `CLIENT#${clientId}`, SK: "CLIENT" }),
+  initialAccessToken: (digest: string): TableKey => ({ PK: `IAT#${digest}`, SK: "IAT" }),
+  clientRegistrationsFromAddress: (address: string, hour: number): TableKey => ({
+    PK: `CLIENTREGS#${address}`,
+    SK: `HOUR#${hour}`,
+  }),
   signingKey: (kid: string): TableKey => ({ PK: "SIGNING_KEYS", SK: `KEY#${kid}` }),
   signingKeysPartition: "SIGNING_KEYS",
   health: (): TableKey => ({ PK: "HEALTH", SK: "HEALTH" }),

@@ -1,8 +1,11 @@
 import { readFileSync } from "node:fs";
 import { OAuth2Server } from "oauth2-mock-server";
 
-/** The operator settings the federation samples are written for (README "Try it locally"). */
-const SAMPLE_SETTINGS = "events/federation/svc-config.mock-provider.json";
+/** The operator settings the federation and client registration samples are written for (README "Try it locally"). */
+const SAMPLE_SETTINGS = [
+  "events/federation/svc-config.mock-provider.json",
+  "events/clients/svc-config.registration.json",
+];
 /** Where those settings expect the provider. */
 const SAMPLE_PROVIDER_URL = "http://127.0.0.1:8081";
 
@@ -16,6 +19,9 @@ export async function startSampleProvider(): Promise<{ settings: Record<string, 
   await server.issuer.keys.generate("RS256");
   await server.start(0, "127.0.0.1");
   const url = server.issuer.url as string;
-  const settings = JSON.parse(readFileSync(SAMPLE_SETTINGS, "utf8").replaceAll(SAMPLE_PROVIDER_URL, url));
+  const settings = Object.assign(
+    {},
+    ...SAMPLE_SETTINGS.map((file) => JSON.parse(readFileSync(file, "utf8").replaceAll(SAMPLE_PROVIDER_URL, url))),
+  );
   return { settings, stop: () => server.stop() };
 }

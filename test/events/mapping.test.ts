@@ -45,6 +45,8 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "authorization-code": [],
   "password-reset": [],
   "login-code": [],
+  "initial-access-token": [],
+  "client-registrations-from-address": [],
   "login-failures": [],
   "ip-failures": [],
   "security-answer-failures": [],

@@ -24,6 +24,42 @@ export const ID_TOKEN_ALGS = ["RS256", "ES256"] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 export const DEFAULT_ID_TOKEN_ALG: IdTokenAlg = "RS256";
 
+/** RFC 7591 2: how a registered client authenticates at the token endpoint. */
+export const REGISTERED_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+export type RegisteredAuthMethod = (typeof REGISTERED_AUTH_METHODS)[number];
+
+/** What a client that registered itself (RFC 7591) said of itself, and how it was let in. */
+export interface ClientRegistration {
+  /** open: under the registration policy alone; token: with an operator's initial access token. */
+  via: "open" | "token";
+  tokenEndpointAuthMethod: RegisteredAuthMethod;
+  clientName?: string;
+  clientUri?: string;
+  logoUri?: string;
+  tosUri?: string;
+  policyUri?: string;
+  contacts?: string[];
+  softwareId?: string;
+  softwareVersion?: string;
+  /** It is removed once unused this long: each token it gets moves `expiresAt` on. */
+  keepUnusedSeconds: number;
+}
+
+export const DAY_SECONDS = 86_400;
+
+/**
+ * When a registered client gets tokens, the time it now stays until, at most once a day:
+ * its removal moves on by the unused time it registered under. Other clients never expire.
+ */
+export function keepAliveDue(
+  client: Pick<ClientRecord, "registration" | "expiresAt">,
+  now: number,
+): number | undefined {
+  const keep = client.registration?.keepUnusedSeconds;
+  if (keep === undefined || client.expiresAt === undefined) return undefined;
+  return client.expiresAt - now < keep - DAY_SECONDS ? now + keep : undefined;
+}
+
 /** An application allowed to call the service (interface §5.2, 5.4). */
 export interface ClientRecord {
   clientId: string;
@@ -52,6 +88,10 @@ export interface ClientRecord {
   trustRelayedAddress: boolean;
   /** Written by `npm start` from SVC_BOOTSTRAP_CLIENT_*, again on every start: the admin API leaves it alone. */
   bootstrap: boolean;
+  /** Set when the client registered itself (RFC 7591): always third-party. */
+  registration?: ClientRegistration;
+  /** Epoch seconds after which it is gone (a registered client unused that long). */
+  expiresAt?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -74,6 +114,8 @@ export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)
 export interface ClientSecrets {
   secretHash: string;
   restPasswordHash?: string;
+  /** RFC 7592: the digest of the registration access token a registered client manages itself with. */
+  registrationTokenHash?: string;
 }
 
 /** The stored "digest" of a public client: no SHA-256 digest has this form. */
@@ -121,6 +163,10 @@ export interface ClientDefinition {
   idTokenSignedResponseAlg?: string;
   backchannelLogoutUri?: string;
   bootstrap?: boolean;
+  registration?: ClientRegistration;
+  /** RFC 7592: the registration access token a registered client manages itself with; stored as a digest. */
+  registrationToken?: string;
+  expiresAt?: number;
 }
 
 /** One reason a definition is refused, with the field it is about. */
@@ -155,13 +201,17 @@ function redirectProblem(kind: string, uri: string): string | undefined {
   return undefined;
 }
 
+/** An absolute https URL, or http to a loopback host (development), without a fragment. */
+export function httpsOrLoopback(uri: string): boolean {
+  if (!URL.canParse(uri) || uri.includes("#")) return false;
+  const { protocol, hostname } = new URL(uri);
+  return protocol === "https:" || (protocol === "http:" && LOOPBACK_HOSTS.includes(hostname));
+}
+
 /** Back-Channel Logout 1.0 2.2: an absolute https URL (http to a loopback host for development), no fragment. */
 function backchannelProblem(uri: string): string | undefined {
-  const problem = `back-channel logout URI must be https (or http to a loopback host) without a fragment: ${uri}`;
-  if (!URL.canParse(uri) || uri.includes("#")) return problem;
-  const { protocol, hostname } = new URL(uri);
-  if (protocol === "https:" || (protocol === "http:" && LOOPBACK_HOSTS.includes(hostname))) return undefined;
-  return problem;
+  if (httpsOrLoopback(uri)) return undefined;
+  return `back-channel logout URI must be https (or http to a loopback host) without a fragment: ${uri}`;
 }
 
 /** Validates a definition; returns the problems in plain words for an operator. */
@@ -241,12 +291,15 @@ export function buildClient(def: ClientDefinition, now: number) {
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
     ...(def.backchannelLogoutUri && { backchannelLogoutUri: def.backchannelLogoutUri }),
     bootstrap: def.bootstrap ?? false,
+    ...(def.registration && { registration: def.registration }),
+    ...(def.expiresAt !== undefined && { expiresAt: def.expiresAt }),
     createdAt: now,
     updatedAt: now,
   };
   const secrets: ClientSecrets = {
     secretHash: def.public ? NO_SECRET : digestSecret(secret),
     restPasswordHash: def.restPassword === undefined ? undefined : digestSecret(def.restPassword),
+    ...(def.registrationToken !== undefined && { registrationTokenHash: digestSecret(def.registrationToken) }),
   };
   return { record, secrets, secret };
 }

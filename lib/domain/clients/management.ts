@@ -85,6 +85,8 @@ export function clientView(record: ClientRecord) {
     trustRelayedAddress: record.trustRelayedAddress,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,
+    ...(record.registration !== undefined && { registration: record.registration }),
+    ...(record.expiresAt !== undefined && { expiresAt: record.expiresAt }),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

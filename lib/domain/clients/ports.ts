@@ -1,5 +1,5 @@
 import type { PendingWrite } from "../unit-of-work";
-import type { ClientChange, ClientRecord, ClientSecrets } from "./client";
+import type { ClientChange, ClientRecord, ClientRegistration, ClientSecrets } from "./client";
 
 export class ClientExistsError extends Error {
   constructor(readonly clientId: string) {
@@ -13,6 +13,9 @@ export interface ClientSnapshot {
   record: ClientRecord;
   /** Opaque; "" for a client stored before revisions were kept. */
   revision: string;
+  /** A registered client's (RFC 7592): what its registration access token and its secret must match. */
+  registrationTokenHash?: string;
+  secretHash?: string;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface ClientGuard {
 
 /** A change to write: the fields of the record, a new secret digest, and when. */
 /** The fields to write; an empty string removes its field (a setting turned off). */
-export type ClientUpdate = ClientChange & { secretHash?: string; updatedAt: number };
+export type ClientUpdate = ClientChange & { secretHash?: string; registration?: ClientRegistration; updatedAt: number };
 
 /** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
 export interface ClientRepository {
@@ -52,6 +55,28 @@ export interface ClientRepository {
   update(clientId: string, update: ClientUpdate, guard: ClientGuard, alsoWrite: PendingWrite[]): Promise<boolean>;
   /** False when there was no such client or `guard` failed; `alsoWrite` commits with the deletion. */
   delete(clientId: string, guard?: ClientGuard, alsoWrite?: PendingWrite[]): Promise<boolean>;
+  /**
+   * Writes a client that registered itself (RFC 7591) with what let it in (`admission`) and
+   * `alsoWrite`, all or none; false when the admission was refused.
+   */
+  register(
+    record: ClientRecord,
+    secrets: ClientSecrets,
+    admission: PendingWrite,
+    alsoWrite: PendingWrite[],
+  ): Promise<boolean>;
+  /** A registered client was used: it stays until `expiresAt`, if it still exists. */
+  keepAlive(clientId: string, expiresAt: number): Promise<void>;
+}
+
+/** What lets a client register itself (RFC 7591): an initial access token, or the address's hourly allowance. */
+export interface RegistrationAdmissions {
+  /** Stores an initial access token's digest, good for `uses` registrations until `expiresAt` (epoch seconds). */
+  issueInitialToken(digest: string, uses: number, expiresAt: number, now: number): Promise<void>;
+  /** One use of an initial access token, refused when it is unknown, used up or expired. */
+  useInitialToken(digest: string, now: number): PendingWrite;
+  /** One more registration from `address` this hour, refused past `max`. */
+  countFromAddress(address: string, max: number, now: number): PendingWrite;
 }
 
 /** Dynamic client ids (interface §4.4): released in advance, bound to one account at registration. */

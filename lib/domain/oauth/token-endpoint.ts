@@ -1,6 +1,7 @@
 import type { AccountRepository } from "../accounts/ports";
-import { type ClientRecord, GRANT, GRANT_TYPES } from "../clients/client";
+import { type ClientRecord, GRANT, GRANT_TYPES, keepAliveDue } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
+import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
 import { passwordGrant } from "../login/password-grant";
 import type { QrLoginRepository } from "../login/ports";
@@ -16,6 +17,8 @@ import { clientCredentialsGrant } from "./client-credentials";
 
 export interface TokenEndpointDeps {
   clientCredentials: ClientCredentialSource;
+  /** A registered client that gets tokens stays (RFC 7591 clients unused too long are removed). */
+  clients: Pick<ClientRepository, "keepAlive">;
   /** What the grants sign in with. */
   login: LoginDeps;
   /** The same with the second factors (codes, messages), built only for a password grant. */
@@ -110,6 +113,8 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
       if (GRANT_TYPES.includes(String(form.grant_type))) requireGrant(client, String(form.grant_type));
       const tokens = await grant(client, form, caller);
+      const keepUntil = keepAliveDue(client, Math.floor(Date.now() / 1000));
+      if (keepUntil !== undefined) await deps.clients.keepAlive(client.clientId, keepUntil);
       // Only grants the switch knows reach here, so the dimension's values stay few.
       deps.login.metrics?.count("TokensIssued", { grant: String(form.grant_type) });
       return tokens;

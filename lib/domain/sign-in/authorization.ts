@@ -42,9 +42,24 @@ export interface FoundRequest {
 
 /** Where the browser goes once signed in: the consent page, or back to the client with a code or an error. */
 export type AfterSignIn =
-  | { kind: "consent"; clientId: string; scopes: string[] }
+  | { kind: "consent"; clientId: string; scopes: string[]; asker: ConsentAsker }
   | { kind: "back"; redirectUri: string; responseMode: ResponseMode; params: Record<string, string | undefined> }
   | { kind: "error"; error: AuthorizationError };
+
+/**
+ * Who the consent page says is asking. A client that registered itself (RFC 7591) names
+ * itself, so the page adds the host the browser will return to, which it cannot choose freely.
+ */
+export interface ConsentAsker {
+  name: string;
+  /** Set for a registered client: the host of the redirect URI of this request. */
+  host?: string;
+}
+
+function askerOf(client: ClientRecord, request: AuthorizationRequest): ConsentAsker {
+  if (!client.registration) return { name: client.clientId };
+  return { name: client.registration.clientName ?? client.clientId, host: new URL(request.redirectUri).host };
+}
 
 const answerTo = ({ redirectUri, responseMode }: AuthorizationRequest) => ({ redirectUri, responseMode });
 
@@ -99,7 +114,12 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       const { client, request } = found;
       if (await consentNeeded(client, request, browser.account.sub)) {
         if (!request.prompt.includes("none"))
-          return { kind: "consent", clientId: client.clientId, scopes: request.scopes };
+          return {
+            kind: "consent",
+            clientId: client.clientId,
+            scopes: request.scopes,
+            asker: askerOf(client, request),
+          };
         const error = new OAuthError("consent_required", "the user has not consented");
         return { kind: "error", error: refusalOf(request, error) };
       }

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { ErrorObject } from "ajv";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { type FieldProblem, problems } from "../../domain/errors";
+import { type FieldProblem, OAuthError, problems } from "../../domain/errors";
 import type { SvcContext } from "../request-state";
 
 function fieldOf(error: ErrorObject, prefix: string): string {
@@ -69,7 +69,9 @@ export function validation(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Err
       if (validators.body && body !== undefined && !validators.body(body)) {
         found.push(...problemsOf(validators.body.errors, ""));
       }
-      if (found.length > 0) throw problems.wrongValues(found);
+      if (found.length === 0) return;
+      if (route.invalidInput) throw new OAuthError(route.invalidInput, found.map((p) => p.desc).join("; "));
+      throw problems.wrongValues(found);
     },
   };
 }

@@ -75,7 +75,8 @@ export async function answerNext(
   if (next.kind === "error") return errorBack(lang, next.error, cookies);
   if (next.kind === "back") return backToClient(lang, next, next.params, cookies);
   const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
-  const page = consentPage({ lang, state: form.state, clientName: next.clientId, scopes: next.scopes });
+  const { name: clientName, host: clientHost } = next.asker;
+  const page = consentPage({ lang, state: form.state, clientName, clientHost, scopes: next.scopes });
   return pageResult(200, page, [...cookies, ...form.cookies]);
 }
 
