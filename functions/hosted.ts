@@ -2,6 +2,7 @@ import { validators } from "../lib/compiled/hosted-validators";
 import { config } from "../lib/config";
 import {
   bindDeps,
+  oauthClients,
   passkeyDeps,
   passwordLoginDeps,
   passwordResetDeps,
@@ -20,7 +21,8 @@ import { hostedRoutes } from "../lib/routes/hosted";
 import { idTokenHints } from "../lib/tokens/id-token-hint";
 
 const authorization = () => {
-  const { clientCredentials, clients, sessions, consents, codes, events, keyRing, logins } = services();
+  const { clients, sessions, consents, codes, events, keyRing, logins } = services();
+  const clientCredentials = oauthClients();
   const idTokenHint = idTokenHints(keyRing, config().issuer);
   return authorizationUseCases({ clientCredentials, clients, sessions, consents, codes, logins, events, idTokenHint });
 };

@@ -1,5 +1,5 @@
 import { validators } from "../lib/compiled/token-validators";
-import { loginDeps, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
+import { loginDeps, oauthClients, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
 import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { oidcUseCases } from "../lib/domain/oidc/oidc-endpoints";
 import { createApiFunction } from "../lib/http/pipeline";
@@ -8,13 +8,13 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clientCredentials, clients, codes, qrLogins, accounts } = services();
-    const deps = { clientCredentials, clients, codes, qrLogins, accounts };
+    const { clients, codes, qrLogins, accounts } = services();
+    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts };
     return tokenUseCases({ ...deps, login: loginDeps(), passwordLogin: passwordLoginDeps });
   }),
   jwks: () => services().keyRing.jwks(),
 };
-const oidc = perCall(() => oidcUseCases(services()));
+const oidc = perCall(() => oidcUseCases({ ...services(), clientCredentials: oauthClients() }));
 
 export const handler = createApiFunction(
   "token",

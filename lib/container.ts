@@ -7,6 +7,7 @@ import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
+import { withMetadataDocuments } from "./domain/clients/metadata-document";
 import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
@@ -129,6 +130,27 @@ export function perCall<T extends object>(build: () => T): T {
     },
   });
 }
+
+/**
+ * The clients of the OAuth endpoints (token, sign-in pages): besides stored ones, a client_id
+ * that is a URL names a client ID metadata document, when the operator allows it. Only the
+ * functions that serve those endpoints bundle it.
+ */
+export const oauthClients = /* @__PURE__ */ once(() =>
+  withMetadataDocuments(
+    services().clientCredentials,
+    // Loaded on the first document URL: a container that never sees one never evaluates it.
+    async (url) =>
+      (await import("./metadata-document-fetch")).fetchMetadataDocument(url, config().dynamodbEndpoint !== undefined),
+    () => ({
+      enabled: config().settings.clientRegistration.metadataDocuments,
+      scopes: config().settings.clientRegistration.scopes,
+      // Documents on the developer's machine: only beside DynamoDB Local, never on AWS.
+      allowLoopback: config().dynamodbEndpoint !== undefined,
+    }),
+    (error) => log.warn("client metadata document refused", { error: (error as Error).message }),
+  ),
+);
 
 /** Client registration (RFC 7591/7592) under the policy of this moment. */
 export const clientRegistrationDeps = (): ClientRegistrationDeps => {

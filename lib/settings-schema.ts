@@ -130,6 +130,7 @@ export const settingsSchema = {
         scopes: { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" } },
         unusedDays: { type: "integer", minimum: 1, maximum: 3650 },
         perAddressPerHour: { type: "integer", minimum: 1, maximum: 10000 },
+        metadataDocuments: { type: "boolean" },
       },
     },
     federation: {

@@ -60,6 +60,8 @@ export interface ClientRegistrationPolicy {
   unusedDays: number;
   /** Registrations without an initial access token from one address in an hour. */
   perAddressPerHour: number;
+  /** Client ID Metadata Documents: a client_id that is an https URL is read from there (docs/sign-in.md). */
+  metadataDocuments: boolean;
 }
 
 export interface ServiceSettings {
@@ -174,7 +176,7 @@ export const defaultSettings: ServiceSettings = {
   federation: { providers: [], stateTtlSeconds: 600 },
   audit: { retentionDays: 180 },
   clients: { cacheSeconds: 10 },
-  clientRegistration: { mode: "off", scopes: [], unusedDays: 90, perAddressPerHour: 10 },
+  clientRegistration: { mode: "off", scopes: [], unusedDays: 90, perAddressPerHour: 10, metadataDocuments: false },
   cors: { allowedOrigins: [] },
   passkeys: { rpName: "svc-identity", origins: [] },
   hooks: {},

@@ -62,6 +62,7 @@ function metadata() {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: config().settings.clientRegistration.metadataDocuments,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     ui_locales_supported: ["ru", "en"],

@@ -30,8 +30,11 @@ export type RegisteredAuthMethod = (typeof REGISTERED_AUTH_METHODS)[number];
 
 /** What a client that registered itself (RFC 7591) said of itself, and how it was let in. */
 export interface ClientRegistration {
-  /** open: under the registration policy alone; token: with an operator's initial access token. */
-  via: "open" | "token";
+  /**
+   * open: under the registration policy alone; token: with an operator's initial access
+   * token; document: never stored, read from its client ID metadata document.
+   */
+  via: "open" | "token" | "document";
   tokenEndpointAuthMethod: RegisteredAuthMethod;
   clientName?: string;
   clientUri?: string;

@@ -58,7 +58,9 @@ export interface ConsentAsker {
 
 function askerOf(client: ClientRecord, request: AuthorizationRequest): ConsentAsker {
   if (!client.registration) return { name: client.clientId };
-  return { name: client.registration.clientName ?? client.clientId, host: new URL(request.redirectUri).host };
+  // A metadata document's host vouches for it by https; a registered client's redirect host is where the code goes.
+  const where = client.registration.via === "document" ? client.clientId : request.redirectUri;
+  return { name: client.registration.clientName ?? client.clientId, host: new URL(where).host };
 }
 
 const answerTo = ({ redirectUri, responseMode }: AuthorizationRequest) => ({ redirectUri, responseMode });
