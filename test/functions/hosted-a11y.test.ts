@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -19,7 +21,14 @@ interface Found {
   targets: string[];
 }
 
-async function seriousViolations(page: Page): Promise<Found[]> {
+/** `npm run screenshots` sets it: each page checked is also saved there, for the docs. */
+const SCREENSHOTS = process.env.SVC_SCREENSHOTS;
+
+async function seriousViolations(page: Page, name: string): Promise<Found[]> {
+  if (SCREENSHOTS) {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${await page.getAttribute("html", "lang")}.png`) });
+  }
   await page.addScriptTag({ content: axe.source });
   const { violations, passed } = await page.evaluate(async () => {
     const page = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
@@ -41,7 +50,7 @@ async function seriousViolations(page: Page): Promise<Found[]> {
 }
 
 async function pageIn(locale: string) {
-  const context = await browser().newContext({ locale, bypassCSP: true });
+  const context = await browser().newContext({ locale, bypassCSP: true, viewport: { width: 640, height: 560 } });
   return { context, page: await context.newPage() };
 }
 
@@ -55,11 +64,11 @@ describe.each([
     const { context, page } = await pageIn(locale);
     await page.goto(started.url.toString());
     expect(await page.getAttribute("html", "lang")).toBe(lang);
-    const pages: Record<string, Found[]> = { signIn: await seriousViolations(page) };
+    const pages: Record<string, Found[]> = { signIn: await seriousViolations(page, "sign-in") };
     for (const path of ["register", "reset", "qr-signin"]) {
       const link = page.locator(`a[href^="/svc/oauth/${path}"]`);
       await page.goto(new URL((await link.getAttribute("href")) ?? "", started.url).toString());
-      pages[path] = await seriousViolations(page);
+      pages[path] = await seriousViolations(page, path);
       await page.goBack();
     }
     // A refused password: the page with its alert.
@@ -67,18 +76,18 @@ describe.each([
     await page.getByLabel(/^(password|пароль)$/i).fill("wrong password");
     await submit(page);
     await page.getByRole("alert").waitFor();
-    pages.refused = await seriousViolations(page);
+    pages.refused = await seriousViolations(page, "sign-in-refused");
     const unknown = new URL(started.url);
     unknown.searchParams.set("client_id", "no-such-client");
     await page.goto(unknown.toString());
-    pages.error = await seriousViolations(page);
+    pages.error = await seriousViolations(page, "error");
     await context.close();
     expect(pages).toEqual({ signIn: [], register: [], reset: [], "qr-signin": [], refused: [], error: [] });
   });
 
-  it("the consent page of a third-party client, the form_post page and the account page have no serious violation", async () => {
+  it("the consent page of a client that registered itself, the form_post page and the account page have no serious violation", async () => {
     const account = await seedAccount({}, PASSWORD);
-    const party = await relyingParty({ firstParty: false });
+    const party = await relyingParty({ registeredAs: "Notes Agent" });
     const started = await startAuthorization(party.config, party.redirectUri, {
       ui_locales: lang,
       response_mode: "form_post",
@@ -91,19 +100,20 @@ describe.each([
     await page.getByLabel(/^(password|пароль)$/i).fill(PASSWORD);
     await submit(page);
     await page.getByRole("button", { name: /allow|разрешить/i }).waitFor();
-    const consent = await seriousViolations(page);
+    expect(await page.locator("p.note").count()).toBe(1);
+    const consent = await seriousViolations(page, "consent");
     const posted = page.waitForRequest((request) => request.url() === party.redirectUri);
     await page.getByRole("button", { name: /allow|разрешить/i }).click();
     // The page's script posted the code; the page stays, since the client answered 204.
     expect((await posted).method()).toBe("POST");
     await page.locator(`form[action="${party.redirectUri}"]`).waitFor({ state: "attached" });
-    const formPost = await seriousViolations(page);
+    const formPost = await seriousViolations(page, "form-post");
     // The signed-in user's own page (passkeys, recovery codes), and signed out.
     await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
-    const accountPage = await seriousViolations(page);
+    const accountPage = await seriousViolations(page, "account");
     await context.clearCookies();
     await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
-    const signedOut = await seriousViolations(page);
+    const signedOut = await seriousViolations(page, "account-signed-out");
     await context.close();
     expect({ consent, formPost, accountPage, signedOut }).toEqual({
       consent: [],

@@ -27,6 +27,8 @@ export async function useHostedSignIn(host?: "localhost") {
       scopes?: string[];
       idTokenAlg?: "ES256";
       backchannelLogoutUri?: string;
+      /** As a client that registered itself (RFC 7591) under this name: third-party. */
+      registeredAs?: string;
     } = {},
   ) {
     const redirectUri = `${rp.url()}/cb`;
@@ -37,6 +39,15 @@ export async function useHostedSignIn(host?: "localhost") {
       ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
       ...(options.idTokenAlg && { idTokenSignedResponseAlg: options.idTokenAlg }),
       ...(options.backchannelLogoutUri && { backchannelLogoutUri: options.backchannelLogoutUri }),
+      ...(options.registeredAs && {
+        firstParty: false,
+        registration: {
+          via: "open",
+          tokenEndpointAuthMethod: "client_secret_basic",
+          clientName: options.registeredAs,
+          keepUnusedSeconds: 86_400,
+        },
+      }),
     });
     const metadata = options.idTokenAlg ? { id_token_signed_response_alg: options.idTokenAlg } : {};
     const config = await oidc.discovery(
