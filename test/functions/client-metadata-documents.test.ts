@@ -15,7 +15,7 @@ import { storedItem } from "../support/stored";
  * client_id that is a URL names the client's metadata, served by the client itself.
  */
 
-const { issuer, rp, startAuthorization, fillSignInForm, backAtClient } = await useHostedSignIn();
+const { issuer, rp, startAuthorization, allowAndRedeem } = await useHostedSignIn();
 
 /** Documents by path, as a client's own server publishes them; each fetch is counted. */
 const documents = new Map<string, { body: string; headers?: Record<string, string>; status?: number }>();
@@ -81,17 +81,8 @@ describe("client ID metadata documents", () => {
     expect(party.serverMetadata().client_id_metadata_document_supported).toBe(true);
     const account = await seedAccount({}, PASSWORD);
     const started = await startAuthorization(party, `${rp.url()}/cb`, { scope: "openid offline_access svc_api_user" });
-    const { context, page } = await fillSignInForm(started.url, account.sub);
-    const host = new URL(base).host;
-    await page.getByText(`Doc Agent (${host}) asks to:`).waitFor();
-    await page.getByRole("button", { name: "Allow" }).click();
-    const callback = await backAtClient(page);
-    await context.close();
-    const tokens = await oidc.authorizationCodeGrant(party, callback, {
-      pkceCodeVerifier: started.verifier,
-      expectedState: started.state,
-      expectedNonce: started.nonce,
-    });
+    const asks = `Doc Agent (${new URL(base).host}) asks to:`;
+    const { tokens } = await allowAndRedeem(party, started, account.sub, asks);
     expect(tokens.claims()).toMatchObject({ sub: account.sub, aud: url });
     expect((await oidc.refreshTokenGrant(party, String(tokens.refresh_token))).access_token).toEqual(
       expect.any(String),

@@ -17,7 +17,7 @@ import { svcAdmin } from "../support/svc-admin";
  * agent or a CLI would: openid-client registers, then signs a user in through chromium.
  */
 
-const { issuer, rp, startAuthorization, fillSignInForm, backAtClient } = await useHostedSignIn();
+const { issuer, rp, startAuthorization, fillSignInForm, backAtClient, allowAndRedeem } = await useHostedSignIn();
 
 const endpoint = () => `${issuer}/oauth/clients`;
 const OPEN = { mode: "open", scopes: ["svc_api_user"], unusedDays: 30, perAddressPerHour: 50 };
@@ -84,18 +84,9 @@ describe("dynamic client registration (RFC 7591)", () => {
       scope: "openid offline_access svc_api_user",
       prompt: "consent",
     });
-    const { context, page } = await fillSignInForm(started.url, account.sub);
     const host = new URL(rp.url()).host;
-    await page.getByText(`Notes Agent (${host}) asks to:`).waitFor();
-    expect(await page.locator("p.note").innerText()).toContain(`Allow only if you trust ${host}.`);
-    await page.getByRole("button", { name: "Allow" }).click();
-    const callback = await backAtClient(page);
-    await context.close();
-    const tokens = await oidc.authorizationCodeGrant(party, callback, {
-      pkceCodeVerifier: started.verifier,
-      expectedState: started.state,
-      expectedNonce: started.nonce,
-    });
+    const { tokens, note } = await allowAndRedeem(party, started, account.sub, `Notes Agent (${host}) asks to:`);
+    expect(note).toContain(`Allow only if you trust ${host}.`);
     expect(tokens.claims()).toMatchObject({ sub: account.sub, aud: registered.client_id });
     const refreshed = await oidc.refreshTokenGrant(party, String(tokens.refresh_token));
     expect(refreshed.access_token).toEqual(expect.any(String));

@@ -114,6 +114,30 @@ export async function useHostedSignIn(host?: "localhost") {
     return new URL(page.url());
   }
 
+  /**
+   * Signs `login` in through chromium, waits for the consent page to ask in `asks` words,
+   * allows, and redeems the code as the relying party: the tokens and the consent's note.
+   */
+  async function allowAndRedeem(
+    config: oidc.Configuration,
+    started: Awaited<ReturnType<typeof startAuthorization>>,
+    login: string,
+    asks: string,
+  ) {
+    const { context, page } = await fillSignInForm(started.url, login);
+    await page.getByText(asks).waitFor();
+    const note = await page.locator("p.note").innerText();
+    await page.getByRole("button", { name: "Allow" }).click();
+    const callback = await backAtClient(page);
+    await context.close();
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    return { tokens, note };
+  }
+
   return {
     issuer,
     browser,
@@ -125,5 +149,6 @@ export async function useHostedSignIn(host?: "localhost") {
     fillSignInForm,
     alertText,
     backAtClient,
+    allowAndRedeem,
   };
 }
