@@ -27,6 +27,7 @@ export async function handler(event: { job?: string } = {}): Promise<JobResult> 
   if (job !== "inactivity-lock") throw new Error(`unknown job ${job}`);
   const result = await lockInactiveAccounts(
     services().accountSecurity,
+    services().sessions,
     config().settings.inactivity.lockAfterDays,
     gsi1.inactivityShards,
     now,

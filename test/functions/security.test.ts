@@ -159,18 +159,24 @@ describe("the inactivity job", () => {
       authorization: await systemBearer(["svc_api_sys_usec_chg"]),
     });
     const now = Math.floor(Date.now() / 1000);
-    const result = await lockInactiveAccounts(store, 30, gsi1.inactivityShards, now);
+    // A session left open from before: the lock ends it, so its client hears (Back-Channel Logout).
+    const session = { sid: "s-stale", sub: stale.sub, clientId: "c", secretHash: "x", createdAt: old, lastUsedAt: old };
+    await services().sessions.open({ ...session, expiresAt: now + 86_400 });
+    const result = await lockInactiveAccounts(store, services().sessions, 30, gsi1.inactivityShards, now);
+    expect(await services().sessions.listSessions(stale.sub)).toEqual([]);
     expect(result.locked).toBeGreaterThanOrEqual(1);
     expect((await services().accounts.get(stale.sub))?.state).toEqual({ name: "inactivityLock", on: now });
     expect((await services().accounts.get(guarded.sub))?.state).toEqual({ name: "untouchable" });
     expect((await services().accounts.get(fresh.sub))?.state).toBeUndefined();
     // Locked accounts leave the index: a second run finds nothing more to lock for them.
-    const again = await lockInactiveAccounts(store, 30, gsi1.inactivityShards, now);
+    const again = await lockInactiveAccounts(store, services().sessions, 30, gsi1.inactivityShards, now);
     expect(again.locked).toBe(0);
   });
 
   it("when lockAfterDays is 0 (off), it does nothing", async () => {
-    expect(await lockInactiveAccounts(services().accountSecurity, 0, gsi1.inactivityShards, 0)).toEqual({
+    expect(
+      await lockInactiveAccounts(services().accountSecurity, services().sessions, 0, gsi1.inactivityShards, 0),
+    ).toEqual({
       examined: 0,
       locked: 0,
     });

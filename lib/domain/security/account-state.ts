@@ -1,6 +1,7 @@
 import type { Account, AccountState } from "../accounts/account";
 import type { AccountSecurityRepository } from "../accounts/ports";
 import { problems } from "../errors";
+import type { SessionRepository } from "../sessions/ports";
 
 /** interface §3.1: an account never signed in and never changed is `initial`. */
 export function stateView(account: Account): AccountState {
@@ -30,10 +31,12 @@ export async function setUntouchable(
 
 /**
  * The inactivity job (docs/deployment.md, daily): accounts inactive for lockAfterDays get
- * `inactivityLock`. It reads only the inactivity index, never the table.
+ * `inactivityLock`. It reads only the inactivity index, never the table. A locked
+ * account's sessions end, as with any lock, so their clients hear of it (Back-Channel Logout).
  */
 export async function lockInactiveAccounts(
   store: AccountSecurityRepository,
+  sessions: Pick<SessionRepository, "endSessionsAndDevices">,
   lockAfterDays: number,
   shards: number,
   now: number,
@@ -45,7 +48,9 @@ export async function lockInactiveAccounts(
   for (let shard = 0; shard < shards; shard++) {
     for (const candidate of await store.inactiveCandidates(shard, cutoff)) {
       examined += 1;
-      if (await store.lockForInactivity(candidate.sub, candidate.since, now)) locked += 1;
+      if (!(await store.lockForInactivity(candidate.sub, candidate.since, now))) continue;
+      locked += 1;
+      await sessions.endSessionsAndDevices(candidate.sub, { session: () => true, device: () => false });
     }
   }
   return { examined, locked };
