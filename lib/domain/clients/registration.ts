@@ -237,9 +237,6 @@ export function clientRegistrationUseCases(deps: ClientRegistrationDeps) {
   }
 
   return {
-    /** Whether discovery names the registration endpoint. */
-    open: () => policy.mode !== "off",
-
     /** RFC 7591 3: registers a client; its secret and registration access token are answered this once. */
     async register(meta: ClientMetadata, registrant: Registrant, caller: RegistrationCaller, now: number) {
       if (policy.mode === "off") throw refusal.closed();
