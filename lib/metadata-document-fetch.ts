@@ -89,6 +89,7 @@ function read(response: IncomingMessage, url: string): Promise<string> {
  * loopback addresses through, as documents served on the developer's machine are.
  */
 export function fetchMetadataDocument(url: string, allowInternal: boolean): Promise<FetchedDocument> {
+  let late: NodeJS.Timeout | undefined;
   return new Promise<FetchedDocument>((done, fail) => {
     const https = url.startsWith("https:");
     if (!https && !allowInternal) return fail(new MetadataDocumentError(url, "not https"));
@@ -119,14 +120,13 @@ export function fetchMetadataDocument(url: string, allowInternal: boolean): Prom
       },
     );
     // The whole exchange, not only a silence, is bounded: a server dripping bytes is cut off too.
-    const late = setTimeout(
+    late = setTimeout(
       () => request.destroy(new MetadataDocumentError(url, `no answer within ${TIMEOUT_MS} ms`)),
       TIMEOUT_MS,
     );
-    request.on("close", () => clearTimeout(late));
     request.on("error", (error) =>
       fail(error instanceof MetadataDocumentError ? error : new MetadataDocumentError(url, error.message)),
     );
     request.end();
-  });
+  }).finally(() => clearTimeout(late));
 }

@@ -102,20 +102,16 @@ function bearerOf(call: CommonCall): string | undefined {
 
 const callerOf = (call: CommonCall): RegistrationCaller => ({ ip: call.sourceIp, ua: call.userAgent });
 
-const registrationCall = {
-  version: "oauth",
-  auth: "none",
-  tags: ["sign-in"],
-  // RFC 7591 3.2.2: a field's value the server refuses is invalid_client_metadata.
-  invalidInput: "invalid_client_metadata",
-} as const;
+const registrationCall = { version: "oauth", auth: "none", tags: ["sign-in"] } as const;
+/** RFC 7591 3.2.2: a metadata value the server refuses is invalid_client_metadata; a bad path stays invalid_request. */
+const metadataCall = { ...registrationCall, invalidInput: "invalid_client_metadata" } as const;
 
 const registerRoute = (registration: ClientRegistrationUseCases) =>
   route({
     id: "client-registration.register",
     method: "POST",
     path: "/svc/oauth/clients",
-    ...registrationCall,
+    ...metadataCall,
     summary: "Dynamic client registration (RFC 7591)",
     description:
       "Off unless the operator opens it (settings.clientRegistration.mode): `token` asks for an initial access token as the bearer, `open` takes registrations without one, limited per address per hour, with https or loopback redirect URIs only. A registered client is third-party (users see its name and host on the consent page), may use authorization_code and refresh_token only, holds only the user permissions the policy opens, and is removed once unused for clientRegistration.unusedDays. The client secret and the registration access token are answered this once.",
@@ -153,7 +149,7 @@ const updateRoute = (registration: ClientRegistrationUseCases) =>
     id: "client-registration.update",
     method: "PUT",
     path: "/svc/oauth/clients/{clientId}",
-    ...registrationCall,
+    ...metadataCall,
     summary: "Replace a registration's metadata (RFC 7592 2.2)",
     description:
       "The metadata sent replaces the stored metadata, under the policy the client registered under; fields left out go back to their defaults. client_secret, when sent, must be the client's.",

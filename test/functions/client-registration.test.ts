@@ -293,6 +293,11 @@ describe("client configuration (RFC 7592)", () => {
     }
     // Unknown client, same answer: nothing to enumerate.
     expect(await call(`${endpoint()}/no-such-client`, "GET", mine.token)).toMatchObject({ status: 401 });
+    // A malformed id is a bad request, not bad metadata.
+    expect(await call(`${endpoint()}/-bad`, "GET", mine.token)).toMatchObject({
+      status: 400,
+      body: { error: "invalid_request" },
+    });
 
     const replaced = await call(mine.uri, "PUT", mine.token, {
       client_id: mine.id,

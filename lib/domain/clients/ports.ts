@@ -35,7 +35,7 @@ export interface ClientGuard {
 /** The fields to write; an empty string removes its field (a setting turned off). */
 export type ClientUpdate = ClientChange & { secretHash?: string; registration?: ClientRegistration; updatedAt: number };
 
-/** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets`. */
+/** Applications (OAuth clients). Secret hashes are read only by `getWithSecrets` and, for RFC 7592, `getForChange`. */
 export interface ClientRepository {
   /**
    * Writes a client; `overwrite` false refuses to replace an existing one (ClientExistsError).

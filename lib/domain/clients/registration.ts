@@ -137,26 +137,30 @@ function definitionOf(
   return def;
 }
 
+/** What a client says of itself: our field, and its name in the metadata (RFC 7591 2). */
+const SAID = [
+  ["clientName", "client_name"],
+  ["clientUri", "client_uri"],
+  ["logoUri", "logo_uri"],
+  ["tosUri", "tos_uri"],
+  ["policyUri", "policy_uri"],
+  ["contacts", "contacts"],
+  ["softwareId", "software_id"],
+  ["softwareVersion", "software_version"],
+] as const;
+
 /** What the client said of itself, kept to show and to answer back. */
 function registrationOf(
   meta: ClientMetadata,
   via: ClientRegistration["via"],
   policy: ClientRegistrationPolicy,
 ): ClientRegistration {
-  const said = {
-    clientName: meta.client_name,
-    clientUri: meta.client_uri,
-    logoUri: meta.logo_uri,
-    tosUri: meta.tos_uri,
-    policyUri: meta.policy_uri,
-    contacts: meta.contacts,
-    softwareId: meta.software_id,
-    softwareVersion: meta.software_version,
-  };
   return {
     via,
     tokenEndpointAuthMethod: (meta.token_endpoint_auth_method ?? "client_secret_basic") as RegisteredAuthMethod,
-    ...Object.fromEntries(Object.entries(said).filter(([, v]) => v !== undefined)),
+    ...Object.fromEntries(
+      SAID.filter(([, name]) => meta[name] !== undefined).map(([ours, name]) => [ours, meta[name]]),
+    ),
     keepUnusedSeconds: policy.unusedDays * DAY_SECONDS,
   };
 }
@@ -181,14 +185,7 @@ export function clientInformation(record: ClientRecord, registrationClientUri: s
       backchannel_logout_uri: record.backchannelLogoutUri,
       backchannel_logout_session_required: true,
     }),
-    ...(r?.clientName !== undefined && { client_name: r.clientName }),
-    ...(r?.clientUri !== undefined && { client_uri: r.clientUri }),
-    ...(r?.logoUri !== undefined && { logo_uri: r.logoUri }),
-    ...(r?.tosUri !== undefined && { tos_uri: r.tosUri }),
-    ...(r?.policyUri !== undefined && { policy_uri: r.policyUri }),
-    ...(r?.contacts !== undefined && { contacts: r.contacts }),
-    ...(r?.softwareId !== undefined && { software_id: r.softwareId }),
-    ...(r?.softwareVersion !== undefined && { software_version: r.softwareVersion }),
+    ...Object.fromEntries(SAID.filter(([ours]) => r?.[ours] !== undefined).map(([ours, name]) => [name, r?.[ours]])),
   };
 }
 
