@@ -18,7 +18,10 @@ import { ClientDefinitionError, registerClient } from "../lib/domain/clients/adm
 import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
 import { clientRegistrationUseCases } from "../lib/domain/clients/registration";
+import { ApiError } from "../lib/domain/errors";
 import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
+import { resourceUseCases } from "../lib/domain/resources/management";
+import { type ResourceConsent, resourceId } from "../lib/domain/resources/resource";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
@@ -50,6 +53,12 @@ commands:
   clients initial-token [--uses N] [--days D]
       an initial access token for OAuth client registration (RFC 7591, POST /svc/oauth/clients):
       good for N registrations (default 1) within D days (default 7); shown once
+  resources create --uri URI --name NAME --scopes "s1 s2" [--consent user|operator]
+      register a protected resource (RFC 8707): tokens for it carry aud URI and its own scopes;
+      --consent user: any client may ask on a user's behalf, the user consents (MCP servers);
+      operator (default): only clients created with --resources URI may ask
+  resources list [--json]         list protected resources
+  resources delete --uri URI      delete a protected resource
   keys rotate [--now]             publish a new signing key per algorithm (ES256 for access tokens,
                                   RS256 for ID tokens); each signs after 7 minutes, once every
                                   JWKS cache (max-age 300 s) and function key cache has it. The
@@ -106,6 +115,9 @@ const OPTIONS = {
   out: { type: "string" },
   "with-factors": { type: "boolean" },
   segments: { type: "string" },
+  uri: { type: "string" },
+  name: { type: "string" },
+  consent: { type: "string" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -135,6 +147,9 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "clients delete": { options: ["id"], positionals: [] },
   "clients release-dynamic": { options: ["app", "count"], positionals: [] },
   "clients initial-token": { options: ["uses", "days"], positionals: [] },
+  "resources create": { options: ["uri", "name", "scopes", "consent"], positionals: [] },
+  "resources list": { options: ["json"], positionals: [] },
+  "resources delete": { options: ["uri"], positionals: [] },
   "keys rotate": { options: ["now"], positionals: [] },
   "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
   "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
@@ -284,6 +299,58 @@ async function clientsInitialToken(uses: number, days: number): Promise<number> 
   if (config().settings.clientRegistration.mode === "off")
     err("client registration is off: set clientRegistration.mode to token or open (docs/configuration.md)");
   return 0;
+}
+
+/** The resources' use cases, their changes recorded as svc-admin's. */
+const resourceAdmin = () => resourceUseCases({ ...services(), ownResource: config().issuer });
+const byAdmin = (type: string) => ({ type, cId: "svc-admin", prms: { route: type } });
+
+async function resourcesCreate(values: Values): Promise<number> {
+  const consent = stringOption(values, "consent") ?? "operator";
+  if (consent !== "user" && consent !== "operator") throw new UsageError("--consent must be user or operator");
+  const def = {
+    uri: requireOption(values, "uri"),
+    name: requireOption(values, "name"),
+    scopes: words(requireOption(values, "scopes")).map((name) => ({ name })),
+    consent: consent as ResourceConsent,
+  };
+  try {
+    const created = await resourceAdmin().create(def, byAdmin("resources.create"));
+    out(`resource: ${created.uri} (id ${created.id})`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(`invalid resource: ${problemText(error)}`);
+    throw error;
+  }
+}
+
+async function resourcesList(values: Values): Promise<number> {
+  const { resources } = await resourceAdmin().list();
+  if (values.json) {
+    for (const resource of resources) out(JSON.stringify(resource));
+    return 0;
+  }
+  if (resources.length === 0) err("no resources");
+  for (const r of resources) out(`${r.uri}  ${r.consent}  ${r.scopes.map((s) => s.name).join(" ")}  ${r.name}`);
+  return 0;
+}
+
+async function resourcesDelete(values: Values): Promise<number> {
+  const uri = requireOption(values, "uri");
+  try {
+    await resourceAdmin().remove(resourceId(uri), byAdmin("resources.delete"));
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(`no resource ${uri}`);
+    throw error;
+  }
+  out(`deleted resource ${uri}`);
+  return 0;
+}
+
+/** An API error's problems in one line. */
+function problemText(error: ApiError): string {
+  const list = error.details.errors?.map((p) => `${p.pos}: ${p.desc}`);
+  return list?.length ? list.join("; ") : error.desc;
 }
 
 /** A whole number of `name` from 1 to `max`, or its default. */
@@ -555,6 +622,16 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
       const days = wholeOption(values, "days", 7, 365);
       return { table, run: () => clientsInitialToken(uses, days) };
     }
+    case "resources create":
+      requireOption(values, "uri");
+      requireOption(values, "name");
+      requireOption(values, "scopes");
+      return { table, run: () => resourcesCreate(values) };
+    case "resources list":
+      return { table, run: () => resourcesList(values) };
+    case "resources delete":
+      requireOption(values, "uri");
+      return { table, run: () => resourcesDelete(values) };
     case "keys rotate":
       return { table, run: () => keysRotate(values.now === true) };
     case "users export": {

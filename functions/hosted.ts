@@ -21,10 +21,14 @@ import { hostedRoutes } from "../lib/routes/hosted";
 import { idTokenHints } from "../lib/tokens/id-token-hint";
 
 const authorization = () => {
-  const { clients, sessions, consents, codes, events, keyRing, logins } = services();
-  const clientCredentials = oauthClients();
+  const { keyRing, ...stores } = services();
   const idTokenHint = idTokenHints(keyRing, config().issuer);
-  return authorizationUseCases({ clientCredentials, clients, sessions, consents, codes, logins, events, idTokenHint });
+  return authorizationUseCases({
+    ...stores,
+    clientCredentials: oauthClients(),
+    idTokenHint,
+    ownResource: config().issuer,
+  });
 };
 
 const signIn = () => {

@@ -1,4 +1,5 @@
 import { validators } from "../lib/compiled/token-validators";
+import { config } from "../lib/config";
 import { loginDeps, oauthClients, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
 import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { oidcUseCases } from "../lib/domain/oidc/oidc-endpoints";
@@ -8,9 +9,10 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts } = services();
-    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts };
-    return tokenUseCases({ ...deps, login: loginDeps(), passwordLogin: passwordLoginDeps });
+    const { clients, codes, qrLogins, accounts, resources } = services();
+    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources };
+    const ownResource = config().issuer;
+    return tokenUseCases({ ...deps, ownResource, login: loginDeps(), passwordLogin: passwordLoginDeps });
   }),
   jwks: () => services().keyRing.jwks(),
 };

@@ -12,7 +12,6 @@ import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
-import type { CodeGrantDeps } from "./domain/oidc/code-grant";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -49,6 +48,7 @@ import { createQrLoginStore } from "./store/qr-logins";
 import { createRecoveryCodeStore } from "./store/recovery-codes";
 import { createRegistrationAdmissionStore } from "./store/registration-admissions";
 import { createRegistrationStore } from "./store/registrations";
+import { createResourceStore } from "./store/resources";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
 import { createSecurityEventStore } from "./store/security-events";
@@ -97,6 +97,7 @@ export const services = /* @__PURE__ */ once(() => {
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),
+    resources: createResourceStore(deps),
     groups: createGroupStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
@@ -111,7 +112,7 @@ export const services = /* @__PURE__ */ once(() => {
     loginCodes: createLoginCodeStore(deps),
     signingKeys,
     keyRing,
-    accessTokens: createAccessTokens(keyRing, config().issuer),
+    accessTokens: createAccessTokens(keyRing, () => config().issuer),
   };
 });
 
@@ -226,9 +227,6 @@ export const loginDeps = (): LoginDeps => {
 
 /** Counts in CloudWatch metrics (EMF lines on stdout); the domain sees only its port. */
 export { powertoolsMetrics as metrics };
-
-/** What the authorization code grant needs besides the login's own. */
-export const codeGrantDeps = (): CodeGrantDeps => ({ ...loginDeps(), codes: services().codes });
 
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {

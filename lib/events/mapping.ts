@@ -89,6 +89,7 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.client]: { types: [] },
   [ENTITY.dynamicClient]: { types: [] },
   [ENTITY.rightDefinition]: { types: [] },
+  [ENTITY.resource]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

@@ -80,7 +80,11 @@ function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
   return v3Body(api);
 }
 
-function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion): Record<string, string> {
+function authenticateHeaders(
+  error: ApiError | OAuthError,
+  version: ApiVersion,
+  resourceMetadata: string | undefined,
+): Record<string, string> {
   if (error.status !== 401) return {};
   if (version === "oauth") {
     // RFC 6750 3.1: a bearer token refused (registration); no error attribute when none came.
@@ -93,11 +97,13 @@ function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion):
   }
   // RFC 6750 3.1: a Bearer challenge beside the interface §7 body. No token at all gets no
   // error attribute; a scope too narrow names the scope, so a client does not refresh in a loop.
+  // RFC 9728 5.1: the challenge names the resource's metadata, where a client finds who issues its tokens.
   const challenge = error instanceof ApiError ? error.details.challenge : undefined;
-  let bearer = 'Bearer realm="svc", error="invalid_token"';
-  if (challenge && !challenge.error) bearer = 'Bearer realm="svc"';
+  const metadata = resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : "";
+  let bearer = `Bearer realm="svc", error="invalid_token"${metadata}`;
+  if (challenge && !challenge.error) bearer = `Bearer realm="svc"${metadata}`;
   else if (challenge?.error)
-    bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}`;
+    bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}${metadata}`;
   return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
 }
 
@@ -106,7 +112,13 @@ function authenticateHeaders(error: ApiError | OAuthError, version: ApiVersion):
  * to read; anything else is logged in full and answered with a generic body that only
  * carries the request id.
  */
-export function errorResult(error: unknown, version: ApiVersion, requestId: string): HttpResult {
+export function errorResult(
+  error: unknown,
+  version: ApiVersion,
+  requestId: string,
+  /** The management API's RFC 9728 metadata URL, named in its Bearer challenges. */
+  resourceMetadata?: string,
+): HttpResult {
   let known: ApiError | OAuthError;
   if (error instanceof ApiError || error instanceof OAuthError) {
     known = error;
@@ -140,7 +152,7 @@ export function errorResult(error: unknown, version: ApiVersion, requestId: stri
       ...JSON_HEADERS,
       ...cacheHeaders,
       ...retryHeaders,
-      ...authenticateHeaders(known, version),
+      ...authenticateHeaders(known, version, resourceMetadata),
       ...extra,
       "x-request-id": requestId,
     },

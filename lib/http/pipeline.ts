@@ -19,6 +19,7 @@ import { userPassword } from "./middleware/user-password";
 import { validation } from "./middleware/validation";
 import { requestIdOf } from "./request-id";
 import type { RouteValidators, ServedRoute, SvcContext } from "./request-state";
+import { resourceMetadataUrl } from "./resource-metadata";
 import type { ApiCall, FunctionName, HttpResult, RouteDefinition, RouteShape } from "./route";
 import { connectionIpOf, sourceIpOf } from "./source-ip";
 
@@ -98,7 +99,7 @@ export function createApiFunction(
   // final status; the error shaper next, so its onError shapes whatever any other one left.
   const handler = middy<APIGatewayProxyEventV2, HttpResult, Error, SvcContext>()
     .use(requestMetrics(fn))
-    .use(errorShaper())
+    .use(errorShaper(() => resourceMetadataUrl(config().issuer)))
     .use(routeResolution(served, known ?? served))
     .use(keyWarmUp(checks))
     .use(httpHeaderNormalizer())

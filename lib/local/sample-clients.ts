@@ -3,6 +3,7 @@ import { services } from "../container";
 import { registerClient } from "../domain/clients/admin";
 import type { ClientDefinition } from "../domain/clients/client";
 import { ClientExistsError } from "../domain/clients/ports";
+import type { ResourceRecord } from "../domain/resources/resource";
 
 /** The registration access token of sample-agent, as events/clients/registration-*.json send it. */
 export const SAMPLE_REGISTRATION_TOKEN = "sample-agent-registration-access-token-000000";
@@ -36,8 +37,19 @@ export const SAMPLE_CLIENTS: readonly ClientDefinition[] = [
   },
 ];
 
+/** The protected resource events/resources/*.json read, change and delete: an MCP server open to user consent. */
+export const SAMPLE_RESOURCE: Omit<ResourceRecord, "createdAt" | "updatedAt"> = {
+  uri: "https://notes.example/mcp",
+  name: "Notes",
+  scopes: [
+    { name: "notes:read", description: "Read your notes" },
+    { name: "notes:write", description: "Add notes" },
+  ],
+  consent: "user",
+};
+
 /**
- * Registers the sample clients that are missing (`npm start`, `npm run invoke`); one an
+ * Registers the sample clients (and the sample resource) that are missing (`npm start`, `npm run invoke`); one an
  * operator registered under the same id is left as it is. Only on a local table.
  */
 export async function ensureSampleClients(): Promise<string[]> {
@@ -52,5 +64,8 @@ export async function ensureSampleClients(): Promise<string[]> {
       if (!(error instanceof ClientExistsError)) throw error;
     }
   }
+  const now = Math.floor(Date.now() / 1000);
+  // False when it exists: one an operator changed stays as it is.
+  await services().resources.create({ ...SAMPLE_RESOURCE, createdAt: now, updatedAt: now }, []);
   return added;
 }

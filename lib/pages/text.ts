@@ -33,6 +33,7 @@ export const TEXT = {
     consentAsk: (client: string) => `${client} asks to:`,
     consentRegistered: (host: string) =>
       `This application registered itself; the service's operator has not reviewed it. Allow only if you trust ${host}.`,
+    consentResource: (name: string, host: string) => `On ${name} (${host}):`,
     allow: "Allow",
     deny: "Deny",
     errorTitle: "Sign-in error",
@@ -163,6 +164,7 @@ export const TEXT = {
     consentAsk: (client: string) => `${client} просит:`,
     consentRegistered: (host: string) =>
       `Это приложение зарегистрировалось само, оператор сервиса его не проверял. Разрешайте, только если доверяете ${host}.`,
+    consentResource: (name: string, host: string) => `В сервисе «${name}» (${host}):`,
     allow: "Разрешить",
     deny: "Отклонить",
     errorTitle: "Ошибка входа",

@@ -10,6 +10,7 @@ import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
+import { resourcesRoutes } from "./resources";
 import { rightsRoutes } from "./rights";
 import { securityRoutes } from "./security";
 import { tokenRoutes } from "./token";
@@ -38,4 +39,5 @@ export const routes: readonly RouteDefinition[] = [
   ...auditRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),
   ...clientRegistrationRoutes(specsOnly()),
+  ...resourcesRoutes(specsOnly()),
 ];

@@ -5,6 +5,7 @@ import type { OidcUseCases } from "../domain/oidc/oidc-endpoints";
 import { RELEASABLE_CLAIMS } from "../domain/oidc/scopes";
 import { OIDC_SCOPES, USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
+import { RESOURCE_METADATA_PATH } from "../http/resource-metadata";
 import { group, type HttpResult, route } from "../http/route";
 import { ACR_MFA, ACR_PASSWORD } from "../tokens/access-token";
 import { SIGNING_ALGS } from "../tokens/key-ring";
@@ -97,6 +98,46 @@ const authorizationServerMetadata = route({
   tags: ["sign-in"],
   responses: { 200: { description: "Server metadata", schema: metadataSchema } },
   handler: async () => jsonResult(200, metadata(), { "cache-control": "public, max-age=300" }),
+});
+
+/** RFC 9728 2: the management API as a protected resource, named by the issuer. */
+function resourceMetadata() {
+  const issuer = config().issuer;
+  return {
+    resource: issuer,
+    authorization_servers: [issuer],
+    // What a client asks for on a user's behalf; system permissions come with client_credentials.
+    scopes_supported: [...USER_PERMISSIONS],
+    bearer_methods_supported: ["header"],
+    resource_name: "svc-identity management API",
+    resource_documentation: endpointUrl("/svc/api/openapi.json"),
+  };
+}
+
+const protectedResourceMetadata = route({
+  id: "oidc.resource-metadata",
+  method: "GET",
+  path: RESOURCE_METADATA_PATH,
+  version: "meta",
+  auth: "none",
+  summary: "RFC 9728 protected resource metadata of the management API",
+  description:
+    "Named by `resource_metadata` in the API's Bearer challenges. Its `resource` is the issuer: a token request naming it gets the management API's audience.",
+  tags: ["sign-in"],
+  responses: {
+    200: {
+      description: "Resource metadata",
+      schema: {
+        type: "object",
+        required: ["resource", "authorization_servers"],
+        properties: {
+          resource: { type: "string" },
+          authorization_servers: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
+  },
+  handler: async () => jsonResult(200, resourceMetadata(), { "cache-control": "public, max-age=300" }),
 });
 
 /** RFC 6750 3: the error travels in the challenge; the body carries the same. */
@@ -247,6 +288,7 @@ export const oidcRoutes = (oidc: OidcUseCases) =>
   group("token", [
     discovery,
     authorizationServerMetadata,
+    protectedResourceMetadata,
     userInfoGet(oidc),
     userInfoPost(oidc),
     introspection(oidc),

@@ -27,6 +27,8 @@ export const ENTITY = {
   /** The mirror of a right grant in the object's partition (interface §4.3 "rights on"). */
   rightHolder: "right-holder",
   rightDefinition: "right-definition",
+  /** A protected resource an operator registered (RFC 8707, 9728): its scopes and who may consent. */
+  resource: "resource",
   group: "group",
   /** A group's liveness in its own partition, written with its record (see keys.groupHead). */
   groupHead: "group-head",
@@ -218,6 +220,9 @@ export const keys = {
   rightHolderPrefix: "RIGHT#BY#",
   rightDefinition: (name: string): TableKey => ({ PK: "RIGHT_DEFINITIONS", SK: `RIGHT#${name}` }),
   rightDefinitionsPartition: "RIGHT_DEFINITIONS",
+  /** The resources are a small catalogue: one partition, read by URI or whole. */
+  resource: (uri: string): TableKey => ({ PK: "RESOURCES", SK: `RESOURCE#${uri}` }),
+  resourcesPartition: "RESOURCES",
 
   // Groups (interface §2.3, 4.8): the groups of a profile share a partition, so listing them is
   // one consistent Query; each group's members have a partition of their own.

@@ -21,14 +21,20 @@ export interface AccessTokens extends AccessTokenIssuer {
   verify(token: string, audience?: string | null): Promise<AccessTokenClaims>;
 }
 
-export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => number = Date.now): AccessTokens {
+export function createAccessTokens(
+  keyRing: KeyRing,
+  /** A function where the configuration may change after the tokens are built (local tools, tests). */
+  issuerOf: string | (() => string),
+  now: () => number = Date.now,
+): AccessTokens {
   const verified = createVerifiedTokens<AccessTokenClaims>(now);
+  const issuer = typeof issuerOf === "string" ? () => issuerOf : issuerOf;
   return {
     async issue(input: AccessTokenInput): Promise<{ token: string; claims: AccessTokenClaims }> {
       const { kid, key } = await keyRing.signingKey(ACCESS_TOKEN_ALG);
       const iat = Math.floor(Date.now() / 1000);
       const claims: AccessTokenClaims = {
-        iss: issuer,
+        iss: issuer(),
         sub: input.sub,
         aud: input.audience ?? AUDIENCE,
         client_id: input.clientId,
@@ -64,7 +70,7 @@ export function createAccessTokens(keyRing: KeyRing, issuer: string, now: () => 
           {
             algorithms: [ACCESS_TOKEN_ALG],
             typ: ACCESS_TOKEN_TYPE,
-            issuer,
+            issuer: issuer(),
             audience: audience ?? undefined,
             requiredClaims: ["exp", "iat", "sub"],
           },

@@ -11,7 +11,7 @@ import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/d
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
-import { SAMPLE_CLIENTS } from "../../lib/local/sample-clients";
+import { SAMPLE_CLIENTS, SAMPLE_RESOURCE } from "../../lib/local/sample-clients";
 import { routes } from "../../lib/routes";
 import { type Spent, spentFrom } from "./spent";
 
@@ -606,6 +606,7 @@ export async function seedSampleAccounts(
   const hash = await hashPassword(password, scrypt);
   sampleUserHash = hash;
   for (const sample of SAMPLE_CLIENTS) await registerClient(services().clients, sample, true);
+  await services().resources.create({ ...SAMPLE_RESOURCE, createdAt: now, updatedAt: now }, []);
   await services().accounts.create(
     {
       sub: "sample-user",

@@ -61,6 +61,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   client: [],
   "dynamic-client": [],
   "right-definition": [],
+  resource: [],
 };
 
 /** One realistic item of each publishing entity, keyed and stamped as the store writes it. */

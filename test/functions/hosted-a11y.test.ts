@@ -3,7 +3,8 @@ import { join } from "node:path";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { seedAccount } from "../support/fixtures";
+import { services } from "../../lib/container";
+import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 
 /**
@@ -85,12 +86,24 @@ describe.each([
     expect(pages).toEqual({ signIn: [], register: [], reset: [], "qr-signin": [], refused: [], error: [] });
   });
 
-  it("the consent page of a client that registered itself, the form_post page and the account page have no serious violation", async () => {
+  it("the consent page of a client that registered itself asking for a protected resource, the form_post page and the account page have no serious violation", async () => {
     const account = await seedAccount({}, PASSWORD);
     const party = await relyingParty({ registeredAs: "Notes Agent" });
+    const resource = `https://notes.example/${uniqueId("mcp-")}`;
+    const scopes = [
+      { name: "notes:read", description: lang === "ru" ? "Читать ваши заметки" : "Read your notes" },
+      { name: "notes:write", description: lang === "ru" ? "Добавлять заметки" : "Add notes" },
+    ];
+    const now = Math.floor(Date.now() / 1000);
+    await services().resources.create(
+      { uri: resource, name: "Notes", scopes, consent: "user", createdAt: now, updatedAt: now },
+      [],
+    );
     const started = await startAuthorization(party.config, party.redirectUri, {
       ui_locales: lang,
       response_mode: "form_post",
+      scope: "openid profile notes:read notes:write",
+      resource,
     });
     const { context, page } = await pageIn(locale);
     // The relying party answers 204, so the browser stays on the page that posts to it.
@@ -101,6 +114,9 @@ describe.each([
     await submit(page);
     await page.getByRole("button", { name: /allow|разрешить/i }).waitFor();
     expect(await page.locator("p.note").count()).toBe(1);
+    expect(await page.getByRole("listitem").allInnerTexts()).toEqual(
+      expect.arrayContaining(scopes.map((s) => s.description)),
+    );
     const consent = await seriousViolations(page, "consent");
     const posted = page.waitForRequest((request) => request.url() === party.redirectUri);
     await page.getByRole("button", { name: /allow|разрешить/i }).click();

@@ -138,6 +138,21 @@ export async function useHostedSignIn(host?: "localhost") {
     return { tokens, note };
   }
 
+  /** Signs `login` in through chromium where no consent is asked, and redeems the code (with `tokenParams`, e.g. `resource`). */
+  async function signInAndRedeem(
+    config: oidc.Configuration,
+    started: Awaited<ReturnType<typeof startAuthorization>>,
+    login: string,
+    tokenParams?: Record<string, string>,
+  ) {
+    const { context, page } = await fillSignInForm(started.url, login);
+    const callback = await backAtClient(page);
+    await context.close();
+    const checks = { pkceCodeVerifier: started.verifier, expectedState: started.state };
+    const nonce = started.url.searchParams.has("nonce") ? { expectedNonce: started.nonce } : {};
+    return oidc.authorizationCodeGrant(config, callback, { ...checks, ...nonce }, tokenParams);
+  }
+
   return {
     issuer,
     browser,
@@ -150,5 +165,6 @@ export async function useHostedSignIn(host?: "localhost") {
     alertText,
     backAtClient,
     allowAndRedeem,
+    signInAndRedeem,
   };
 }

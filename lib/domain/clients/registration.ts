@@ -2,7 +2,7 @@ import type { ClientRegistrationPolicy } from "../../config/settings";
 import type { SecurityEventLog } from "../audit/ports";
 import { digestSecret, generateSecret, secretMatches } from "../credentials/secret-digest";
 import { OAuthError } from "../errors";
-import { isOidcScope, OIDC_SCOPES, parseScope } from "../permissions";
+import { OIDC_SCOPES, parseScope, permissionKind } from "../permissions";
 import {
   buildClient,
   type ClientDefinition,
@@ -113,7 +113,10 @@ function definitionOf(
     const uri = meta[field];
     if (uri !== undefined && !httpsOrLoopback(uri)) throw refusal.metadata(`${field} must be an https URL`);
   }
-  const asked = meta.scope === undefined ? policy.scopes : parseScope(meta.scope).filter((s) => !isOidcScope(s));
+  // Our permissions are the policy's to open; other names are scopes of protected resources,
+  // judged by the resource a request names (MCP clients register the scopes they will ask for).
+  const ours = (s: string) => permissionKind(s) !== undefined;
+  const asked = meta.scope === undefined ? policy.scopes : parseScope(meta.scope).filter(ours);
   const closed = asked.filter((s) => !policy.scopes.includes(s));
   if (closed.length > 0) throw refusal.metadata(`scope not open to registered clients: ${closed.join(" ")}`);
 

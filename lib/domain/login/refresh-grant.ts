@@ -18,7 +18,13 @@ export interface RefreshResponse {
  * one that was already exchanged means it leaked, so the whole session ends (RFC 9700
  * 4.14.2); the legitimate holder signs in again.
  */
-export async function refreshGrant(client: ClientRecord, token: unknown, deps: LoginDeps): Promise<RefreshResponse> {
+export async function refreshGrant(
+  client: ClientRecord,
+  token: unknown,
+  deps: LoginDeps,
+  /** RFC 8707 2.2: a `resource` sent with the refresh, and the management API's identifier. */
+  target: { resource?: unknown; own: string },
+): Promise<RefreshResponse> {
   const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
   if (typeof token !== "string" || token === "") throw new OAuthError("invalid_request", "refresh_token is required");
   const parsed = parseRefreshToken(token);
@@ -29,6 +35,9 @@ export async function refreshGrant(client: ClientRecord, token: unknown, deps: L
     throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
   if (account.locked || account.state?.name === "inactivityLock")
     throw new OAuthError("invalid_grant", "the account is locked");
+  // A refresh keeps the audience the user allowed; it may repeat it, never change it.
+  if (target.resource !== undefined && target.resource !== (session.audience ?? target.own))
+    throw new OAuthError("invalid_target", "the resource differs from the one this refresh token was issued for");
 
   // Before the rotation: a failed hook must not spend the refresh token.
   const request = {

@@ -9,6 +9,7 @@ import { QR_GRANT, qrGrant, startQrLogin } from "../login/qr-login";
 import { refreshGrant } from "../login/refresh-grant";
 import type { Language } from "../messages/ports";
 import { authorizationCodeGrant, type CodeGrantDeps } from "../oidc/code-grant";
+import type { ResourceRepository } from "../resources/ports";
 import type { LoginDeps } from "../sign-in/login-commit";
 import { authenticateClient, presentedClient, requireGrant } from "./client-authentication";
 import { clientCredentialsGrant } from "./client-credentials";
@@ -26,6 +27,9 @@ export interface TokenEndpointDeps {
   codes: CodeGrantDeps["codes"];
   qrLogins: QrLoginRepository;
   accounts: Pick<AccountRepository, "get">;
+  resources: Pick<ResourceRepository, "get">;
+  /** The management API's resource identifier (the issuer). */
+  ownResource: string;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -86,19 +90,17 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
     const { login } = deps;
     switch (form.grant_type) {
       case GRANT.authorizationCode:
-        return authorizationCodeGrant(client, form, { ...login, codes: deps.codes });
-      case "client_credentials":
-        return clientCredentialsGrant(
-          login.accessTokens,
-          client,
-          form.scope,
-          login.settings.tokens.accessTtlSeconds,
-          form.resource,
-        );
+        return authorizationCodeGrant(client, form, { ...login, codes: deps.codes, ownResource: deps.ownResource });
+      case "client_credentials": {
+        const { resources, ownResource } = deps;
+        const ttlSeconds = login.settings.tokens.accessTtlSeconds;
+        const grantDeps = { tokens: login.accessTokens, resources, ownResource, ttlSeconds };
+        return clientCredentialsGrant(grantDeps, client, form.scope, form.resource);
+      }
       case "password":
         return passwordGrant(client, passwordInput(form, caller, client), deps.passwordLogin());
       case "refresh_token":
-        return refreshGrant(client, form.refresh_token, login);
+        return refreshGrant(client, form.refresh_token, login, { resource: form.resource, own: deps.ownResource });
       case QR_GRANT:
         return qrGrant(deps.qrLogins, client, form.qr_code, origin(caller), { ...login, accounts: deps.accounts });
       default:

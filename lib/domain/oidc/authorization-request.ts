@@ -1,5 +1,7 @@
 import { type ClientRecord, GRANT, redirectSchemeAllowed } from "../clients/client";
 import { OAuthError } from "../errors";
+import type { ResourceRecord } from "../resources/resource";
+import { audienceOf, type Target, targetOf } from "../resources/target";
 import { parseClaimsRequest, type RequestedClaims } from "./claims-request";
 import { authorizationScopes } from "./scopes";
 
@@ -16,7 +18,10 @@ export interface AuthorizationRequest {
   loginHint?: string;
   uiLocales?: string;
   idTokenHint?: string;
+  /** The audience its tokens carry (RFC 8707); absent: the management API's. */
   resource?: string;
+  /** What `resource` names: the consent page shows a registered resource and its scopes. */
+  target: Target;
   /** Claims named one by one (OIDC Core 5.5), beside those the scopes release. */
   claims?: RequestedClaims;
   /** How the answer reaches the client: in the redirect's query, or posted by the browser (OAuth 2.0 Form Post). */
@@ -65,6 +70,12 @@ function text(query: Readonly<Record<string, string | undefined>>, name: string,
   return value;
 }
 
+/** The resource the request names, as registered (undefined when it is not), and the management API's identifier. */
+export interface RequestedResource {
+  registered?: ResourceRecord;
+  own: string;
+}
+
 /**
  * Checks an authorization request against its client. The client and the redirect URI
  * are checked first, and a failure there is an UntrustedRedirectError; every later
@@ -73,6 +84,7 @@ function text(query: Readonly<Record<string, string | undefined>>, name: string,
 export function parseAuthorizationRequest(
   query: Readonly<Record<string, string | undefined>>,
   client: ClientRecord | undefined,
+  resource: RequestedResource,
 ): AuthorizationRequest {
   if (!client || query.client_id !== client.clientId) throw new UntrustedRedirectError("unknown_client");
   const redirectUri = query.redirect_uri;
@@ -84,7 +96,7 @@ export function parseAuthorizationRequest(
   // The answer, errors included, goes back the way the request asked, once that is a mode we speak.
   const responseMode = query.response_mode === "form_post" ? "form_post" : "query";
   try {
-    return { ...checked(query, client, redirectUri), responseMode };
+    return { ...checked(query, client, redirectUri, resource), responseMode };
   } catch (error) {
     if (error instanceof OAuthError) throw new AuthorizationError(error, redirectUri, state, responseMode);
     throw error;
@@ -95,6 +107,7 @@ function checked(
   query: Readonly<Record<string, string | undefined>>,
   client: ClientRecord,
   redirectUri: string,
+  resource: RequestedResource,
 ): Omit<AuthorizationRequest, "responseMode"> {
   // Core 6.1 and 6.2 name one refusal for each way a request object comes.
   if (query.request !== undefined) throw new OAuthError("request_not_supported", "request objects are not supported");
@@ -106,7 +119,8 @@ function checked(
     throw new OAuthError("invalid_request", "response_mode may be query or form_post");
   if (!client.grantTypes.includes(GRANT.authorizationCode))
     throw new OAuthError("unauthorized_client", "the client may not use the authorization code flow");
-  const scopes = authorizationScopes(client, query.scope);
+  const target = targetOf(client, query.resource, resource.registered, "user", resource.own);
+  const scopes = authorizationScopes(client, query.scope, target);
 
   const challenge = query.code_challenge;
   const method = query.code_challenge_method;
@@ -131,10 +145,6 @@ function checked(
     maxAge = Number(query.max_age);
     if (!/^\d{1,10}$/.test(query.max_age)) throw new OAuthError("invalid_request", "max_age must be a whole number");
   }
-  const resource = query.resource;
-  if (resource !== undefined && !client.resources.includes(resource))
-    throw new OAuthError("invalid_target", "the resource is not registered for this client");
-
   return {
     clientId: client.clientId,
     redirectUri,
@@ -147,7 +157,8 @@ function checked(
     loginHint: text(query, "login_hint", LIMITS.loginHint),
     uiLocales: text(query, "ui_locales", LIMITS.uiLocales),
     idTokenHint: text(query, "id_token_hint", LIMITS.idTokenHint),
-    resource,
+    resource: audienceOf(target),
+    target,
     claims: parseClaimsRequest(query.claims),
   };
 }

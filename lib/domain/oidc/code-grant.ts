@@ -5,6 +5,7 @@ import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
 import { endReusedSession } from "../login/refresh-grant";
+import { consentScope } from "../resources/resource";
 import { backchannelLogoutOf } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
@@ -19,6 +20,8 @@ export const CODE_TTL_SECONDS = 60;
 
 export interface CodeGrantDeps extends LoginDeps {
   codes: AuthorizationCodeRepository;
+  /** The management API's resource identifier (the issuer). */
+  ownResource: string;
 }
 
 /** A new code for a signed-in browser; only its digest is stored. */
@@ -71,7 +74,7 @@ export interface CodeGrantResponse {
  */
 export async function authorizationCodeGrant(
   client: ClientRecord,
-  form: { code?: unknown; redirect_uri?: unknown; code_verifier?: unknown },
+  form: { code?: unknown; redirect_uri?: unknown; code_verifier?: unknown; resource?: unknown },
   deps: CodeGrantDeps,
 ): Promise<CodeGrantResponse> {
   const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
@@ -87,6 +90,9 @@ export async function authorizationCodeGrant(
   if (record.expiresAt <= now) throw new OAuthError("invalid_grant", "the code has expired");
   if (form.redirect_uri !== record.redirectUri)
     throw new OAuthError("invalid_grant", "redirect_uri differs from the authorization request");
+  // RFC 8707 2.2: the token endpoint's `resource` may only repeat what the user allowed.
+  if (form.resource !== undefined && form.resource !== (record.resource ?? deps.ownResource))
+    throw new OAuthError("invalid_target", "the resource differs from the authorization request");
   if (record.codeChallenge) {
     if (typeof form.code_verifier !== "string" || !VERIFIER.test(form.code_verifier))
       throw new OAuthError("invalid_grant", "code_verifier is required (PKCE)");
@@ -136,7 +142,12 @@ export async function authorizationCodeGrant(
   const committed = await deps.logins.commit([
     deps.codes.redeemItem(codeHash, session.sid, now),
     deps.sessions.putItem(session),
-    deps.consents.grantItem(record.sub, client.clientId, record.scopes, now * 1000),
+    deps.consents.grantItem(
+      record.sub,
+      client.clientId,
+      record.scopes.map((s) => consentScope(s, record.resource)),
+      now * 1000,
+    ),
     deps.events.putItem({
       sbj: record.sub,
       ts: now * 1000,

@@ -2,13 +2,20 @@ import type { Account } from "../accounts/account";
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { isOidcScope, parseScope, permissionKind } from "../permissions";
+import { resourceScopes, type Target } from "../resources/target";
 
 /**
  * The scope of an authorization request: OIDC scopes, which every client may ask for, and
- * user permissions (interface §5.3), which must be granted to the client.
+ * user permissions (interface §5.3), which must be granted to the client; for a registered
+ * resource, its own scopes instead, all of them when none is named.
  */
-export function authorizationScopes(client: ClientRecord, scope: string | undefined): string[] {
+export function authorizationScopes(client: ClientRecord, scope: string | undefined, target: Target): string[] {
   const requested = parseScope(scope ?? "");
+  if (target.kind === "registered")
+    return resourceScopes(
+      target.resource,
+      requested.length > 0 ? requested : target.resource.scopes.map((s) => s.name),
+    );
   if (requested.length === 0) throw new OAuthError("invalid_scope", "scope is required");
   const unknown = requested.filter((s) => !isOidcScope(s) && permissionKind(s) !== "user");
   if (unknown.length > 0) throw new OAuthError("invalid_scope", "the scope names something that is not a user scope");

@@ -15,6 +15,8 @@ import {
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode } from "../oidc/code-grant";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
+import type { ResourceRepository } from "../resources/ports";
+import { consentScope, type ResourceScope } from "../resources/resource";
 import type { ConsentRepository, SessionRepository } from "../sessions/ports";
 
 /**
@@ -30,6 +32,9 @@ export interface AuthorizationDeps {
   codes: AuthorizationCodeRepository;
   logins: Pick<LoginRepository, "commit">;
   events: Pick<SecurityEventLog, "record" | "putItem">;
+  resources: Pick<ResourceRepository, "get">;
+  /** The management API's resource identifier (the issuer): `resource` naming it asks for no other audience. */
+  ownResource: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
   idTokenHint: (token: string) => Promise<{ sub: string; aud: string } | undefined>;
 }
@@ -42,7 +47,7 @@ export interface FoundRequest {
 
 /** Where the browser goes once signed in: the consent page, or back to the client with a code or an error. */
 export type AfterSignIn =
-  | { kind: "consent"; clientId: string; scopes: string[]; asker: ConsentAsker }
+  | { kind: "consent"; clientId: string; scopes: string[]; asker: ConsentAsker; resource?: ConsentResource }
   | { kind: "back"; redirectUri: string; responseMode: ResponseMode; params: Record<string, string | undefined> }
   | { kind: "error"; error: AuthorizationError };
 
@@ -55,6 +60,22 @@ export interface ConsentAsker {
   /** Set for a registered client: the host of the redirect URI of this request. */
   host?: string;
 }
+
+/** A registered resource the request is for: the page names it and says what each of its scopes allows. */
+export interface ConsentResource {
+  name: string;
+  host: string;
+  scopes: ResourceScope[];
+}
+
+function resourceOf({ target, scopes }: AuthorizationRequest): ConsentResource | undefined {
+  if (target.kind !== "registered") return undefined;
+  const { name, uri, scopes: defined } = target.resource;
+  return { name, host: new URL(uri).host, scopes: defined.filter((s) => scopes.includes(s.name)) };
+}
+
+/** The scopes as a consent keeps them: a resource's own carry its URI. */
+const consentScopes = (request: AuthorizationRequest) => request.scopes.map((s) => consentScope(s, request.resource));
 
 function askerOf(client: ClientRecord, request: AuthorizationRequest): ConsentAsker {
   if (!client.registration) return { name: client.clientId };
@@ -81,7 +102,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     if (client.firstParty) return false;
     if (request.prompt.includes("consent")) return true;
     const granted = (await deps.consents.list(sub)).find((c) => c.client_id === client.clientId);
-    return !request.scopes.every((s) => granted?.scopes.includes(s));
+    return !consentScopes(request).every((s) => granted?.scopes.includes(s));
   }
 
   return {
@@ -90,7 +111,11 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       // The cached record client authentication uses: every sign-in page and form reads it (docs/scale.md).
       const client =
         typeof query.client_id === "string" ? await deps.clientCredentials.getWithSecrets(query.client_id) : undefined;
-      const request = parseAuthorizationRequest(query, client);
+      const own = deps.ownResource;
+      // Only a resource of someone else's can be registered: one read, and only when one is named.
+      const named = typeof query.resource === "string" && query.resource !== own ? query.resource : undefined;
+      const registered = named && client ? await deps.resources.get(named) : undefined;
+      const request = parseAuthorizationRequest(query, client, { registered, own });
       // Without a client the parse threw UntrustedRedirectError: here the client is known.
       return { client: client as ClientRecord, request };
     },
@@ -121,6 +146,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
             clientId: client.clientId,
             scopes: request.scopes,
             asker: askerOf(client, request),
+            resource: resourceOf(request),
           };
         const error = new OAuthError("consent_required", "the user has not consented");
         return { kind: "error", error: refusalOf(request, error) };
@@ -153,7 +179,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         const denied = new OAuthError("access_denied", "the user denied the request");
         return { kind: "error", error: refusalOf(request, denied) };
       }
-      await deps.logins.commit([deps.consents.grantItem(sub, request.clientId, request.scopes, Date.now())]);
+      await deps.logins.commit([deps.consents.grantItem(sub, request.clientId, consentScopes(request), Date.now())]);
       const code = await issueCode(deps.codes, request, browser, now);
       return { kind: "back", ...answerTo(request), params: { code, state: request.state } };
     },

@@ -76,7 +76,14 @@ export async function answerNext(
   if (next.kind === "back") return backToClient(lang, next, next.params, cookies);
   const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
   const { name: clientName, host: clientHost } = next.asker;
-  const page = consentPage({ lang, state: form.state, clientName, clientHost, scopes: next.scopes });
+  const page = consentPage({
+    lang,
+    state: form.state,
+    clientName,
+    clientHost,
+    scopes: next.scopes,
+    resource: next.resource,
+  });
   return pageResult(200, page, [...cookies, ...form.cookies]);
 }
 
