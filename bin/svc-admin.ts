@@ -38,8 +38,10 @@ commands:
                   [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
                   [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI]
                                   grant types: authorization_code refresh_token client_credentials
-                                  password urn:svc:params:oauth:grant-type:qr (default: all but password;
-                                  --public: authorization_code refresh_token, no secret, PKCE)
+                                  password urn:svc:params:oauth:grant-type:qr
+                                  urn:ietf:params:oauth:grant-type:device_code (default: all but
+                                  password and device_code; --public: authorization_code
+                                  refresh_token, no secret, PKCE; may add device_code)
                                   --trust-relayed-address: password guesses count against the
                                   X-Forwarded-For address alone (confidential clients only)
                                   --id-token-alg: how its ID tokens are signed (default RS256)

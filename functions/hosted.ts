@@ -2,6 +2,7 @@ import { validators } from "../lib/compiled/hosted-validators";
 import { config } from "../lib/config";
 import {
   bindDeps,
+  deviceVerificationUri,
   oauthClients,
   passkeyDeps,
   passwordLoginDeps,
@@ -28,6 +29,7 @@ const authorization = () => {
     clientCredentials: oauthClients(),
     idTokenHint,
     ownResource: config().issuer,
+    deviceUri: deviceVerificationUri(),
   });
 };
 

@@ -1,6 +1,14 @@
 import { validators } from "../lib/compiled/token-validators";
 import { config } from "../lib/config";
-import { loginDeps, oauthClients, passwordLoginDeps, perCall, requestChecks, services } from "../lib/container";
+import {
+  deviceVerificationUri,
+  loginDeps,
+  oauthClients,
+  passwordLoginDeps,
+  perCall,
+  requestChecks,
+  services,
+} from "../lib/container";
 import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { oidcUseCases } from "../lib/domain/oidc/oidc-endpoints";
 import { createApiFunction } from "../lib/http/pipeline";
@@ -9,10 +17,12 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts, resources } = services();
-    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources };
+    const { clients, codes, qrLogins, accounts, resources, devices } = services();
+    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources, devices };
     const ownResource = config().issuer;
-    return tokenUseCases({ ...deps, ownResource, login: loginDeps(), passwordLogin: passwordLoginDeps });
+    const verificationUri = deviceVerificationUri();
+    const login = loginDeps();
+    return tokenUseCases({ ...deps, ownResource, verificationUri, login, passwordLogin: passwordLoginDeps });
   }),
   jwks: () => services().keyRing.jwks(),
 };

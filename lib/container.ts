@@ -35,6 +35,7 @@ import { createAuthorizationCodeStore } from "./store/authorization-codes";
 import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
 import { createContactCodeStore } from "./store/contact-codes";
+import { createDeviceAuthorizationStore } from "./store/device-authorizations";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
@@ -106,6 +107,7 @@ export const services = /* @__PURE__ */ once(() => {
     securityQuestions: createSecurityQuestionStore(deps),
     consents: createConsentStore(deps),
     codes: createAuthorizationCodeStore(deps),
+    devices: createDeviceAuthorizationStore(deps),
     passwordResets: createPasswordResetStore(deps),
     contactCodes: createContactCodeStore(deps),
     recoveryCodes: createRecoveryCodeStore(deps),
@@ -152,6 +154,9 @@ export const oauthClients = /* @__PURE__ */ once(() =>
     (error) => log.warn("client metadata document refused", { error: (error as Error).message }),
   ),
 );
+
+/** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
+export const deviceVerificationUri = (): string => `${config().issuer}/oauth/device`;
 
 /** Client registration (RFC 7591/7592) under the policy of this moment. */
 export const clientRegistrationDeps = (): ClientRegistrationDeps => {

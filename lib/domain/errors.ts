@@ -63,6 +63,7 @@ export type OAuthErrorCode =
   | "unsupported_grant_type"
   | "invalid_scope"
   | "authorization_pending"
+  | "slow_down"
   | "access_denied"
   | "expired_token"
   | "login_required"

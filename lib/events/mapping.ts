@@ -69,6 +69,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.uniquePasskey]: { types: [] },
   [ENTITY.registrationNoticesSent]: { types: [] },
   [ENTITY.authorizationCode]: { types: [] },
+  [ENTITY.deviceAuthorization]: { types: [] },
+  [ENTITY.userCodeTries]: { types: [] },
   [ENTITY.passwordReset]: { types: [] },
   [ENTITY.loginCode]: { types: [] },
   [ENTITY.initialAccessToken]: { types: [] },

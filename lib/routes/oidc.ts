@@ -29,6 +29,7 @@ function metadata() {
     revocation_endpoint: endpointUrl("/svc/oauth/revoke"),
     introspection_endpoint: endpointUrl("/svc/oauth/introspect"),
     end_session_endpoint: endpointUrl("/svc/oauth/logout"),
+    device_authorization_endpoint: endpointUrl("/svc/oauth/device_authorization"),
     ...(config().settings.clientRegistration.mode !== "off" && {
       registration_endpoint: endpointUrl("/svc/oauth/clients"),
     }),

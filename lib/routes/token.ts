@@ -11,7 +11,7 @@ export const tokenRequest = {
     grant_type: {
       type: "string",
       description:
-        "authorization_code, refresh_token, client_credentials, password or urn:svc:params:oauth:grant-type:qr, as the client is registered for",
+        "authorization_code, refresh_token, client_credentials, password, urn:svc:params:oauth:grant-type:qr or urn:ietf:params:oauth:grant-type:device_code, as the client is registered for",
     },
     code: { type: "string", maxLength: 128, description: "authorization_code: the code from the redirect" },
     redirect_uri: {
@@ -40,6 +40,12 @@ export const tokenRequest = {
     },
     new_password: { type: "string", maxLength: 1024, description: "password grant: when a change is forced" },
     refresh_token: { type: "string", maxLength: 512, description: "refresh_token grant" },
+    device_code: {
+      type: "string",
+      maxLength: 128,
+      description:
+        "urn:ietf:params:oauth:grant-type:device_code: the device_code from POST /svc/oauth/device_authorization",
+    },
     qr_code: {
       type: "string",
       maxLength: 64,
@@ -176,6 +182,58 @@ const qrStart = (tokens: TokenRoutesUseCases) =>
       jsonResult(200, await tokens.token.startQr(call.body, callerOf(call), Math.floor(Date.now() / 1000)), NO_STORE),
   });
 
+export const deviceAuthorizationRequest = {
+  type: "object",
+  properties: {
+    scope: {
+      type: "string",
+      description: "as in an authorization request: OpenID Connect scopes, user permissions, or a resource's own",
+    },
+    resource: { type: "string", maxLength: 2048, description: "the resource (RFC 8707) the tokens are for" },
+    client_id: { type: "string" },
+    client_secret: { type: "string" },
+  },
+} as const;
+
+export const deviceAuthorizationResponse = {
+  type: "object",
+  required: ["device_code", "user_code", "verification_uri", "verification_uri_complete", "expires_in", "interval"],
+  properties: {
+    device_code: { type: "string", description: "the device keeps it and polls the token endpoint with it" },
+    user_code: { type: "string", description: "what the device shows: eight consonants, XXXX-XXXX" },
+    verification_uri: { type: "string", description: "the hosted page where the user types the code" },
+    verification_uri_complete: { type: "string", description: "the same with the code filled in (for a QR code)" },
+    expires_in: { type: "integer" },
+    interval: { type: "integer", description: "seconds between polls" },
+    qr_png: { type: "string", description: "ours: base64 PNG of a QR code holding verification_uri_complete" },
+  },
+} as const;
+
+const deviceAuthorization = (tokens: TokenRoutesUseCases) =>
+  route({
+    id: "token.device-authorization",
+    method: "POST",
+    path: "/svc/oauth/device_authorization",
+    version: "oauth",
+    auth: "client",
+    summary: "Device authorization endpoint (RFC 8628)",
+    description:
+      "Client authentication as at the token endpoint; the client must be registered for urn:ietf:params:oauth:grant-type:device_code. The device shows user_code (or verification_uri_complete as a QR code) and polls POST /svc/oauth/te with grant_type=urn:ietf:params:oauth:grant-type:device_code and device_code: authorization_pending until the user answers on the hosted device page, slow_down when it polls faster than interval, access_denied, expired_token, or the tokens once.",
+    tags: ["tokens"],
+    request: { body: { contentType: "form", schema: deviceAuthorizationRequest, required: true } },
+    responses: {
+      200: { description: "A device authorization started", schema: deviceAuthorizationResponse },
+      400: { description: "invalid_request, invalid_scope, invalid_target, unauthorized_client", schema: oauthError },
+      401: { description: "invalid_client", schema: oauthError },
+    },
+    handler: async (call) =>
+      jsonResult(
+        200,
+        await tokens.token.startDevice(call.body, callerOf(call), Math.floor(Date.now() / 1000)),
+        NO_STORE,
+      ),
+  });
+
 /** What the token function's own routes are handed (functions/token.ts). */
 export interface TokenRoutesUseCases {
   token: TokenUseCases;
@@ -184,4 +242,4 @@ export interface TokenRoutesUseCases {
 }
 
 export const tokenRoutes = (tokens: TokenRoutesUseCases) =>
-  group("token", [issueRoute(tokens), jwks(tokens), qrStart(tokens)]);
+  group("token", [issueRoute(tokens), jwks(tokens), qrStart(tokens), deviceAuthorization(tokens)]);

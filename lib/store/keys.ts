@@ -49,6 +49,10 @@ export const ENTITY = {
   consent: "consent",
   /** An authorization code (OIDC), by the digest of the code; single use, short-lived (TTL). */
   authorizationCode: "authorization-code",
+  /** A device authorization (RFC 8628), by its user code; short-lived (TTL). */
+  deviceAuthorization: "device-authorization",
+  /** User codes typed on the device page from one address within one hour (RFC 8628 5.1). */
+  userCodeTries: "user-code-tries",
   /** The latest forgotten-password code of an account (TTL). */
   passwordReset: "password-reset",
   /** Forgotten-password codes sent to one account within one hour. */
@@ -161,6 +165,8 @@ export const keys = {
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
+  deviceAuthorization: (userCode: string): TableKey => ({ PK: `DEVICEAUTH#${userCode}`, SK: "DEVICEAUTH" }),
+  userCodeTries: (address: string, hour: number): TableKey => ({ PK: `USERCODETRIES#${address}`, SK: `HOUR#${hour}` }),
   passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
   recoveryCodes: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "RECOVERY_CODES" }),
   loginCode: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "LOGIN_CODE" }),

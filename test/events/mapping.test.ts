@@ -62,6 +62,8 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "dynamic-client": [],
   "right-definition": [],
   resource: [],
+  "device-authorization": [],
+  "user-code-tries": [],
 };
 
 /** One realistic item of each publishing entity, keyed and stamped as the store writes it. */

@@ -86,6 +86,18 @@ describe.each([
     expect(pages).toEqual({ signIn: [], register: [], reset: [], "qr-signin": [], refused: [], error: [] });
   });
 
+  it("the device page (RFC 8628) and its last word have no serious violation", async () => {
+    const { context, page } = await pageIn(locale);
+    await page.goto(`${issuer}/oauth/device?user_code=BCDF-GHJK&ui_locales=${lang}`);
+    expect(await page.getByRole("textbox").inputValue()).toBe("BCDF-GHJK");
+    const form = await seriousViolations(page, "device");
+    await page.goto(`${issuer}/oauth/device?done=approved&ui_locales=${lang}`);
+    await page.getByRole("status").waitFor();
+    const done = await seriousViolations(page, "device-done");
+    await context.close();
+    expect({ form, done }).toEqual({ form: [], done: [] });
+  });
+
   it("the consent page of a client that registered itself asking for a protected resource, the form_post page and the account page have no serious violation", async () => {
     const account = await seedAccount({}, PASSWORD);
     const party = await relyingParty({ registeredAs: "Notes Agent" });

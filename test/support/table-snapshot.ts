@@ -7,14 +7,16 @@ import { ENTITY } from "../../lib/store/keys";
 /**
  * Items a refused request may write by design: the security event it records (interface §6),
  * the brute-force counters that make refusals count (failed logins by account and by
- * address, wrong security answers) and the counts of contact-change codes, taken before a
- * send that may fail after the message went out. Everything else must be as it was.
+ * address, wrong security answers, user codes tried on the device page) and the counts of
+ * contact-change codes, taken before a send that may fail after the message went out.
+ * Everything else must be as it was.
  */
 export const WRITTEN_BY_REFUSALS: ReadonlySet<string> = new Set([
   ENTITY.securityEvent,
   ENTITY.loginFailures,
   ENTITY.ipFailures,
   ENTITY.securityAnswerFailures,
+  ENTITY.userCodeTries,
   ENTITY.contactCodesSent,
   ENTITY.contactAddressCodesSent,
   ENTITY.contactAddressLastCode,

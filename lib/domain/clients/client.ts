@@ -9,6 +9,8 @@ export const GRANT = {
   clientCredentials: "client_credentials",
   password: "password",
   qr: "urn:svc:params:oauth:grant-type:qr",
+  /** RFC 8628: a device without a browser; the user approves on another one. */
+  deviceCode: "urn:ietf:params:oauth:grant-type:device_code",
 } as const;
 export const GRANT_TYPES: readonly string[] = Object.values(GRANT);
 
@@ -18,6 +20,8 @@ export const DEFAULT_GRANT_TYPES = [GRANT.authorizationCode, GRANT.refreshToken,
 export const LEGACY_GRANT_TYPES = [GRANT.clientCredentials, GRANT.password, GRANT.refreshToken, GRANT.qr];
 /** A public client holds no secret: it may only sign users in through the browser with PKCE. */
 export const PUBLIC_GRANT_TYPES: readonly string[] = [GRANT.authorizationCode, GRANT.refreshToken];
+/** What a public client may be given: a user approves each device flow in a browser, as with PKCE. */
+const PUBLIC_MAY_USE: readonly string[] = [...PUBLIC_GRANT_TYPES, GRANT.deviceCode];
 
 /** How its ID tokens are signed (id_token_signed_response_alg): RS256 unless it registered ES256. */
 export const ID_TOKEN_ALGS = ["RS256", "ES256"] as const;
@@ -255,11 +259,11 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
     // Anyone can call as a public client, so the address it relays proves nothing.
     if (def.trustRelayedAddress)
       add("trustRelayedAddress", "only a confidential client may have the address it relays trusted");
-    const confidentialOnly = grants.filter((g) => !PUBLIC_GRANT_TYPES.includes(g));
+    const confidentialOnly = grants.filter((g) => !PUBLIC_MAY_USE.includes(g));
     if (confidentialOnly.length > 0)
       add(
         "grantTypes",
-        `a public client may only use authorization_code and refresh_token, not ${confidentialOnly.join(" ")}`,
+        `a public client may only use authorization_code, refresh_token and the device grant, not ${confidentialOnly.join(" ")}`,
       );
   }
   if (grants.includes(GRANT.authorizationCode) && (def.redirectUris ?? []).length === 0 && def.public)

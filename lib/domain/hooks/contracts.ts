@@ -123,7 +123,7 @@ export const hookSchemas = {
       "preTokenIssue",
       {
         clientId: { type: "string" },
-        grant: { enum: ["password", "refresh_token", "authorization_code", "qr"] },
+        grant: { enum: ["password", "refresh_token", "authorization_code", "qr", "device_code"] },
         sub: { type: "string" },
         scopes: { type: "array", items: { type: "string" } },
       },

@@ -1,4 +1,5 @@
 import type { IdTokenAlg } from "../clients/client";
+import type { PendingWrite } from "../unit-of-work";
 
 /** Tokens the domain hands out; signing them is someone else's business. */
 
@@ -52,3 +53,46 @@ export interface IdTokenInput {
 }
 
 export type IdTokenIssuer = (input: IdTokenInput) => Promise<string>;
+
+/** What a user approved on another device, as an authorization code carries it (RFC 8628 3.3). */
+export interface DeviceApproval {
+  sub: string;
+  browserSid: string;
+  uaId: string;
+  authTime: number;
+  amr: string[];
+}
+
+/** A device authorization (RFC 8628): one per user code, short-lived (TTL). */
+export interface DeviceAuthorizationRecord {
+  /** Normalised: eight letters of USER_CODE_LETTERS. */
+  userCode: string;
+  /** Digest of the device code's secret part: the code itself is never stored. */
+  secretHash: string;
+  clientId: string;
+  scopes: string[];
+  /** The audience its tokens carry (RFC 8707), checked when the device asked. */
+  resource?: string;
+  status: "pending" | "approved" | "denied" | "used";
+  expiresAt: number;
+  /** Seconds the device waits between polls. */
+  interval: number;
+  approval?: DeviceApproval;
+}
+
+/** A poll as the store answers it: the record, a poll within the interval, or nothing under this code and secret. */
+export type DevicePoll = { record: DeviceAuthorizationRecord } | { tooSoon: true } | undefined;
+
+export interface DeviceAuthorizationRepository {
+  /** False when the user code is taken (nothing written). */
+  create(record: DeviceAuthorizationRecord): Promise<boolean>;
+  get(userCode: string): Promise<DeviceAuthorizationRecord | undefined>;
+  /** Notes the poll, unless the previous one was within the interval; one write, the secret checked in it. */
+  poll(userCode: string, secretHash: string, now: number, interval: number): Promise<DevicePoll>;
+  /** The user's answer; false unless it was pending and live (a second answer changes nothing). */
+  decide(userCode: string, answer: { approval: DeviceApproval } | "denied", now: number): Promise<boolean>;
+  /** Counts a user code typed from `address` this hour; false once `max` were (nothing counted then). */
+  admitTry(address: string, now: number, max: number): Promise<boolean>;
+  /** Spends an approved authorization, in the transaction that opens the session. */
+  redeemItem(userCode: string): PendingWrite;
+}

@@ -13,6 +13,8 @@ import type { ResourceRepository } from "../resources/ports";
 import type { LoginDeps } from "../sign-in/login-commit";
 import { authenticateClient, presentedClient, requireGrant } from "./client-authentication";
 import { clientCredentialsGrant } from "./client-credentials";
+import { deviceCodeGrant, startDeviceAuthorization } from "./device-authorization";
+import type { DeviceAuthorizationRepository } from "./ports";
 
 /** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
 
@@ -30,6 +32,9 @@ export interface TokenEndpointDeps {
   resources: Pick<ResourceRepository, "get">;
   /** The management API's resource identifier (the issuer). */
   ownResource: string;
+  devices: DeviceAuthorizationRepository;
+  /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
+  verificationUri: string;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -101,6 +106,8 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
         return passwordGrant(client, passwordInput(form, caller, client), deps.passwordLogin());
       case "refresh_token":
         return refreshGrant(client, form.refresh_token, login, { resource: form.resource, own: deps.ownResource });
+      case GRANT.deviceCode:
+        return deviceCodeGrant(client, form.device_code, { ...login, devices: deps.devices });
       case QR_GRANT:
         return qrGrant(deps.qrLogins, client, form.qr_code, origin(caller), { ...login, accounts: deps.accounts });
       default:
@@ -120,6 +127,12 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       // Only grants the switch knows reach here, so the dimension's values stay few.
       deps.login.metrics?.count("TokensIssued", { grant: String(form.grant_type) });
       return tokens;
+    },
+
+    /** A device authorization (RFC 8628), started by the device. */
+    async startDevice(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
+      const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
+      return startDeviceAuthorization(deps, client, form, now);
     },
 
     /** A QR-code login, started by the desktop application. */

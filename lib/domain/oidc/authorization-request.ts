@@ -26,6 +26,8 @@ export interface AuthorizationRequest {
   claims?: RequestedClaims;
   /** How the answer reaches the client: in the redirect's query, or posted by the browser (OAuth 2.0 Form Post). */
   responseMode: ResponseMode;
+  /** A device authorization (RFC 8628) the user answers: the answer goes to the device, not to a redirect. */
+  device?: { userCode: string };
 }
 
 export type ResponseMode = "query" | "form_post";
@@ -36,7 +38,7 @@ const RESPONSE_MODES: readonly string[] = ["query", "form_post"] satisfies Respo
  * never sent anywhere (RFC 6749 4.1.2.1, no open redirect).
  */
 export class UntrustedRedirectError extends Error {
-  constructor(readonly problem: "unknown_client" | "bad_redirect_uri") {
+  constructor(readonly problem: "unknown_client" | "bad_redirect_uri" | "unknown_user_code") {
     super(problem);
     this.name = "UntrustedRedirectError";
   }

@@ -10,6 +10,7 @@ import { backchannelLogoutOf } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
 import { newRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "../sign-in/login-commit";
+import type { PendingWrite } from "../unit-of-work";
 import type { AuthorizationRequest } from "./authorization-request";
 import type { LiveBrowserSession } from "./browser-session";
 import type { AuthorizationCodeRecord, AuthorizationCodeRepository } from "./ports";
@@ -103,6 +104,33 @@ export async function authorizationCodeGrant(
     throw new OAuthError("invalid_grant", "code_verifier sent for a code issued without PKCE");
   }
 
+  return tokensForSignIn(client, record, (sid) => deps.codes.redeemItem(codeHash, sid, now), "authorization_code", {
+    ...deps,
+    now: () => now,
+  });
+}
+
+/**
+ * What a user's browser sign-in approved for a client, as an authorization code or an
+ * approved device authorization carries it.
+ */
+export type ApprovedSignIn = Pick<
+  AuthorizationCodeRecord,
+  "sub" | "browserSid" | "uaId" | "scopes" | "authTime" | "amr" | "resource" | "nonce" | "claims"
+>;
+
+/**
+ * The tokens of an approved sign-in: a session of the client, opened in one transaction
+ * with `redeem` (the code or device authorization, spent once) and its consent and event.
+ */
+export async function tokensForSignIn(
+  client: ClientRecord,
+  record: ApprovedSignIn,
+  redeem: (sid: string) => PendingWrite,
+  grant: "authorization_code" | "device_code",
+  deps: LoginDeps,
+): Promise<CodeGrantResponse> {
+  const now = (deps.now ?? (() => Math.floor(Date.now() / 1000)))();
   const { session: browser, account } = await deps.sessions.sessionAndAccount(record.sub, record.browserSid);
   if (!browser || browser.expiresAt <= now || !account) throw new OAuthError("invalid_grant", "the sign-in has ended");
   if (account.locked || account.state?.name === "inactivityLock")
@@ -134,13 +162,13 @@ export async function authorizationCodeGrant(
   // Before the code is redeemed: a failed hook must not spend it.
   const request = {
     clientId: client.clientId,
-    grant: "authorization_code",
+    grant,
     sub: record.sub,
     scopes: record.scopes,
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const committed = await deps.logins.commit([
-    deps.codes.redeemItem(codeHash, session.sid, now),
+    redeem(session.sid),
     deps.sessions.putItem(session),
     deps.consents.grantItem(
       record.sub,
@@ -157,11 +185,11 @@ export async function authorizationCodeGrant(
       ua: browser.userAgent,
       sid: session.sid,
       result: "ok",
-      prms: { grant: "authorization_code", scopes: record.scopes },
+      prms: { grant, scopes: record.scopes },
     }),
   ]);
-  // Another exchange of the same code won the race: this one is the second use.
-  if (!committed) throw new OAuthError("invalid_grant", "the code was already used");
+  // Another exchange of the same code (or device authorization) won the race: this one is the second use.
+  if (!committed) throw new OAuthError("invalid_grant", "the grant was already used");
 
   const { token } = await deps.accessTokens.issue({
     sub: record.sub,

@@ -1,9 +1,12 @@
+import { randomBytes } from "node:crypto";
 import type { SecurityEventLog } from "../audit/ports";
 import { type ClientRecord, redirectSchemeAllowed } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
 import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
 import type { LoginRepository } from "../login/ports";
+import type { DeviceAuthorizationRepository } from "../oauth/ports";
+import { normalizeUserCode, USER_CODE_TRIES_PER_HOUR } from "../oauth/user-codes";
 import {
   type AuthorizationError,
   type AuthorizationRequest,
@@ -11,12 +14,14 @@ import {
   type ResponseMode,
   redirectWith,
   refusalOf,
+  UntrustedRedirectError,
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode } from "../oidc/code-grant";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import type { ResourceRepository } from "../resources/ports";
 import { consentScope, type ResourceScope } from "../resources/resource";
+import { targetOf } from "../resources/target";
 import type { ConsentRepository, SessionRepository } from "../sessions/ports";
 
 /**
@@ -35,6 +40,9 @@ export interface AuthorizationDeps {
   resources: Pick<ResourceRepository, "get">;
   /** The management API's resource identifier (the issuer): `resource` naming it asks for no other audience. */
   ownResource: string;
+  devices: Pick<DeviceAuthorizationRepository, "get" | "decide" | "admitTry">;
+  /** The hosted device page (RFC 8628 verification_uri): where the user's answer to a device lands. */
+  deviceUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
   idTokenHint: (token: string) => Promise<{ sub: string; aud: string } | undefined>;
 }
@@ -97,17 +105,67 @@ export type AuthorizationUseCases = ReturnType<typeof authorizationUseCases>;
 export function authorizationUseCases(deps: AuthorizationDeps) {
   const hinted = (token: string | undefined) => (token ? deps.idTokenHint(token) : Promise.resolve(undefined));
 
-  /** First-party clients, and scopes the user granted the client before, need no consent screen. */
+  /**
+   * First-party clients, and scopes the user granted the client before, need no consent screen.
+   * A device always asks (RFC 8628 5.4): the user confirms it is the device in front of them.
+   */
   async function consentNeeded(client: ClientRecord, request: AuthorizationRequest, sub: string) {
+    if (request.device) return true;
     if (client.firstParty) return false;
     if (request.prompt.includes("consent")) return true;
     const granted = (await deps.consents.list(sub)).find((c) => c.client_id === client.clientId);
     return !consentScopes(request).every((s) => granted?.scopes.includes(s));
   }
 
+  /** A device authorization the user typed the code of, as a request: the device's client, scopes and resource. */
+  async function deviceRequest(typed: string, uiLocales: string | undefined): Promise<FoundRequest> {
+    const userCode = normalizeUserCode(typed);
+    const record = userCode ? await deps.devices.get(userCode) : undefined;
+    const now = Math.floor(Date.now() / 1000);
+    if (!userCode || !record || record.status !== "pending" || record.expiresAt <= now)
+      throw new UntrustedRedirectError("unknown_user_code");
+    const client = await deps.clientCredentials.getWithSecrets(record.clientId);
+    if (!client) throw new UntrustedRedirectError("unknown_client");
+    const registered = record.resource ? await deps.resources.get(record.resource) : undefined;
+    const request: AuthorizationRequest = {
+      clientId: client.clientId,
+      redirectUri: deps.deviceUri,
+      scopes: record.scopes,
+      prompt: [],
+      uiLocales,
+      resource: record.resource,
+      target: targetOf(client, record.resource, registered, "user", deps.ownResource),
+      responseMode: "query",
+      device: { userCode },
+    };
+    return { client, request };
+  }
+
+  /** The user's answer to a device: recorded for its next poll; the browser goes to the device page's last word. */
+  async function answerDevice(request: AuthorizationRequest, browser: LiveBrowserSession, allow: boolean, now: number) {
+    const userCode = (request.device as { userCode: string }).userCode;
+    const { session, account } = browser;
+    const approval = {
+      sub: account.sub,
+      browserSid: session.sid,
+      uaId: session.uaId ?? randomBytes(12).toString("base64url"),
+      authTime: session.authTime ?? session.createdAt,
+      amr: session.amr ?? ["pwd"],
+    };
+    const answered = await deps.devices.decide(userCode, allow ? { approval } : "denied", now);
+    if (answered && allow)
+      await deps.logins.commit([
+        deps.consents.grantItem(account.sub, request.clientId, consentScopes(request), Date.now()),
+      ]);
+    const done = answered ? (allow ? "approved" : "denied") : "expired";
+    return { kind: "back", redirectUri: request.redirectUri, responseMode: "query", params: { done } } as const;
+  }
+
   return {
     /** The request's parameters checked against the client; untrusted ones throw (UntrustedRedirectError). */
     async loadRequest(query: Record<string, string | undefined>): Promise<FoundRequest> {
+      // Only the device page and the forms it seals carry a user code; the authorization endpoint drops it.
+      if (query.user_code !== undefined) return deviceRequest(query.user_code, query.ui_locales);
       // The cached record client authentication uses: every sign-in page and form reads it (docs/scale.md).
       const client =
         typeof query.client_id === "string" ? await deps.clientCredentials.getWithSecrets(query.client_id) : undefined;
@@ -119,6 +177,9 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       // Without a client the parse threw UntrustedRedirectError: here the client is known.
       return { client: client as ClientRecord, request };
     },
+
+    /** Whether `address` may try another user code on the device page this hour (RFC 8628 5.1). */
+    admitUserCodeTry: (address: string, now: number) => deps.devices.admitTry(address, now, USER_CODE_TRIES_PER_HOUR),
 
     /** The browser session the cookie names, when it is live. */
     browserSession(cookie: string | undefined, now: number): Promise<LiveBrowserSession | undefined> {
@@ -175,6 +236,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         result: allow ? "ok" : "denied",
         prms: { scopes: request.scopes },
       });
+      if (request.device) return answerDevice(request, browser, allow, now);
       if (!allow) {
         const denied = new OAuthError("access_denied", "the user denied the request");
         return { kind: "error", error: refusalOf(request, denied) };

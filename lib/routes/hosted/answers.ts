@@ -80,7 +80,12 @@ export async function answeringErrors(lang: Language, answer: () => Promise<Http
   } catch (error) {
     if (error instanceof UntrustedRedirectError) {
       const t = TEXT[lang];
-      return pageResult(400, errorPage(lang, error.problem === "unknown_client" ? t.unknownClient : t.badRedirect));
+      const words = {
+        unknown_client: t.unknownClient,
+        bad_redirect_uri: t.badRedirect,
+        unknown_user_code: t.deviceUnknownCode,
+      };
+      return pageResult(400, errorPage(lang, words[error.problem]));
     }
     if (error instanceof AuthorizationError) return errorBack(lang, error);
     throw error;

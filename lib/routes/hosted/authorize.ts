@@ -46,11 +46,24 @@ const authorizationQuery = {
   ),
 } as const;
 
+/** A user code reaches the authorization flow only through the device page, which counts the tries. */
+function withoutUserCode(params: Record<string, string | undefined>) {
+  const { user_code: _, ...rest } = params;
+  return rest;
+}
+
 const loginRequired = (request: AuthorizationRequest) =>
   refusalOf(request, new OAuthError("login_required", "the user is not signed in"));
 
-/** What the endpoint answers for the request's parameters, however they were sent. */
-async function authorizationAnswer(uc: HostedUseCases, call: CommonCall, params: Record<string, string | undefined>) {
+/**
+ * What the endpoint answers for the request's parameters, however they were sent; the
+ * device page hands its checked user code here too (a request of the device's client).
+ */
+export async function authorizationAnswer(
+  uc: HostedUseCases,
+  call: CommonCall,
+  params: Record<string, string | undefined>,
+) {
   const query = definedOnly(params);
   const lang = languageFor(call, query);
   return answeringErrors(lang, async () => {
@@ -87,7 +100,7 @@ const authorize = (uc: HostedUseCases) =>
     tags: ["sign-in"],
     request: { query: authorizationQuery },
     responses: AUTHORIZE_RESPONSES,
-    handler: (call) => authorizationAnswer(uc, call, call.query),
+    handler: (call) => authorizationAnswer(uc, call, withoutUserCode(call.query)),
   });
 
 /**
@@ -107,7 +120,7 @@ const authorizeByPost = (uc: HostedUseCases) =>
     tags: ["sign-in"],
     request: { body: { contentType: "form", schema: authorizationQuery, required: true } },
     responses: AUTHORIZE_RESPONSES,
-    handler: (call) => authorizationAnswer(uc, call, call.body),
+    handler: (call) => authorizationAnswer(uc, call, withoutUserCode(call.body)),
   });
 
 const consentForm = hostedForm({ decision: { enum: ["allow", "deny"] } });

@@ -1,6 +1,7 @@
 import { group } from "../../http/route";
 import { accountRoutes } from "./account";
 import { authorizeRoutes } from "./authorize";
+import { deviceRoutes } from "./device";
 import { federationRoutes } from "./federation";
 import { logoutRoutes } from "./logout";
 import { passkeyRoutes } from "./passkeys";
@@ -28,4 +29,5 @@ export const hostedRoutes = (uc: HostedUseCases) =>
     ...qrRoutes(uc),
     ...passkeyRoutes(uc),
     ...accountRoutes(uc),
+    ...deviceRoutes(uc),
   ]);
