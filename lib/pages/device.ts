@@ -3,19 +3,20 @@ import { alert, type FormState, hidden, layout, notice } from "./parts";
 import { type Language, TEXT } from "./text";
 
 /** What the device page shows: the code form, or how the user's answer ended. */
-export interface DeviceView {
-  lang: Language;
-  state: FormState;
-  /** From verification_uri_complete: the user only confirms it. */
-  userCode?: string;
-  done?: "approved" | "denied" | "expired";
-  problem?: string;
-}
+export type DeviceView =
+  | {
+      lang: Language;
+      state: FormState;
+      /** From verification_uri_complete: the user only confirms it. */
+      userCode?: string;
+      problem?: string;
+    }
+  | { lang: Language; done: "approved" | "denied" | "expired" };
 
 /** RFC 8628 3.3: the user types (or confirms) the code the device shows, then signs in and answers. */
 export function devicePage(view: DeviceView): string {
   const t = TEXT[view.lang];
-  if (view.done) return layout(view.lang, t.deviceTitle, notice(t.deviceDone[view.done]));
+  if ("done" in view) return layout(view.lang, t.deviceTitle, notice(t.deviceDone[view.done]));
   const body = html`${alert(view.problem)}<p>${t.deviceAsk}</p>
 <form method="post" action="/svc/oauth/device">${hidden(view.state)}
 <label for="user_code">${t.deviceCode}</label>

@@ -142,6 +142,11 @@ describe("the device authorization grant (RFC 8628)", () => {
     await page.getByLabel("Code from the device").fill(started.user_code.toLowerCase());
     await page.getByRole("button", { name: "Continue" }).click();
     await expect(page.getByRole("alert").textContent()).resolves.toContain("This code is not valid or has expired");
+    // The page's language (ui_locales) holds through its form, in an English browser too.
+    await page.goto(`${issuer}/oauth/device?ui_locales=ru`);
+    await page.getByLabel("Код с устройства").fill(started.user_code);
+    await page.getByRole("button", { name: "Продолжить" }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toContain("Код неверен или устарел");
     await context.close();
   });
 

@@ -35,7 +35,8 @@ async function showForm(
   status: number,
   view: { userCode?: string; problem?: string },
 ) {
-  const form = await formState({}, readCookie(call.cookies, COOKIES.csrf));
+  // The page's language travels in its interaction, as in every hosted form.
+  const form = await formState({ ui_locales: lang }, readCookie(call.cookies, COOKIES.csrf));
   return pageResult(status, devicePage({ lang, state: form.state, ...view }), form.cookies);
 }
 
@@ -54,7 +55,7 @@ const devicePageRoute = () =>
       const lang = languageFor(call, { ui_locales: call.query.ui_locales });
       // The consent page's deny comes back as access_denied, as to any client.
       const done = call.query.error === "access_denied" ? "denied" : call.query.done;
-      if (done) return pageResult(200, devicePage({ lang, state: { interaction: "", csrf: "" }, done }));
+      if (done) return pageResult(200, devicePage({ lang, done }));
       return showForm(call, lang, 200, { userCode: call.query.user_code });
     },
   });
