@@ -25,6 +25,18 @@ export interface CodeGrantDeps extends LoginDeps {
   ownResource: string;
 }
 
+/** Who signed in the browser, and when and how, as a code or a device approval carries it. */
+export function signInOf(browser: LiveBrowserSession) {
+  const { session, account } = browser;
+  return {
+    sub: account.sub,
+    browserSid: session.sid,
+    uaId: session.uaId ?? randomBytes(12).toString("base64url"),
+    authTime: session.authTime ?? session.createdAt,
+    amr: session.amr ?? ["pwd"],
+  };
+}
+
 /** A new code for a signed-in browser; only its digest is stored. */
 export async function issueCode(
   codes: AuthorizationCodeRepository,
@@ -38,13 +50,9 @@ export async function issueCode(
     clientId: request.clientId,
     redirectUri: request.redirectUri,
     ...(request.codeChallenge && { codeChallenge: request.codeChallenge }),
-    sub: browser.account.sub,
-    browserSid: browser.session.sid,
-    uaId: browser.session.uaId ?? randomBytes(12).toString("base64url"),
+    ...signInOf(browser),
     scopes: request.scopes,
     ...(request.nonce !== undefined && { nonce: request.nonce }),
-    authTime: browser.session.authTime ?? browser.session.createdAt,
-    amr: browser.session.amr ?? ["pwd"],
     ...(request.resource && { resource: request.resource }),
     ...(request.claims && { claims: request.claims }),
     expiresAt: now + CODE_TTL_SECONDS,

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { SecurityEventLog } from "../audit/ports";
 import { type ClientRecord, redirectSchemeAllowed } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
@@ -17,7 +16,7 @@ import {
   UntrustedRedirectError,
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
-import { issueCode } from "../oidc/code-grant";
+import { issueCode, signInOf } from "../oidc/code-grant";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import type { ResourceRepository } from "../resources/ports";
 import { consentScope, type ResourceScope } from "../resources/resource";
@@ -142,21 +141,18 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
   }
 
   /** The user's answer to a device: recorded for its next poll; the browser goes to the device page's last word. */
-  async function answerDevice(request: AuthorizationRequest, browser: LiveBrowserSession, allow: boolean, now: number) {
-    const userCode = (request.device as { userCode: string }).userCode;
-    const { session, account } = browser;
-    const approval = {
-      sub: account.sub,
-      browserSid: session.sid,
-      uaId: session.uaId ?? randomBytes(12).toString("base64url"),
-      authTime: session.authTime ?? session.createdAt,
-      amr: session.amr ?? ["pwd"],
-    };
-    const answered = await deps.devices.decide(userCode, allow ? { approval } : "denied", now);
+  async function answerDevice(
+    device: { userCode: string },
+    request: AuthorizationRequest,
+    browser: LiveBrowserSession,
+    allow: boolean,
+    now: number,
+  ) {
+    const approval = signInOf(browser);
+    const sub = approval.sub;
+    const answered = await deps.devices.decide(device.userCode, allow ? { approval } : "denied", now);
     if (answered && allow)
-      await deps.logins.commit([
-        deps.consents.grantItem(account.sub, request.clientId, consentScopes(request), Date.now()),
-      ]);
+      await deps.logins.commit([deps.consents.grantItem(sub, request.clientId, consentScopes(request), Date.now())]);
     const done = answered ? (allow ? "approved" : "denied") : "expired";
     return { kind: "back", redirectUri: request.redirectUri, responseMode: "query", params: { done } } as const;
   }
@@ -236,7 +232,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         result: allow ? "ok" : "denied",
         prms: { scopes: request.scopes },
       });
-      if (request.device) return answerDevice(request, browser, allow, now);
+      if (request.device) return answerDevice(request.device, request, browser, allow, now);
       if (!allow) {
         const denied = new OAuthError("access_denied", "the user denied the request");
         return { kind: "error", error: refusalOf(request, denied) };
