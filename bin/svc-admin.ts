@@ -36,7 +36,7 @@ commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
                   [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
-                  [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI]
+                  [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI] [--dpop-bound]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr
                                   urn:ietf:params:oauth:grant-type:device_code (default: all but
@@ -47,6 +47,7 @@ commands:
                                   --id-token-alg: how its ID tokens are signed (default RS256)
                                   --backchannel-logout-uri: where logout tokens of its users'
                                   ended sessions are posted (OIDC Back-Channel Logout)
+                                  --dpop-bound: every token request must carry a DPoP proof
       register an application; without --secret a secret is generated and shown once
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
@@ -105,6 +106,7 @@ const OPTIONS = {
   "first-party": { type: "boolean" },
   "trust-relayed-address": { type: "boolean" },
   "id-token-alg": { type: "string" },
+  "dpop-bound": { type: "boolean" },
   "backchannel-logout-uri": { type: "string" },
   json: { type: "boolean" },
   concurrency: { type: "string" },
@@ -141,6 +143,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "first-party",
       "trust-relayed-address",
       "id-token-alg",
+      "dpop-bound",
       "backchannel-logout-uri",
     ],
     positionals: [],
@@ -216,6 +219,7 @@ async function clientsCreate(values: Values): Promise<number> {
     trustRelayedAddress: values["trust-relayed-address"] === true,
     idTokenSignedResponseAlg: stringOption(values, "id-token-alg"),
     backchannelLogoutUri: stringOption(values, "backchannel-logout-uri"),
+    dpopBoundAccessTokens: values["dpop-bound"] === true,
   };
   try {
     const { clientId, secret } = await registerClient(services().clients, def, false);
@@ -254,6 +258,7 @@ async function clientsList(values: Values): Promise<number> {
     firstParty: c.firstParty,
     trustRelayedAddress: c.trustRelayedAddress,
     idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+    dpopBoundAccessTokens: c.dpopBoundAccessTokens,
     ...(c.backchannelLogoutUri && { backchannelLogoutUri: c.backchannelLogoutUri }),
   }));
   if (values.json) {

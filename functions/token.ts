@@ -7,12 +7,14 @@ import {
   passwordLoginDeps,
   perCall,
   requestChecks,
+  resourceDpop,
   services,
+  tokenEndpointDpop,
 } from "../lib/container";
 import { tokenUseCases } from "../lib/domain/oauth/token-endpoint";
 import { oidcUseCases } from "../lib/domain/oidc/oidc-endpoints";
 import { createApiFunction } from "../lib/http/pipeline";
-import { oidcRoutes } from "../lib/routes/oidc";
+import { endpointUrl, oidcRoutes } from "../lib/routes/oidc";
 import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
@@ -22,11 +24,12 @@ const tokens = {
     const ownResource = config().issuer;
     const verificationUri = deviceVerificationUri();
     const login = loginDeps();
-    return tokenUseCases({ ...deps, ownResource, verificationUri, login, passwordLogin: passwordLoginDeps });
+    const dpop = { dpop: tokenEndpointDpop(), tokenEndpoint: endpointUrl("/svc/oauth/te") };
+    return tokenUseCases({ ...deps, ...dpop, ownResource, verificationUri, login, passwordLogin: passwordLoginDeps });
   }),
   jwks: () => services().keyRing.jwks(),
 };
-const oidc = perCall(() => oidcUseCases({ ...services(), clientCredentials: oauthClients() }));
+const oidc = perCall(() => oidcUseCases({ ...services(), clientCredentials: oauthClients(), dpop: resourceDpop() }));
 
 export const handler = createApiFunction(
   "token",

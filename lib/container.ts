@@ -12,6 +12,7 @@ import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
+import type { DpopDeps } from "./domain/oauth/dpop";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -36,6 +37,7 @@ import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
 import { createContactCodeStore } from "./store/contact-codes";
 import { createDeviceAuthorizationStore } from "./store/device-authorizations";
+import { createDpopProofStore } from "./store/dpop-proofs";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
@@ -58,6 +60,7 @@ import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createTotpStore } from "./store/totps";
 import { createAccessTokens, issueIdToken } from "./tokens/access-token";
+import { dpopNonces, readDpopProof } from "./tokens/dpop-proof";
 import { createKeyRing } from "./tokens/key-ring";
 
 /**
@@ -108,6 +111,7 @@ export const services = /* @__PURE__ */ once(() => {
     consents: createConsentStore(deps),
     codes: createAuthorizationCodeStore(deps),
     devices: createDeviceAuthorizationStore(deps),
+    dpopProofs: createDpopProofStore(deps),
     passwordResets: createPasswordResetStore(deps),
     contactCodes: createContactCodeStore(deps),
     recoveryCodes: createRecoveryCodeStore(deps),
@@ -155,6 +159,15 @@ export const oauthClients = /* @__PURE__ */ once(() =>
   ),
 );
 
+/** DPoP proofs (RFC 9449) where tokens are used: no nonces asked (docs/decisions/dpop.md). */
+export const resourceDpop = (): DpopDeps => ({ readProof: readDpopProof, replays: services().dpopProofs });
+
+/** DPoP proofs at the token endpoint: nonces when the operator asks for them. */
+export const tokenEndpointDpop = (): DpopDeps => ({
+  ...resourceDpop(),
+  ...(config().settings.tokens.dpopNonces && { nonces: dpopNonces(() => dataKeys().key("dpop-nonces")) }),
+});
+
 /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
 export const deviceVerificationUri = (): string => `${config().issuer}/oauth/device`;
 
@@ -177,6 +190,7 @@ export const requestChecks = (): CallerChecks =>
     const { accessTokens, keyRing, clientCredentials, sessions, logins, events } = services();
     return callerChecks({
       accessTokens,
+      dpop: resourceDpop(),
       warmKeys: () => keyRing.warm(),
       clientCredentials,
       sessions,

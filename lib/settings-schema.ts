@@ -86,6 +86,7 @@ export const settingsSchema = {
         accessTtlSeconds: { type: "integer", minimum: 60, maximum: 86400 },
         refreshTtlSeconds: { type: "integer", minimum: 60 },
         keyRotationDays: { type: "integer", minimum: 0, maximum: 365 },
+        dpopNonces: { type: "boolean" },
       },
     },
     fedToken: {

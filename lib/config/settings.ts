@@ -82,7 +82,13 @@ export interface ServiceSettings {
   secondFactor: { emailCodes: boolean; smsCodes: boolean };
   registration: { createBeforeConfirm: boolean };
   /** keyRotationDays: the period of the stack's scheduled signing-key rotation; 0, none. */
-  tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; keyRotationDays: number };
+  tokens: {
+    accessTtlSeconds: number;
+    refreshTtlSeconds: number;
+    keyRotationDays: number;
+    /** The token endpoint asks DPoP proofs for its nonce (RFC 9449 8). */
+    dpopNonces: boolean;
+  };
   fedToken: { minLifetimeSeconds: number };
   inactivity: { lockAfterDays: number };
   defaultLanguage: "ru" | "en";
@@ -166,7 +172,7 @@ export const defaultSettings: ServiceSettings = {
   codes: { length: 6, ttlSeconds: 600, attempts: 3 },
   secondFactor: { emailCodes: false, smsCodes: false },
   registration: { createBeforeConfirm: false },
-  tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000, keyRotationDays: 30 },
+  tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000, keyRotationDays: 30, dpopNonces: false },
   fedToken: { minLifetimeSeconds: 30 },
   inactivity: { lockAfterDays: 0 },
   defaultLanguage: "ru",

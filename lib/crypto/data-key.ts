@@ -18,6 +18,7 @@ export type DataKeyPurpose =
   | "federation-state"
   | "totp-secrets"
   | "hosted-interaction"
+  | "dpop-nonces"
   | "hosted-sign-in-step"
   | "passkey-challenges";
 

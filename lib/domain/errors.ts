@@ -25,7 +25,12 @@ export interface ApiErrorDetails {
    * The RFC 6750 3.1 Bearer challenge of a 401 when it is not invalid_token: none at all
    * (no error attribute) for a request without a token, or the scope a route needs.
    */
-  challenge?: { error?: "insufficient_scope"; scope?: string };
+  challenge?: {
+    error?: "insufficient_scope" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce";
+    scope?: string;
+    /** RFC 9449 7.1: a refusal of a DPoP presentation is a DPoP challenge. */
+    scheme?: "DPoP";
+  };
   /** The v2 code (interface §7.3) when it differs from `error`. */
   v2Code?: string;
 }
@@ -74,6 +79,9 @@ export type OAuthErrorCode =
   | "invalid_target"
   | "request_not_supported"
   | "request_uri_not_supported"
+  /** RFC 9449 12.2: a DPoP proof refused, or one without the server's current nonce. */
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce"
   /** RFC 7591 3.2.2: a registration refused for a redirect URI, or for another metadata field. */
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
@@ -98,6 +106,8 @@ export class OAuthError extends Error {
     readonly violations?: readonly PolicyViolation[],
     /** Where the endpoint's RFC names a status of its own (a closed registration: 403, too many: 429). */
     readonly httpStatus?: number,
+    /** Response headers the refusal needs (RFC 9449 8: the nonce to use). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(`${code}: ${description}`);
     this.name = "OAuthError";

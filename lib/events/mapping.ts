@@ -66,6 +66,7 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.federationState]: { types: [] },
   [ENTITY.totpPending]: { types: [] },
   [ENTITY.passkeyChallenge]: { types: [] },
+  [ENTITY.dpopProof]: { types: [] },
   [ENTITY.uniquePasskey]: { types: [] },
   [ENTITY.registrationNoticesSent]: { types: [] },
   [ENTITY.authorizationCode]: { types: [] },

@@ -15,11 +15,17 @@ export interface CorsSettings {
 /** Every method a route uses (lib/http/route.ts HttpMethod); OPTIONS is the preflight itself. */
 export const CORS_ALLOW_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-/** The non-safelisted request headers a browser client sends: bearer token, JSON/form bodies, the device id. */
-export const CORS_ALLOW_HEADERS: readonly string[] = ["authorization", "content-type", "svc-ci-ua-id"];
+/** The non-safelisted request headers a browser client sends: bearer token, JSON/form bodies, the device id, a DPoP proof. */
+export const CORS_ALLOW_HEADERS: readonly string[] = ["authorization", "content-type", "svc-ci-ua-id", "dpop"];
 
-/** Response headers a script may read beyond the safelisted ones: the RFC 6750 challenge, the request id, 503's retry. */
-export const CORS_EXPOSE_HEADERS: readonly string[] = ["www-authenticate", "x-request-id", "retry-after", "link"];
+/** Response headers a script may read beyond the safelisted ones: the RFC 6750 challenge, the request id, 503's retry, the DPoP nonce. */
+export const CORS_EXPOSE_HEADERS: readonly string[] = [
+  "www-authenticate",
+  "x-request-id",
+  "retry-after",
+  "link",
+  "dpop-nonce",
+];
 
 /** Browsers cap it anyway (Chromium at 2 h); an hour spares a preflight per call without pinning a change for long. */
 export const CORS_MAX_AGE_SECONDS = 3600;

@@ -6,6 +6,7 @@ import {
   problems,
   StorageUnavailableError,
 } from "../domain/errors";
+import { DPOP_ALGS } from "../domain/oauth/dpop";
 import { log } from "../log";
 import { PAGE_HEADERS, plainErrorPage } from "../pages/html";
 import type { ApiVersion, HttpResult } from "./route";
@@ -101,7 +102,8 @@ function authenticateHeaders(
   const challenge = error instanceof ApiError ? error.details.challenge : undefined;
   const metadata = resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : "";
   let bearer = `Bearer realm="svc", error="invalid_token"${metadata}`;
-  if (challenge && !challenge.error) bearer = `Bearer realm="svc"${metadata}`;
+  if (challenge?.scheme === "DPoP") bearer = `DPoP error="${challenge.error}", algs="${DPOP_ALGS.join(" ")}"`;
+  else if (challenge && !challenge.error) bearer = `Bearer realm="svc"${metadata}`;
   else if (challenge?.error)
     bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}${metadata}`;
   return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
@@ -143,7 +145,7 @@ export function errorResult(
       body: plainErrorPage(known.status, message),
     };
   }
-  const extra = known instanceof ApiError ? (known.details.headers ?? {}) : {};
+  const extra = (known instanceof ApiError ? known.details.headers : known.headers) ?? {};
   const cacheHeaders: Record<string, string> = version === "oauth" ? NO_STORE : {};
   const retryHeaders: Record<string, string> = known.status === 503 ? { "retry-after": "1" } : {};
   return {

@@ -17,6 +17,7 @@ import { securityEvent } from "./middleware/security-event";
 import { sessionLiveness } from "./middleware/session-liveness";
 import { userPassword } from "./middleware/user-password";
 import { validation } from "./middleware/validation";
+import { publicUrl } from "./public-url";
 import { requestIdOf } from "./request-id";
 import type { RouteValidators, ServedRoute, SvcContext } from "./request-state";
 import { resourceMetadataUrl } from "./resource-metadata";
@@ -105,7 +106,7 @@ export function createApiFunction(
     .use(httpHeaderNormalizer())
     .use(bodyParsing())
     .use(validation())
-    .use(bearerToken(checks))
+    .use(bearerToken(checks, (path) => publicUrl(config().issuer, path)))
     .use(applicationPassword(checks))
     .use(userPassword(checks))
     .use(callerRequired())

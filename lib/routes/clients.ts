@@ -60,6 +60,11 @@ const changeable = {
     enum: ID_TOKEN_ALGS,
     description: "id_token_signed_response_alg (OIDC Registration 2): how its ID tokens are signed, RS256 by default",
   },
+  dpopBoundAccessTokens: {
+    type: "boolean",
+    description:
+      "dpop_bound_access_tokens (RFC 9449 5.2, default false): every token request must carry a DPoP proof, so all its access tokens are bound to a key",
+  },
   backchannelLogoutUri: {
     type: "string",
     maxLength: 2048,
@@ -103,6 +108,7 @@ const clientProperties = {
   public: { type: "boolean" },
   firstParty: { type: "boolean" },
   idTokenSignedResponseAlg: { enum: ID_TOKEN_ALGS },
+  dpopBoundAccessTokens: { type: "boolean", description: "every token request must carry a DPoP proof" },
   backchannelLogoutUri: { type: "string", description: "present when set" },
   trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },

@@ -1,20 +1,20 @@
 import { config } from "../config";
 import { GRANT_TYPES } from "../domain/clients/client";
 import { oauthDescription } from "../domain/errors";
+import { DPOP_ALGS } from "../domain/oauth/dpop";
 import type { OidcUseCases } from "../domain/oidc/oidc-endpoints";
 import { RELEASABLE_CLAIMS } from "../domain/oidc/scopes";
 import { OIDC_SCOPES, USER_PERMISSIONS } from "../domain/permissions";
 import { jsonResult, NO_STORE } from "../http/error-body";
+import { publicUrl } from "../http/public-url";
 import { RESOURCE_METADATA_PATH } from "../http/resource-metadata";
-import { group, type HttpResult, route } from "../http/route";
+import { type CommonCall, group, type HttpResult, route } from "../http/route";
 import { ACR_MFA, ACR_PASSWORD } from "../tokens/access-token";
 import { SIGNING_ALGS } from "../tokens/key-ring";
 import { oauthError } from "./schemas";
 
-/** The endpoints hang below the issuer's base: SVC_ISSUER is `<base>/svc` (docs/sign-in.md). */
-export function endpointUrl(path: string): string {
-  return `${config().issuer.replace(/\/svc\/?$/, "")}${path}`;
-}
+/** An endpoint's address under the issuer of this moment. */
+export const endpointUrl = (path: string): string => publicUrl(config().issuer, path);
 
 const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"];
 
@@ -43,6 +43,7 @@ function metadata() {
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, "none"],
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     code_challenge_methods_supported: ["S256"],
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     prompt_values_supported: ["none", "login", "consent"],
     acr_values_supported: [ACR_PASSWORD, ACR_MFA],
     claims_supported: [
@@ -110,6 +111,8 @@ function resourceMetadata() {
     // What a client asks for on a user's behalf; system permissions come with client_credentials.
     scopes_supported: [...USER_PERMISSIONS],
     bearer_methods_supported: ["header"],
+    // RFC 9449 7: DPoP-bound tokens are taken too, with a proof of their key.
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     resource_name: "svc-identity management API",
     resource_documentation: endpointUrl("/svc/api/openapi.json"),
   };
@@ -141,22 +144,22 @@ const protectedResourceMetadata = route({
   handler: async () => jsonResult(200, resourceMetadata(), { "cache-control": "public, max-age=300" }),
 });
 
-/** RFC 6750 3: the error travels in the challenge; the body carries the same. */
-function bearerRefusal(error: "invalid_token" | "invalid_request", description: string): HttpResult {
+/** RFC 6750 3 (RFC 9449 7.1 for DPoP): the error travels in the challenge; the body carries the same. */
+function tokenRefusal(error: "invalid_token" | "invalid_dpop_proof", description: string, scheme: string): HttpResult {
+  const challenge =
+    scheme === "dpop" ? `DPoP error="${error}", algs="${DPOP_ALGS.join(" ")}"` : `Bearer realm="svc", error="${error}"`;
   return jsonResult(
-    error === "invalid_token" ? 401 : 400,
+    401,
     { error, error_description: oauthDescription(description) },
-    { ...NO_STORE, "www-authenticate": `Bearer realm="svc", error="${error}"` },
+    { ...NO_STORE, "www-authenticate": challenge },
   );
 }
 
-async function userInfo(
-  oidc: OidcUseCases,
-  headers: Record<string, string | undefined>,
-  form?: { access_token?: string },
-) {
-  const header = headers.authorization;
-  const token = (header && /^Bearer\s+(\S+)$/i.exec(header)?.[1]) || form?.access_token;
+async function userInfo(oidc: OidcUseCases, call: CommonCall, form?: { access_token?: string }) {
+  const { headers } = call;
+  const presented = /^(Bearer|DPoP)\s+(\S+)$/i.exec(headers.authorization ?? "");
+  const token = presented?.[2] || form?.access_token;
+  const scheme = presented?.[1].toLowerCase() === "dpop" ? "dpop" : "bearer";
   // RFC 6750 3.1: no credentials, no error code in the challenge.
   if (!token)
     return jsonResult(
@@ -164,9 +167,14 @@ async function userInfo(
       { error: "invalid_request", error_description: "an access token is required" },
       { ...NO_STORE, "www-authenticate": 'Bearer realm="svc"' },
     );
-  const answer = await oidc.userInfo(token);
+  const answer = await oidc.userInfo(token, {
+    scheme,
+    proof: headers.dpop,
+    method: call.route.method,
+    url: endpointUrl(call.route.path),
+  });
   if (answer.ok) return jsonResult(200, answer.claims, NO_STORE);
-  if (answer.error === "invalid_token") return bearerRefusal("invalid_token", answer.description);
+  if (answer.error !== "insufficient_scope") return tokenRefusal(answer.error, answer.description, scheme);
   return jsonResult(
     403,
     { error: "insufficient_scope", error_description: "the token was not issued for scope openid" },
@@ -206,7 +214,7 @@ const userInfoGet = (oidc: OidcUseCases) =>
     summary: "OpenID Connect UserInfo (bearer access token with scope openid)",
     tags: ["sign-in"],
     responses: userInfoResponses,
-    handler: async (call) => userInfo(oidc, call.headers),
+    handler: async (call) => userInfo(oidc, call),
   });
 
 const accessTokenForm = {
@@ -225,7 +233,7 @@ const userInfoPost = (oidc: OidcUseCases) =>
     tags: ["sign-in"],
     request: { body: { contentType: "form", schema: accessTokenForm } },
     responses: userInfoResponses,
-    handler: async (call) => userInfo(oidc, call.headers, call.body),
+    handler: async (call) => userInfo(oidc, call, call.body),
   });
 
 const tokenForm = {

@@ -67,7 +67,10 @@ export const tokenResponse = {
   required: ["access_token", "token_type", "expires_in", "scope"],
   properties: {
     access_token: { type: "string" },
-    token_type: { const: "Bearer" },
+    token_type: {
+      enum: ["Bearer", "DPoP"],
+      description: "DPoP when the request carried a DPoP proof: the access token is bound to its key (cnf.jkt)",
+    },
     expires_in: { type: "integer" },
     scope: { type: "string" },
     refresh_token: { type: "string", description: "user grants: single use, rotates" },
@@ -107,6 +110,7 @@ const callerOf = (call: CommonCall) => ({
   connectionIp: call.connectionIp,
   userAgent: call.userAgent,
   language: call.language,
+  dpop: call.headers.dpop,
 });
 
 const issueRoute = (tokens: TokenRoutesUseCases) =>
@@ -118,14 +122,14 @@ const issueRoute = (tokens: TokenRoutesUseCases) =>
     auth: "client",
     summary: "Issue an access token (OAuth 2.0 token endpoint)",
     description:
-      "The one token endpoint (interface §5.2, docs/sign-in.md). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1); a public client sends client_id alone and proves its code with PKCE. A grant the client is not registered for is unauthorized_client. Errors per RFC 6749 5.2.",
+      "The one token endpoint (interface §5.2, docs/sign-in.md). Client authentication by HTTP Basic or by client_id and client_secret form fields (RFC 6749 2.3.1); a public client sends client_id alone and proves its code with PKCE. A grant the client is not registered for is unauthorized_client. With a DPoP header (RFC 9449) the access token is bound to the proof's key (token_type DPoP, cnf.jkt), and a public client's refresh token too. Errors per RFC 6749 5.2.",
     tags: ["tokens"],
     request: { body: { contentType: "form", schema: tokenRequest, required: true } },
     responses: {
       200: { description: "Token issued", schema: tokenResponse },
       400: {
         description:
-          "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (a client_credentials resource not registered for the client); QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
+          "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (a client_credentials resource not registered for the client), invalid_dpop_proof, use_dpop_nonce (with a DPoP-Nonce header); QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
         schema: tokenError,
       },
       401: { description: "invalid_client", schema: oauthError },
@@ -134,7 +138,12 @@ const issueRoute = (tokens: TokenRoutesUseCases) =>
         schema: oauthError,
       },
     },
-    handler: async (call) => jsonResult(200, await tokens.token.issue(call.body, callerOf(call)), NO_STORE),
+    handler: async (call) => {
+      const body = await tokens.token.issue(call.body, callerOf(call));
+      // RFC 9449 8: the nonce the client's next proof must carry rides on every answer.
+      const nonce = await tokens.token.dpopNonce(Math.floor(Date.now() / 1000));
+      return jsonResult(200, body, { ...NO_STORE, ...(nonce && { "dpop-nonce": nonce }) });
+    },
   });
 
 const jwks = (tokens: TokenRoutesUseCases) =>

@@ -35,6 +35,7 @@ const PUBLIC_FIELDS = [
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
+  "dpopBoundAccessTokens",
   "backchannelLogoutUri",
   "bootstrap",
   "registration",
@@ -64,6 +65,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
     // Clients stored before the choice existed get the OIDC default.
     idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
+    dpopBoundAccessTokens: Boolean(item.dpopBoundAccessTokens),
     ...(typeof item.backchannelLogoutUri === "string" && { backchannelLogoutUri: item.backchannelLogoutUri }),
     bootstrap: Boolean(item.bootstrap),
     ...(item.registration !== undefined && { registration: item.registration as ClientRegistration }),

@@ -71,6 +71,8 @@ export const ENTITY = {
   uniquePasskey: "unique-passkey",
   /** A WebAuthn challenge already answered (TTL: until the challenge expires). */
   passkeyChallenge: "passkey-challenge",
+  /** A DPoP proof already used (RFC 9449 11.1), by its key and jti (TTL: until it is too old anyway). */
+  dpopProof: "dpop-proof",
   /** An account's recovery codes (interface §4.15a): SHA-256 digests, each removed as it is used. */
   recoveryCodes: "recovery-codes",
   /** The latest one-time sign-in code sent by e-mail or SMS as a second factor (TTL). */
@@ -196,6 +198,8 @@ export const keys = {
   uniquePasskey: (id: string): TableKey => ({ PK: `UNIQUE#passkey#${id}`, SK: "UNIQUE" }),
   uniquePasskeyPrefix: "UNIQUE#passkey#",
   passkeyChallenge: (nonce: string): TableKey => ({ PK: `PASSKEYCHALLENGE#${nonce}`, SK: "TAKEN" }),
+  /** A jti is the client's choice: under its key's thumbprint, one client cannot spend another's. */
+  dpopProof: (jkt: string, jti: string): TableKey => ({ PK: `DPOPPROOF#${jkt}`, SK: `JTI#${jti}` }),
   /** One per (user, application), named by a digest of the client id (path-safe). */
   consent: (sub: string, id: string): TableKey => ({ PK: `USER#${sub}`, SK: `CONSENT#${id}` }),
   consentPrefix: "CONSENT#",

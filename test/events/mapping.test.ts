@@ -40,6 +40,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "federation-state": [],
   "totp-pending": [],
   "passkey-challenge": [],
+  "dpop-proof": [],
   "unique-passkey": [],
   "registration-notices-sent": [],
   "authorization-code": [],

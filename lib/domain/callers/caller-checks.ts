@@ -7,6 +7,7 @@ import { problems } from "../errors";
 import { hashGate } from "../login/hash-gate";
 import type { LoginRepository } from "../login/ports";
 import { verifyUserPassword, waitOf } from "../login/verify-user-password";
+import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { rehashItems } from "../sign-in/password-change";
@@ -15,6 +16,8 @@ import type { Prefetch } from "../unit-of-work";
 /** What the request pipeline asks before a route runs: who calls, and whether they still may. */
 export interface CallerCheckDeps {
   accessTokens: { verify(token: string): Promise<AccessTokenClaims> };
+  /** DPoP-bound tokens' proofs (RFC 9449 7); a resource asks no nonce. */
+  dpop: Omit<DpopDeps, "nonces">;
   /** Starts reading the signing keys, so a cold container's first token check waits less. */
   warmKeys(): void;
   clientCredentials: ClientCredentialSource;
@@ -34,8 +37,18 @@ export function callerChecks(deps: CallerCheckDeps) {
   return {
     warmKeys: deps.warmKeys,
 
-    /** An access token's claims; a bad or expired token throws bad_access_token. */
-    accessToken: (token: string) => deps.accessTokens.verify(token),
+    /** An access token's claims, presented as its binding asks; a bad or expired token throws bad_access_token. */
+    async accessToken(token: string, presented: TokenPresentation): Promise<AccessTokenClaims> {
+      const claims = await deps.accessTokens.verify(token);
+      try {
+        await checkPresentation(deps.dpop, token, claims.cnf, presented, Math.floor(Date.now() / 1000));
+      } catch (error) {
+        if (error instanceof DpopError)
+          throw problems.badAccessToken(error.message, { scheme: "DPoP", error: error.code });
+        throw error;
+      }
+      return claims;
+    },
 
     /**
      * The application whose REST password this is (interface §5.4), compared as a SHA-256

@@ -86,6 +86,8 @@ export interface ClientRecord {
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
   idTokenSignedResponseAlg: IdTokenAlg;
+  /** RFC 9449 5.2 dpop_bound_access_tokens: every token request must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
   /** OIDC Back-Channel Logout: where logout tokens are posted when its user's sessions end; in a change, "" removes it. */
   backchannelLogoutUri?: string;
   /**
@@ -113,6 +115,7 @@ export const CHANGEABLE_FIELDS = [
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
+  "dpopBoundAccessTokens",
   "backchannelLogoutUri",
 ] as const;
 export type ClientChange = Partial<Pick<ClientRecord, (typeof CHANGEABLE_FIELDS)[number]>>;
@@ -168,6 +171,7 @@ export interface ClientDefinition {
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
   idTokenSignedResponseAlg?: string;
+  dpopBoundAccessTokens?: boolean;
   backchannelLogoutUri?: string;
   bootstrap?: boolean;
   registration?: ClientRegistration;
@@ -296,6 +300,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
+    dpopBoundAccessTokens: def.dpopBoundAccessTokens ?? false,
     ...(def.backchannelLogoutUri && { backchannelLogoutUri: def.backchannelLogoutUri }),
     bootstrap: def.bootstrap ?? false,
     ...(def.registration && { registration: def.registration }),

@@ -81,6 +81,7 @@ export function clientView(record: ClientRecord) {
     public: record.public,
     firstParty: record.firstParty,
     idTokenSignedResponseAlg: record.idTokenSignedResponseAlg,
+    dpopBoundAccessTokens: record.dpopBoundAccessTokens,
     ...(record.backchannelLogoutUri !== undefined && { backchannelLogoutUri: record.backchannelLogoutUri }),
     trustRelayedAddress: record.trustRelayedAddress,
     hasRestPassword: record.hasRestPassword,

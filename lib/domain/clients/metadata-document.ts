@@ -106,6 +106,7 @@ export function clientOfDocument(
     resources: [],
     firstParty: false,
     idTokenSignedResponseAlg: alg as IdTokenAlg,
+    dpopBoundAccessTokens: false,
     trustRelayedAddress: false,
     bootstrap: false,
     registration: {

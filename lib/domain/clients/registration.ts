@@ -48,6 +48,7 @@ export interface ClientMetadata {
   post_logout_redirect_uris?: string[];
   backchannel_logout_uri?: string;
   backchannel_logout_session_required?: boolean;
+  dpop_bound_access_tokens?: boolean;
   /** RFC 7592 2.2: an update names the client, and may repeat its secret, which must then match. */
   client_id?: string;
   client_secret?: string;
@@ -132,6 +133,7 @@ function definitionOf(
       idTokenSignedResponseAlg: meta.id_token_signed_response_alg,
     }),
     ...(meta.backchannel_logout_uri !== undefined && { backchannelLogoutUri: meta.backchannel_logout_uri }),
+    ...(meta.dpop_bound_access_tokens !== undefined && { dpopBoundAccessTokens: meta.dpop_bound_access_tokens }),
   };
   const problems = clientDefinitionProblems(def);
   const redirect = problems.find((p) => p.field === "redirectUris" || p.field === "postLogoutRedirectUris");
@@ -184,6 +186,7 @@ export function clientInformation(record: ClientRecord, registrationClientUri: s
     // Every client may ask for the OpenID Connect scopes; the rest are what it holds.
     scope: [...OIDC_SCOPES, ...record.scopes].join(" "),
     id_token_signed_response_alg: record.idTokenSignedResponseAlg,
+    dpop_bound_access_tokens: record.dpopBoundAccessTokens,
     ...(record.backchannelLogoutUri !== undefined && {
       backchannel_logout_uri: record.backchannelLogoutUri,
       backchannel_logout_session_required: true,

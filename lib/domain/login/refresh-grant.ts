@@ -7,7 +7,7 @@ import type { LoginDeps } from "../sign-in/login-commit";
 
 export interface RefreshResponse {
   access_token: string;
-  token_type: "Bearer";
+  token_type: "Bearer" | "DPoP";
   expires_in: number;
   scope: string;
   refresh_token: string;
@@ -38,6 +38,8 @@ export async function refreshGrant(
   // A refresh keeps the audience the user allowed; it may repeat it, never change it.
   if (target.resource !== undefined && target.resource !== (session.audience ?? target.own))
     throw new OAuthError("invalid_target", "the resource differs from the one this refresh token was issued for");
+  if (session.dpopJkt !== undefined && session.dpopJkt !== deps.dpopKey)
+    throw new OAuthError("invalid_dpop_proof", "the refresh token is bound to a DPoP key: send a proof made with it");
 
   // Before the rotation: a failed hook must not spend the refresh token.
   const request = {

@@ -15,6 +15,8 @@ export interface AccessTokenClaims {
   jti: string;
   sid?: string;
   ua_id?: string;
+  /** RFC 9449 6.1: the key the token is bound to; it is only good with a DPoP proof of that key. */
+  cnf?: { jkt: string };
 }
 
 export interface AccessTokenInput {

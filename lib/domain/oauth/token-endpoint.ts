@@ -14,6 +14,7 @@ import type { LoginDeps } from "../sign-in/login-commit";
 import { authenticateClient, presentedClient, requireGrant } from "./client-authentication";
 import { clientCredentialsGrant } from "./client-credentials";
 import { deviceCodeGrant, startDeviceAuthorization } from "./device-authorization";
+import { checkProof, confirmationOf, type DpopDeps, DpopError } from "./dpop";
 import type { DeviceAuthorizationRepository } from "./ports";
 
 /** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
@@ -35,6 +36,10 @@ export interface TokenEndpointDeps {
   devices: DeviceAuthorizationRepository;
   /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
   verificationUri: string;
+  /** DPoP proofs (RFC 9449), with nonces when the operator asks for them. */
+  dpop: DpopDeps;
+  /** This endpoint's URL, which a DPoP proof names (htu). */
+  tokenEndpoint: string;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -49,6 +54,8 @@ export interface TokenCaller {
   connectionIp?: string;
   userAgent?: string;
   language: Language;
+  /** The DPoP header: a proof of the key the tokens are to be bound to (RFC 9449). */
+  dpop?: string;
 }
 
 /**
@@ -65,6 +72,20 @@ export function guessAddresses(
   const relayed = !client.public && caller.sourceIp && caller.sourceIp !== connection ? caller.sourceIp : undefined;
   if (!relayed) return [connection];
   return client.trustRelayedAddress ? [relayed] : [connection, relayed];
+}
+
+const bound = (login: LoginDeps, jkt: string | undefined) => (jkt ? boundTo(login, jkt) : login);
+
+/** The same sign-in steps, with every access token bound to the proven key (RFC 9449 6.1). */
+function boundTo(login: LoginDeps, jkt: string): LoginDeps {
+  const { accessTokens } = login;
+  return {
+    ...login,
+    dpopKey: jkt,
+    accessTokens: {
+      issue: (input) => accessTokens.issue({ ...input, extraClaims: { ...input.extraClaims, ...confirmationOf(jkt) } }),
+    },
+  };
 }
 
 export type TokenUseCases = ReturnType<typeof tokenUseCases>;
@@ -91,8 +112,40 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
     addresses: guessAddresses(caller, client),
   });
 
-  async function grant(client: ClientRecord, form: Readonly<Record<string, unknown>>, caller: TokenCaller) {
-    const { login } = deps;
+  /** The RFC 9449 refusal, with the nonce to use when that is what is missing. */
+  async function dpopRefusal(error: DpopError, now: number): Promise<OAuthError> {
+    const nonce = error.code === "use_dpop_nonce" && (await deps.dpop.nonces?.current(now));
+    return new OAuthError(
+      error.code,
+      error.message,
+      undefined,
+      undefined,
+      undefined,
+      nonce ? { "dpop-nonce": nonce } : undefined,
+    );
+  }
+
+  /** The key the request's DPoP proof holds; none without a proof, unless the client must send one. */
+  async function provenKey(client: ClientRecord, caller: TokenCaller): Promise<string | undefined> {
+    if (caller.dpop === undefined) {
+      if (client.dpopBoundAccessTokens)
+        throw new OAuthError("invalid_dpop_proof", "this client's tokens are DPoP-bound: send a DPoP proof");
+      return undefined;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    try {
+      return (await checkProof(deps.dpop, caller.dpop, { method: "POST", url: deps.tokenEndpoint }, now)).jkt;
+    } catch (error) {
+      throw error instanceof DpopError ? await dpopRefusal(error, now) : error;
+    }
+  }
+
+  async function grant(
+    client: ClientRecord,
+    form: Readonly<Record<string, unknown>>,
+    caller: TokenCaller,
+    login: LoginDeps,
+  ) {
     switch (form.grant_type) {
       case GRANT.authorizationCode:
         return authorizationCodeGrant(client, form, { ...login, codes: deps.codes, ownResource: deps.ownResource });
@@ -103,7 +156,7 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
         return clientCredentialsGrant(grantDeps, client, form.scope, form.resource);
       }
       case "password":
-        return passwordGrant(client, passwordInput(form, caller, client), deps.passwordLogin());
+        return passwordGrant(client, passwordInput(form, caller, client), bound(deps.passwordLogin(), login.dpopKey));
       case "refresh_token":
         return refreshGrant(client, form.refresh_token, login, { resource: form.resource, own: deps.ownResource });
       case GRANT.deviceCode:
@@ -121,13 +174,17 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
       if (GRANT_TYPES.includes(String(form.grant_type))) requireGrant(client, String(form.grant_type));
-      const tokens = await grant(client, form, caller);
+      const jkt = await provenKey(client, caller);
+      const tokens = await grant(client, form, caller, bound(deps.login, jkt));
       const keepUntil = keepAliveDue(client, Math.floor(Date.now() / 1000));
       if (keepUntil !== undefined) await deps.clients.keepAlive(client.clientId, keepUntil);
       // Only grants the switch knows reach here, so the dimension's values stay few.
       deps.login.metrics?.count("TokensIssued", { grant: String(form.grant_type) });
-      return tokens;
+      return jkt ? { ...tokens, token_type: "DPoP" as const } : tokens;
     },
+
+    /** RFC 9449 8: the nonce a client's next proof must carry, when the operator asks for nonces. */
+    dpopNonce: (now: number) => deps.dpop.nonces?.current(now),
 
     /** A device authorization (RFC 8628), started by the device. */
     async startDevice(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {

@@ -26,6 +26,8 @@ export interface AuthorizationRequest {
   claims?: RequestedClaims;
   /** How the answer reaches the client: in the redirect's query, or posted by the browser (OAuth 2.0 Form Post). */
   responseMode: ResponseMode;
+  /** RFC 9449 10: the thumbprint of the key the code's exchange must prove with DPoP. */
+  dpopJkt?: string;
   /** A device authorization (RFC 8628) the user answers: the answer goes to the device, not to a redirect. */
   device?: { userCode: string };
 }
@@ -64,6 +66,8 @@ export function refusalOf(request: AuthorizationRequest, error: OAuthError): Aut
 
 const LIMITS = { state: 1024, nonce: 512, loginHint: 256, uiLocales: 64, idTokenHint: 4096 } as const;
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/** A SHA-256 JWK thumbprint, base64url (RFC 7638). */
+const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 
 function text(query: Readonly<Record<string, string | undefined>>, name: string, max: number): string | undefined {
   const value = query[name];
@@ -142,6 +146,10 @@ function checked(
   if (prompt.includes("none") && prompt.length > 1)
     throw new OAuthError("invalid_request", "prompt=none cannot be combined with other values");
 
+  const dpopJkt = query.dpop_jkt;
+  if (dpopJkt !== undefined && !JWK_THUMBPRINT.test(dpopJkt))
+    throw new OAuthError("invalid_request", "dpop_jkt must be a SHA-256 JWK thumbprint (base64url)");
+
   let maxAge: number | undefined;
   if (query.max_age !== undefined) {
     maxAge = Number(query.max_age);
@@ -162,6 +170,7 @@ function checked(
     resource: audienceOf(target),
     target,
     claims: parseClaimsRequest(query.claims),
+    ...(dpopJkt !== undefined && { dpopJkt }),
   };
 }
 

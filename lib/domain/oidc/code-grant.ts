@@ -55,6 +55,7 @@ export async function issueCode(
     ...(request.nonce !== undefined && { nonce: request.nonce }),
     ...(request.resource && { resource: request.resource }),
     ...(request.claims && { claims: request.claims }),
+    ...(request.dpopJkt && { dpopJkt: request.dpopJkt }),
     expiresAt: now + CODE_TTL_SECONDS,
     status: "issued",
   });
@@ -70,7 +71,7 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 export interface CodeGrantResponse {
   access_token: string;
-  token_type: "Bearer";
+  token_type: "Bearer" | "DPoP";
   expires_in: number;
   scope: string;
   refresh_token: string;
@@ -111,6 +112,8 @@ export async function authorizationCodeGrant(
     // RFC 9700 2.1.1: a verifier without a challenge is a downgrade attempt.
     throw new OAuthError("invalid_grant", "code_verifier sent for a code issued without PKCE");
   }
+  if (record.dpopJkt !== undefined && record.dpopJkt !== deps.dpopKey)
+    throw new OAuthError("invalid_dpop_proof", "the code is bound to a DPoP key (dpop_jkt): send a proof made with it");
 
   return tokensForSignIn(client, record, (sid) => deps.codes.redeemItem(codeHash, sid, now), "authorization_code", {
     ...deps,
@@ -165,6 +168,8 @@ export async function tokensForSignIn(
     browserSid: record.browserSid,
     ...(record.resource && { audience: record.resource }),
     ...(record.claims?.userinfo.length && { userinfoClaims: record.claims.userinfo }),
+    // RFC 9449 5: a public client's refresh token is only as good as its key; a confidential client authenticates anyway.
+    ...(client.public && deps.dpopKey && { dpopJkt: deps.dpopKey }),
     ...backchannelLogoutOf(client),
   };
   // Before the code is redeemed: a failed hook must not spend it.

@@ -1,6 +1,7 @@
 import type { ClientCredentialSource } from "../clients/credential-cache";
 import { OAuthError } from "../errors";
 import { authenticateClient, presentedClient } from "../oauth/client-authentication";
+import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { claimsFor } from "./scopes";
@@ -10,12 +11,14 @@ export interface OidcDeps {
   accessTokens: { verify(token: string, audience?: string | null): Promise<AccessTokenClaims> };
   sessions: SessionRepository;
   clientCredentials: ClientCredentialSource;
+  /** DPoP-bound tokens' proofs (RFC 9449 7). */
+  dpop: Omit<DpopDeps, "nonces">;
 }
 
 /** UserInfo's answer (OIDC Core 5.3); a refusal names its RFC 6750 3.1 error. */
 export type UserInfoAnswer =
   | { ok: true; claims: { sub: string } & Record<string, unknown> }
-  | { ok: false; error: "invalid_token"; description: string }
+  | { ok: false; error: "invalid_token" | "invalid_dpop_proof"; description: string }
   | { ok: false; error: "insufficient_scope" };
 
 /** Introspection's and revocation's form: the token, and the client's credentials when it sends them there. */
@@ -43,9 +46,16 @@ export function oidcUseCases(deps: OidcDeps) {
     authenticateClient(deps.clientCredentials, presentedClient(authorization, form));
   return {
     /** The account's claims that the token's scopes release, while its session lives. */
-    async userInfo(token: string): Promise<UserInfoAnswer> {
+    async userInfo(token: string, presented: TokenPresentation): Promise<UserInfoAnswer> {
       const claims = await readAccessToken(token);
       if (!claims?.sid) return { ok: false, error: "invalid_token", description: "the access token is not valid" };
+      try {
+        await checkPresentation(deps.dpop, token, claims.cnf, presented, nowSeconds());
+      } catch (error) {
+        if (!(error instanceof DpopError)) throw error;
+        const code = error.code === "invalid_token" ? "invalid_token" : "invalid_dpop_proof";
+        return { ok: false, error: code, description: error.message };
+      }
       const scopes = claims.scope.split(" ");
       if (!scopes.includes("openid")) return { ok: false, error: "insufficient_scope" };
       const { session, account } = await deps.sessions.sessionAndAccount(claims.sub, claims.sid);

@@ -19,6 +19,8 @@ export interface AuthorizationCodeRecord {
   resource?: string;
   /** Claims the request named one by one (OIDC Core 5.5). */
   claims?: RequestedClaims;
+  /** RFC 9449 10: the key the code's exchange must prove (dpop_jkt). */
+  dpopJkt?: string;
   /** Unix seconds; the item also leaves through the table's TTL. */
   expiresAt: number;
   /** issued, then used; `sid` names the session its exchange opened (ended if the code comes back). */

@@ -70,7 +70,8 @@ export async function introspect(
   // Before the session read: a token of another client costs nothing and tells nothing.
   if (!mayIntrospect(caller, claims.client_id, claims.aud)) return { active: false };
   if (claims.sid && !(await liveSession(deps.sessions, claims.sub, claims.sid, now))) return { active: false };
-  return { active: true, token_type: "Bearer", ...claims };
+  // RFC 9449 6.2: a bound token says so, with its key.
+  return { active: true, token_type: claims.cnf ? "DPoP" : "Bearer", ...claims };
 }
 
 /**

@@ -29,6 +29,8 @@ export interface SessionRecord {
   browserSid?: string;
   /** The audience of its access tokens (RFC 8707 resource), when not the default. */
   audience?: string;
+  /** RFC 9449 5: the key a public client's refresh token is bound to; each refresh proves it. */
+  dpopJkt?: string;
   /** Claims userinfo releases beside the scopes' (OIDC Core 5.5 `claims.userinfo`). */
   userinfoClaims?: string[];
   /**

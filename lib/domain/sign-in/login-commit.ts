@@ -27,6 +27,8 @@ export interface LoginDeps {
   /** Records what the user granted the application (acls). */
   consents: ConsentRepository;
   accessTokens: AccessTokenIssuer;
+  /** The key a DPoP proof at the token endpoint showed (RFC 9449): its tokens are bound to it. */
+  dpopKey?: string;
   idToken: IdTokenIssuer;
   settings: ServiceSettings;
   /** Unset: new passwords (a forced change) are not looked up among breached ones. */

@@ -11,15 +11,23 @@ import type { SvcContext } from "../request-state";
  */
 export function bearerToken(
   checks: Pick<CallerChecks, "accessToken">,
+  /** The request's address as the client sees it, which a DPoP proof names (htu). */
+  publicUrl: (path: string) => string,
 ): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error, SvcContext> {
   return {
     before: async (request) => {
       const state = request.context.svc;
       const auth = state.route?.auth;
       if (auth !== "bearer" && auth !== "bearer-or-basic" && auth !== "user-bearer-or-user-basic") return;
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.event.headers?.authorization ?? "");
-      if (!bearer) return;
-      const claims = await checks.accessToken(bearer[1]);
+      const headers = request.event.headers ?? {};
+      const presented = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
+      if (!presented) return;
+      const claims = await checks.accessToken(presented[2], {
+        scheme: presented[1].toLowerCase() === "dpop" ? "dpop" : "bearer",
+        proof: headers.dpop,
+        method: request.event.requestContext.http.method,
+        url: publicUrl(request.event.rawPath),
+      });
       const scopes = new Set(claims.scope.split(" ").filter(Boolean));
       if (claims.sid) {
         state.principal = {

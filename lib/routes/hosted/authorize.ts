@@ -42,6 +42,7 @@ const authorizationQuery = {
       "response_mode",
       "request",
       "request_uri",
+      "dpop_jkt",
     ].map((name) => [name, { type: "string", maxLength: 8192 }]),
   ),
 } as const;

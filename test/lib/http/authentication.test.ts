@@ -39,11 +39,15 @@ const checks = requestChecks();
 async function authenticateAs(route: ServedRoute, header: string | undefined, params: Record<string, string> = {}) {
   const state: RequestState = { requestId: "r", route, params, query: {} };
   const request = {
-    event: { headers: header ? { authorization: header } : {} } as APIGatewayProxyEventV2,
+    event: {
+      headers: header ? { authorization: header } : {},
+      rawPath: "/svc/api/v3/users/current",
+      requestContext: { http: { method: "GET" } },
+    } as APIGatewayProxyEventV2,
     context: { svc: state },
   };
   for (const step of [
-    bearerToken(checks),
+    bearerToken(checks, (path) => `http://127.0.0.1${path}`),
     applicationPassword(checks),
     userPassword(checks),
     callerRequired(),

@@ -1,0 +1,29 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DpopReplayRepository } from "../domain/oauth/dpop";
+import type { StoreDeps } from "./client";
+import { isConditionalCheckFailed } from "./errors";
+import { ENTITY, itemOf, keys } from "./keys";
+
+// Conditions, named so each write says why it may fail.
+/** A proof is good once (RFC 9449 11.1): a replay finds its jti taken. */
+const unseen = "attribute_not_exists(PK)";
+
+export function createDpopProofStore({ client, tableName }: StoreDeps): DpopReplayRepository {
+  return {
+    async firstUse(jkt, jti, expiresAt) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: itemOf(ENTITY.dpopProof, keys.dpopProof(jkt, jti), { expiresAt }),
+            ConditionExpression: unseen,
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
