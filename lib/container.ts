@@ -60,7 +60,8 @@ import { createSessionStore } from "./store/sessions";
 import { createSigningKeyStore } from "./store/signing-keys";
 import { createTotpStore } from "./store/totps";
 import { createAccessTokens, issueIdToken } from "./tokens/access-token";
-import { dpopNonces, readDpopProof } from "./tokens/dpop-proof";
+import { statelessNonces } from "./tokens/dpop-nonces";
+import { readDpopProof } from "./tokens/dpop-proof";
 import { createKeyRing } from "./tokens/key-ring";
 
 /**
@@ -165,7 +166,7 @@ export const resourceDpop = (): DpopDeps => ({ readProof: readDpopProof, replays
 /** DPoP proofs at the token endpoint: nonces when the operator asks for them. */
 export const tokenEndpointDpop = (): DpopDeps => ({
   ...resourceDpop(),
-  ...(config().settings.tokens.dpopNonces && { nonces: dpopNonces(() => dataKeys().key("dpop-nonces")) }),
+  ...(config().settings.tokens.dpopNonces && { nonces: statelessNonces(() => dataKeys().key("dpop-nonces")) }),
 });
 
 /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */

@@ -1,21 +1,36 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { config } from "../config";
 import { services } from "../container";
 import { sealInteraction } from "../http/browser";
+import { publicUrl } from "../http/public-url";
 import { mintUserToken } from "./user-token";
 
 /**
  * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
  * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
- * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`,
- * and any `{{name}}` is taken from `values`.
+ * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`, a
+ * DPoP header `{{dpopProof:<method>:<path>}}` (a fresh proof, RFC 9449), and any `{{name}}` is
+ * taken from `values`.
  * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
  * client's), so calls that check the application's own grants (fedToken) work too.
  * Each prepared event also gets a fresh request id and time.
  */
 
 const PLACEHOLDER = /\{\{([^}]+)\}\}/g;
+
+/** The sample client's DPoP key: one per process, as a client keeps its key. */
+let dpopKey: ReturnType<typeof generateKeyPair> | undefined;
+
+async function dpopProof(method: string, path: string): Promise<string> {
+  dpopKey ??= generateKeyPair("ES256");
+  const { publicKey, privateKey } = await dpopKey;
+  const htu = publicUrl(config().issuer, path);
+  return new SignJWT({ jti: randomUUID(), htm: method, htu, iat: Math.floor(Date.now() / 1000) })
+    .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: await exportJWK(publicKey) })
+    .sign(privateKey);
+}
 
 async function tokenFor(expression: string, clientId: string): Promise<string | undefined> {
   const [kind, ...rest] = expression.split(":");
@@ -29,6 +44,10 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
     const [csrf, ...query] = rest;
     const params = Object.fromEntries(new URLSearchParams(query.join(":")));
     return sealInteraction(params, csrf, Math.floor(Date.now() / 1000));
+  }
+  if (kind === "dpopProof") {
+    const [method, ...path] = rest;
+    return dpopProof(method, path.join(":"));
   }
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { calculateJwkThumbprint, EmbeddedJWK, type JWK, errors as joseErrors, jwtVerify } from "jose";
-import { signValue, verifySignedValue } from "../crypto/signed-value";
-import { DPOP_ALGS, DpopError, type DpopNonces, type DpopProof, type ProofRequest } from "../domain/oauth/dpop";
+import { DPOP_ALGS, DpopError, type DpopProof, type ProofRequest } from "../domain/oauth/dpop";
 
 /** DPoP proofs (RFC 9449 4.3) read with jose; the domain decides what a good proof allows. */
 
@@ -12,7 +11,7 @@ const invalid = (message: string) => new DpopError("invalid_dpop_proof", message
 
 /** RFC 9449 4.3 step 11: the URI without query and fragment; equal after URL normalisation. */
 function sameTarget(htu: unknown, url: string): boolean {
-  if (typeof htu !== "string" || !URL.canParse(htu)) return false;
+  if (typeof htu !== "string" || !URL.canParse(htu) || !URL.canParse(url)) return false;
   const a = new URL(htu);
   const b = new URL(url);
   return a.origin === b.origin && a.pathname === b.pathname;
@@ -45,20 +44,4 @@ export async function readDpopProof(proof: string, request: ProofRequest): Promi
     throw invalid("the DPoP proof's ath does not match the access token");
   if (nonce !== undefined && typeof nonce !== "string") throw invalid("the DPoP proof's nonce must be a string");
   return { jkt: await calculateJwkThumbprint(jwk as JWK, "sha256"), jti, iat, ...(nonce !== undefined && { nonce }) };
-}
-
-/** A nonce lives one period and the next: a client that just got one is not refused at the turn. */
-export const NONCE_PERIOD_SECONDS = 300;
-
-/** Stateless server nonces: the period's number, signed; nothing is stored or read. */
-export function dpopNonces(key: () => Promise<Buffer>): DpopNonces {
-  const period = (now: number) => Math.floor(now / NONCE_PERIOD_SECONDS);
-  return {
-    current: async (now) => signValue(await key(), String(period(now))),
-    async fresh(nonce, now) {
-      const signed = verifySignedValue(await key(), nonce);
-      const at = period(now);
-      return signed === String(at) || signed === String(at - 1);
-    },
-  };
 }

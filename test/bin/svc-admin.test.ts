@@ -68,6 +68,7 @@ describe.concurrent("svc-admin clients", () => {
       firstParty: false,
       trustRelayedAddress: false,
       idTokenSignedResponseAlg: "RS256",
+      dpopBoundAccessTokens: false,
     });
   });
 

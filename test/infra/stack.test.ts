@@ -607,8 +607,8 @@ describe("CORS on the HTTP API", () => {
       CorsConfiguration: {
         AllowOrigins: ["https://app.example.org", "http://localhost:5173"],
         AllowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-        AllowHeaders: ["authorization", "content-type", "svc-ci-ua-id"],
-        ExposeHeaders: ["www-authenticate", "x-request-id", "retry-after", "link"],
+        AllowHeaders: ["authorization", "content-type", "svc-ci-ua-id", "dpop"],
+        ExposeHeaders: ["www-authenticate", "x-request-id", "retry-after", "link", "dpop-nonce"],
         MaxAge: 3600,
         AllowCredentials: false,
       },

@@ -25,7 +25,7 @@ export function bearerToken(
       const claims = await checks.accessToken(presented[2], {
         scheme: presented[1].toLowerCase() === "dpop" ? "dpop" : "bearer",
         proof: headers.dpop,
-        method: request.event.requestContext.http.method,
+        method: request.event.requestContext?.http?.method ?? "",
         url: publicUrl(request.event.rawPath),
       });
       const scopes = new Set(claims.scope.split(" ").filter(Boolean));

@@ -17,7 +17,7 @@ function preflight(base: string, path: string, origin: string, method = "POST") 
     headers: {
       origin,
       "access-control-request-method": method,
-      "access-control-request-headers": "authorization,content-type,svc-ci-ua-id",
+      "access-control-request-headers": "authorization,content-type,svc-ci-ua-id,dpop",
     },
   });
 }
@@ -44,7 +44,7 @@ describe("CORS in the local gateway", () => {
       expect(corsHeaders(response)).toEqual({
         "access-control-allow-origin": APP,
         "access-control-allow-methods": "GET,POST,PUT,PATCH,DELETE",
-        "access-control-allow-headers": "authorization,content-type,svc-ci-ua-id",
+        "access-control-allow-headers": "authorization,content-type,svc-ci-ua-id,dpop",
         "access-control-max-age": "3600",
       });
       expect(response.headers.get("vary")).toBe("Origin");
@@ -65,7 +65,7 @@ describe("CORS in the local gateway", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("access-control-allow-origin")).toBe(APP);
     expect(response.headers.get("access-control-expose-headers")).toBe(
-      "www-authenticate,x-request-id,retry-after,link",
+      "www-authenticate,x-request-id,retry-after,link,dpop-nonce",
     );
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     expect(response.headers.get("vary")).toBe("Origin");
