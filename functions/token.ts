@@ -17,12 +17,14 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts, resources, devices } = services();
+    const { clients, codes, qrLogins, accounts, resources, devices, accessTokens } = services();
     const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources, devices };
+    const accessTokenVerifier = accessTokens;
     const ownResource = config().issuer;
     const verificationUri = deviceVerificationUri();
     const login = loginDeps();
-    return tokenUseCases({ ...deps, ownResource, verificationUri, login, passwordLogin: passwordLoginDeps });
+    const passwordLogin = passwordLoginDeps;
+    return tokenUseCases({ ...deps, ownResource, verificationUri, login, passwordLogin, accessTokenVerifier });
   }),
   jwks: () => services().keyRing.jwks(),
 };
