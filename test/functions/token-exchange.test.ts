@@ -11,8 +11,9 @@ import { createClient, seedAccount, systemBearer, systemToken, uniqueId } from "
 import { forgedTokens } from "../support/forged-tokens";
 import { useIssuerGateway } from "../support/gateway";
 import { useSettings } from "../support/oauth-provider";
-import { basicAuthorization, readOwnAccount, request } from "../support/requests";
+import { basicAuthorization, basicCredentials, readOwnAccount, request } from "../support/requests";
 import { storedItem } from "../support/stored";
+import { svcAdmin } from "../support/svc-admin";
 
 /**
  * Token exchange (RFC 8693): a back end trades a token it was handed for a narrower one of
@@ -192,6 +193,24 @@ describe("token exchange (RFC 8693), the exchanged token", () => {
       status: 400,
       body: { error: "invalid_request", error_description: "the subject token's session has ended" },
     });
+  });
+});
+
+describe("token exchange sample events", () => {
+  it("the exchange answers a narrower token of the requester; the wider scope is invalid_scope", async () => {
+    const api = await backend();
+    await seedAccount({ sub: "sample-user" });
+    const values = { clientId: api.clientId, clientBasic: basicCredentials(api.clientId, api.secret) };
+    const exchanged = await request("token", "events/token/token-exchange.json", { values });
+    expect(exchanged.statusCode, exchanged.body).toBe(200);
+    expect(exchanged.json).toMatchObject({ issued_token_type: AT, scope: "svc_api_user" });
+    expect(decodeJwt(String(exchanged.json.access_token))).toMatchObject({
+      sub: "sample-user",
+      client_id: api.clientId,
+    });
+    const wider = await request("token", "events/token/token-exchange-wider-scope.json", { values });
+    expect(wider.statusCode).toBe(400);
+    expect(wider.json).toMatchObject({ error: "invalid_scope" });
   });
 });
 
@@ -378,6 +397,28 @@ describe("exchangeFrom in the clients API (interface §4.17)", () => {
     expect(publicClient.statusCode).toBe(400);
     expect(publicClient.json).toMatchObject({ errors: [{ error: "wrong_value", pos: "grantTypes" }] });
     expect(await storedItem(keys.client(publicId))).toBeUndefined();
+  });
+
+  it("svc-admin clients create --exchange-from stores it; the grant on a public client is refused", async () => {
+    const cli = (id: string, ...more: string[]) =>
+      svcAdmin("clients", "create", "--id", id, "--scopes", "svc_api_user", ...more);
+    const id = uniqueId("cli-");
+    const created = await cli(id, "--grant-types", GRANT.tokenExchange, "--exchange-from", issuer);
+    expect(created.code, created.stderr).toBe(0);
+    expect((await services().clients.get(id))?.exchangeFrom).toEqual([issuer]);
+    const publicId = uniqueId("cli-");
+    const grants = `authorization_code ${GRANT.tokenExchange}`;
+    const refused = await cli(
+      publicId,
+      "--public",
+      "--redirect-uris",
+      "https://spa.example/cb",
+      "--grant-types",
+      grants,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("a public client may only use");
+    expect(await services().clients.get(publicId)).toBeUndefined();
   });
 
   it("a client may not widen its own exchangeFrom", async () => {
