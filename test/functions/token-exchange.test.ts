@@ -165,6 +165,9 @@ describe("token exchange (RFC 8693), the exchanged token", () => {
       act: { sub: first.clientId, client_id: first.clientId },
     });
     expect(claims.exp).toBeLessThanOrEqual(decodeJwt(hop1.access_token).exp as number);
+    // Without an actor token, the subject's own act stays: the delegation is not forgotten.
+    const plain = await exchange(second, { subject_token: hop1.access_token, subject_token_type: AT });
+    expect(decodeJwt(String(plain.body.access_token)).act).toEqual({ sub: first.clientId, client_id: first.clientId });
     // Introspection shows the chain to the token's client.
     expect(await introspect(second, hop2.access_token)).toMatchObject({
       active: true,
