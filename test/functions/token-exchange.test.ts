@@ -125,6 +125,12 @@ describe("token exchange (RFC 8693), the exchanged token", () => {
     expect(read.statusCode, read.body).toBe(200);
   });
 
+  it("discovery names the grant", async () => {
+    const response = await fetch(`${issuer}/.well-known/openid-configuration`);
+    const metadata = (await response.json()) as { grant_types_supported: string[] };
+    expect(metadata.grant_types_supported).toContain(GRANT.tokenExchange);
+  });
+
   it("scope omitted: all of the subject's scopes the target admits; a listed resource is the audience asked for", async () => {
     const [web, api] = [await frontend(), await backend()];
     const user = await signedInUser(web.clientId);
