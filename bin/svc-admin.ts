@@ -35,13 +35,17 @@ const USAGE = `usage: svc-admin [--table NAME] <command> [options]
 commands:
   clients create --id ID --scopes "p1 p2" [--secret S] [--redirect-uris "u1 u2"] [--rest-password P]
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
-                  [--resources "r1 r2"] [--first-party] [--trust-relayed-address]
-                  [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI] [--dpop-bound]
+                  [--resources "r1 r2"] [--exchange-from "a1 a2"] [--first-party]
+                  [--trust-relayed-address] [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI]
+                  [--dpop-bound]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr
-                                  urn:ietf:params:oauth:grant-type:device_code (default: all but
-                                  password and device_code; --public: authorization_code
+                                  urn:ietf:params:oauth:grant-type:device_code
+                                  urn:ietf:params:oauth:grant-type:token-exchange (default: all but
+                                  password, device_code and token-exchange; --public: authorization_code
                                   refresh_token, no secret, PKCE; may add device_code)
+                                  --exchange-from: audiences of other clients' tokens it may
+                                  exchange (RFC 8693; the issuer: the management API)
                                   --trust-relayed-address: password guesses count against the
                                   X-Forwarded-For address alone (confidential clients only)
                                   --id-token-alg: how its ID tokens are signed (default RS256)
@@ -103,6 +107,7 @@ const OPTIONS = {
   "grant-types": { type: "string" },
   "post-logout-redirect-uris": { type: "string" },
   resources: { type: "string" },
+  "exchange-from": { type: "string" },
   "first-party": { type: "boolean" },
   "trust-relayed-address": { type: "boolean" },
   "id-token-alg": { type: "string" },
@@ -140,6 +145,7 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "grant-types",
       "post-logout-redirect-uris",
       "resources",
+      "exchange-from",
       "first-party",
       "trust-relayed-address",
       "id-token-alg",
@@ -215,6 +221,7 @@ async function clientsCreate(values: Values): Promise<number> {
     grantTypes: values["grant-types"] === undefined ? undefined : words(values["grant-types"]),
     postLogoutRedirectUris: words(values["post-logout-redirect-uris"]),
     resources: words(values.resources),
+    exchangeFrom: words(values["exchange-from"]),
     firstParty: values["first-party"] === true,
     trustRelayedAddress: values["trust-relayed-address"] === true,
     idTokenSignedResponseAlg: stringOption(values, "id-token-alg"),
@@ -255,6 +262,7 @@ async function clientsList(values: Values): Promise<number> {
     grantTypes: c.grantTypes,
     postLogoutRedirectUris: c.postLogoutRedirectUris,
     resources: c.resources,
+    ...(c.exchangeFrom.length > 0 && { exchangeFrom: c.exchangeFrom }),
     firstParty: c.firstParty,
     trustRelayedAddress: c.trustRelayedAddress,
     idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,

@@ -19,13 +19,15 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts, resources, devices } = services();
+    const { clients, codes, qrLogins, accounts, resources, devices, accessTokens } = services();
     const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources, devices };
+    const accessTokenVerifier = accessTokens;
     const ownResource = config().issuer;
     const verificationUri = deviceVerificationUri();
     const login = loginDeps();
+    const passwordLogin = passwordLoginDeps;
     const dpop = { dpop: tokenEndpointDpop(), tokenEndpoint: endpointUrl("/svc/oauth/te") };
-    return tokenUseCases({ ...deps, ...dpop, ownResource, verificationUri, login, passwordLogin: passwordLoginDeps });
+    return tokenUseCases({ ...deps, ...dpop, ownResource, verificationUri, login, passwordLogin, accessTokenVerifier });
   }),
   jwks: () => services().keyRing.jwks(),
 };

@@ -55,6 +55,9 @@ const changeable = {
   redirectUris: uriList("exact addresses the authorization endpoint and binds return to"),
   postLogoutRedirectUris: uriList("where logout may return"),
   resources: uriList("audiences (RFC 8707) its access tokens may ask for"),
+  exchangeFrom: uriList(
+    "token exchange (RFC 8693): audiences of other clients' tokens it may exchange (the issuer: the management API); its own tokens always are",
+  ),
   firstParty: { type: "boolean", description: "ours: the hosted pages skip the consent screen" },
   idTokenSignedResponseAlg: {
     enum: ID_TOKEN_ALGS,
@@ -105,6 +108,7 @@ const clientProperties = {
   redirectUris: stringList,
   postLogoutRedirectUris: stringList,
   resources: stringList,
+  exchangeFrom: stringList,
   public: { type: "boolean" },
   firstParty: { type: "boolean" },
   idTokenSignedResponseAlg: { enum: ID_TOKEN_ALGS },

@@ -11,7 +11,7 @@ export const tokenRequest = {
     grant_type: {
       type: "string",
       description:
-        "authorization_code, refresh_token, client_credentials, password, urn:svc:params:oauth:grant-type:qr or urn:ietf:params:oauth:grant-type:device_code, as the client is registered for",
+        "authorization_code, refresh_token, client_credentials, password, urn:svc:params:oauth:grant-type:qr, urn:ietf:params:oauth:grant-type:device_code or urn:ietf:params:oauth:grant-type:token-exchange, as the client is registered for",
     },
     code: { type: "string", maxLength: 128, description: "authorization_code: the code from the redirect" },
     redirect_uri: {
@@ -55,7 +55,39 @@ export const tokenRequest = {
       type: "string",
       maxLength: 2048,
       description:
-        "client_credentials: the resource server (RFC 8707) the token is for, one of the client's registered resources; invalid_target otherwise",
+        "client_credentials, token exchange: the resource server (RFC 8707) the token is for, one of the client's registered resources; invalid_target otherwise",
+    },
+    subject_token: {
+      type: "string",
+      maxLength: 4096,
+      description:
+        "token exchange (RFC 8693): an access token of ours, issued to this client or for an audience of its exchangeFrom",
+    },
+    subject_token_type: {
+      type: "string",
+      maxLength: 256,
+      description: "token exchange: urn:ietf:params:oauth:token-type:access_token, the only type taken",
+    },
+    actor_token: {
+      type: "string",
+      maxLength: 4096,
+      description:
+        "token exchange, delegation: an access token issued to this client itself; the new token's act names it",
+    },
+    actor_token_type: {
+      type: "string",
+      maxLength: 256,
+      description: "token exchange, with actor_token only: urn:ietf:params:oauth:token-type:access_token",
+    },
+    requested_token_type: {
+      type: "string",
+      maxLength: 256,
+      description: "token exchange: urn:ietf:params:oauth:token-type:access_token (the default, the only one issued)",
+    },
+    audience: {
+      type: "string",
+      maxLength: 2048,
+      description: "token exchange: taken as resource; both sent must be the same",
     },
     client_id: { type: "string", description: "with client_secret, instead of HTTP Basic" },
     client_secret: { type: "string" },
@@ -74,6 +106,10 @@ export const tokenResponse = {
     expires_in: { type: "integer" },
     scope: { type: "string" },
     refresh_token: { type: "string", description: "user grants: single use, rotates" },
+    issued_token_type: {
+      const: "urn:ietf:params:oauth:token-type:access_token",
+      description: "token exchange (RFC 8693 2.2.1) only",
+    },
     id_token: {
       type: "string",
       description: "password grant, and authorization_code with scope openid: JWT with ua_id (the SVC-CI-UA-ID value)",
@@ -129,7 +165,7 @@ const issueRoute = (tokens: TokenRoutesUseCases) =>
       200: { description: "Token issued", schema: tokenResponse },
       400: {
         description:
-          "invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (a client_credentials resource not registered for the client), invalid_dpop_proof, use_dpop_nonce (with a DPoP-Nonce header); QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
+          "invalid_request (also a token exchange's subject or actor token that is not valid or not acceptable, RFC 8693 2.2.2), invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (a client_credentials or token exchange resource not registered for the client), invalid_dpop_proof, use_dpop_nonce (with a DPoP-Nonce header); QR polling (RFC 8628 3.5): authorization_pending, access_denied, expired_token, slow_down",
         schema: tokenError,
       },
       401: { description: "invalid_client", schema: oauthError },

@@ -32,6 +32,7 @@ const PUBLIC_FIELDS = [
   "grantTypes",
   "postLogoutRedirectUris",
   "resources",
+  "exchangeFrom",
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
@@ -61,6 +62,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     grantTypes: (item.grantTypes as string[] | undefined) ?? [...LEGACY_GRANT_TYPES],
     postLogoutRedirectUris: (item.postLogoutRedirectUris as string[] | undefined) ?? [],
     resources: (item.resources as string[] | undefined) ?? [],
+    exchangeFrom: (item.exchangeFrom as string[] | undefined) ?? [],
     firstParty: Boolean(item.firstParty),
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
     // Clients stored before the choice existed get the OIDC default.

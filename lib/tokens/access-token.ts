@@ -1,7 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { problems } from "../domain/errors";
-import type { AccessTokenClaims, AccessTokenInput, AccessTokenIssuer, IdTokenInput } from "../domain/oauth/ports";
+import {
+  type AccessTokenClaims,
+  type AccessTokenInput,
+  type AccessTokenIssuer,
+  type IdTokenInput,
+  MANAGEMENT_API_AUDIENCE,
+} from "../domain/oauth/ports";
 import type { LogoutTokenClaims } from "../domain/sessions/backchannel-logout";
 import { log } from "../log";
 import { ACCESS_TOKEN_ALG, type KeyRing, NoSigningKeyError, type SigningAlg } from "./key-ring";
@@ -10,7 +16,7 @@ import { createVerifiedTokens } from "./verified-tokens";
 /** RFC 9068 access tokens. */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
 /** Our resource server is the management API itself. */
-export const AUDIENCE = "svc-api";
+export const AUDIENCE = MANAGEMENT_API_AUDIENCE;
 
 export type { AccessTokenClaims };
 
@@ -40,10 +46,11 @@ export function createAccessTokens(
         client_id: input.clientId,
         scope: input.scopes.join(" "),
         iat,
-        exp: iat + input.ttlSeconds,
+        exp: Math.min(iat + input.ttlSeconds, input.notAfter ?? Number.POSITIVE_INFINITY),
         jti: randomUUID(),
         ...(input.sid && { sid: input.sid }),
         ...(input.uaId && { ua_id: input.uaId }),
+        ...(input.act && { act: input.act }),
       };
       const token = await new SignJWT({ ...input.extraClaims, ...claims })
         .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYPE, kid })

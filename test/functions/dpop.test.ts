@@ -12,7 +12,7 @@ import * as oidc from "openid-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { GRANT } from "../../lib/domain/clients/client";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
 import { storedItem } from "../support/stored";
@@ -310,6 +310,27 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
     });
     expect(refreshed.body.token_type).toBe("Bearer");
     expect(decodeJwt(refreshed.body.access_token).cnf).toBeUndefined();
+  });
+
+  it("a token exchange with a proof gives a token bound to the exchanging client's key, keeping the subject's act chain", async () => {
+    const client = await createClient(["svc_api_user"], { grantTypes: [GRANT.tokenExchange] });
+    const account = await seedAccount({}, PASSWORD);
+    const subject = await userToken(account.sub, ["svc_api_user"], client.clientId);
+    const key = await newKey();
+    const exchanged = await tokenRequest(
+      client,
+      {
+        grant_type: GRANT.tokenExchange,
+        subject_token: subject,
+        subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      },
+      await proof(key, "POST", tokenEndpoint),
+    );
+    expect(exchanged.body).toMatchObject({ token_type: "DPoP", scope: "svc_api_user" });
+    expect(decodeJwt(exchanged.body.access_token)).toMatchObject({
+      sub: account.sub,
+      cnf: { jkt: await thumbprintOf(key) },
+    });
   });
 
   it("with tokens.dpopNonces on, a proof without the server's nonce gets use_dpop_nonce and the nonce, and openid-client retries with it on its own", async () => {

@@ -30,7 +30,7 @@ export interface ClientAdministrator {
 type Powers = Pick<ClientRecord, "scopes" | "firstParty" | "trustRelayedAddress">;
 
 /** What a client may do, as far as administering it goes. */
-export type ClientPowers = Powers & Pick<ClientRecord, "grantTypes" | "resources">;
+export type ClientPowers = Powers & Pick<ClientRecord, "grantTypes" | "resources" | "exchangeFrom">;
 
 /**
  * What a caller must hold to create, change, rotate the secret of or delete a client with
@@ -55,7 +55,7 @@ export function missingPermissions(caller: ClientAdministrator, ...clients: Powe
 
 /**
  * Whether `after` may do something `before` may not: a permission, a grant, an audience,
- * or a trust it lacked. Redirect addresses are not powers: a client may move its own.
+ * tokens of an audience to exchange, or a trust it lacked. Redirect addresses are not powers: a client may move its own.
  */
 export function widens(before: ClientPowers, after: ClientPowers): boolean {
   const adds = (from: string[], to: string[]) => to.some((value) => !from.includes(value));
@@ -63,6 +63,7 @@ export function widens(before: ClientPowers, after: ClientPowers): boolean {
     adds(before.scopes, after.scopes) ||
     adds(before.grantTypes, after.grantTypes) ||
     adds(before.resources, after.resources) ||
+    adds(before.exchangeFrom, after.exchangeFrom) ||
     (after.firstParty && !before.firstParty) ||
     (after.trustRelayedAddress && !before.trustRelayedAddress)
   );

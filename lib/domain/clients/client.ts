@@ -11,6 +11,8 @@ export const GRANT = {
   qr: "urn:svc:params:oauth:grant-type:qr",
   /** RFC 8628: a device without a browser; the user approves on another one. */
   deviceCode: "urn:ietf:params:oauth:grant-type:device_code",
+  /** RFC 8693: a client trades a token it holds for a narrower one (impersonation, delegation). */
+  tokenExchange: "urn:ietf:params:oauth:grant-type:token-exchange",
 } as const;
 export const GRANT_TYPES: readonly string[] = Object.values(GRANT);
 
@@ -83,6 +85,11 @@ export interface ClientRecord {
   postLogoutRedirectUris: string[];
   /** Audiences (RFC 8707 `resource`) its access tokens may carry besides the default. */
   resources: string[];
+  /**
+   * Token exchange (RFC 8693): the audiences of subject tokens it may exchange besides its own
+   * tokens; the issuer stands for the management API.
+   */
+  exchangeFrom: string[];
   /** Ours: the hosted pages skip the consent screen. */
   firstParty: boolean;
   idTokenSignedResponseAlg: IdTokenAlg;
@@ -112,6 +119,7 @@ export const CHANGEABLE_FIELDS = [
   "redirectUris",
   "postLogoutRedirectUris",
   "resources",
+  "exchangeFrom",
   "firstParty",
   "trustRelayedAddress",
   "idTokenSignedResponseAlg",
@@ -168,6 +176,7 @@ export interface ClientDefinition {
   grantTypes?: string[];
   postLogoutRedirectUris?: string[];
   resources?: string[];
+  exchangeFrom?: string[];
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
   idTokenSignedResponseAlg?: string;
@@ -241,9 +250,11 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
   for (const uri of def.postLogoutRedirectUris ?? []) {
     add("postLogoutRedirectUris", redirectProblem("post-logout redirect URI", uri));
   }
-  for (const resource of def.resources ?? []) {
-    if (!URL.canParse(resource) || resource.includes("#"))
-      add("resources", `resource is not an absolute URI: ${resource}`);
+  const audiences = { resources: "resource", exchangeFrom: "exchangeable audience" } as const;
+  for (const [field, kind] of Object.entries(audiences) as [keyof typeof audiences, string][]) {
+    for (const uri of def[field] ?? []) {
+      if (!URL.canParse(uri) || uri.includes("#")) add(field, `${kind} is not an absolute URI: ${uri}`);
+    }
   }
   if (
     def.idTokenSignedResponseAlg !== undefined &&
@@ -297,6 +308,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     grantTypes: [...new Set(def.grantTypes ?? (def.public ? PUBLIC_GRANT_TYPES : DEFAULT_GRANT_TYPES))],
     postLogoutRedirectUris: def.postLogoutRedirectUris ?? [],
     resources: def.resources ?? [],
+    exchangeFrom: def.exchangeFrom ?? [],
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,

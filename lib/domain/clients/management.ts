@@ -78,6 +78,7 @@ export function clientView(record: ClientRecord) {
     redirectUris: record.redirectUris,
     postLogoutRedirectUris: record.postLogoutRedirectUris,
     resources: record.resources,
+    exchangeFrom: record.exchangeFrom,
     public: record.public,
     firstParty: record.firstParty,
     idTokenSignedResponseAlg: record.idTokenSignedResponseAlg,
@@ -119,8 +120,10 @@ export async function createClient(
   try {
     const found = clientDefinitionProblems(def);
     if (found.length > 0) throw new ClientDefinitionError(found);
-    const { scopes, grantTypes = [], resources = [], firstParty = false, trustRelayedAddress = false } = def;
-    checkAuthority(caller, def.clientId, undefined, { scopes, grantTypes, resources, firstParty, trustRelayedAddress });
+    const { scopes, grantTypes = [], resources = [], exchangeFrom = [] } = def;
+    const { firstParty = false, trustRelayedAddress = false } = def;
+    const powers = { scopes, grantTypes, resources, exchangeFrom, firstParty, trustRelayedAddress };
+    checkAuthority(caller, def.clientId, undefined, powers);
     const { record, secret } = await registerClient(store, def, false, alsoWrite(def.clientId));
     return { ...clientView(record), ...(!record.public && { clientSecret: secret }) };
   } catch (error) {

@@ -104,6 +104,7 @@ export function clientOfDocument(
     grantTypes: [...new Set([GRANT.authorizationCode, ...grants])],
     postLogoutRedirectUris: postLogout,
     resources: [],
+    exchangeFrom: [],
     firstParty: false,
     idTokenSignedResponseAlg: alg as IdTokenAlg,
     dpopBoundAccessTokens: false,

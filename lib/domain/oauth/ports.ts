@@ -3,6 +3,16 @@ import type { PendingWrite } from "../unit-of-work";
 
 /** Tokens the domain hands out; signing them is someone else's business. */
 
+/** The `aud` of a token for our management API, whose resource identifier is the issuer. */
+export const MANAGEMENT_API_AUDIENCE = "svc-api";
+
+/** RFC 8693 4.1: who acts for the subject; a chain of delegations nests the earlier actor inside. */
+export interface ActorClaim {
+  sub: string;
+  client_id: string;
+  act?: ActorClaim;
+}
+
 /** The claims of our access tokens (RFC 9068). */
 export interface AccessTokenClaims {
   iss: string;
@@ -17,6 +27,8 @@ export interface AccessTokenClaims {
   ua_id?: string;
   /** RFC 9449 6.1: the key the token is bound to; it is only good with a DPoP proof of that key. */
   cnf?: { jkt: string };
+  /** A token exchanged for delegation (RFC 8693). */
+  act?: ActorClaim;
 }
 
 export interface AccessTokenInput {
@@ -29,12 +41,21 @@ export interface AccessTokenInput {
   uaId?: string;
   /** RFC 8707: the resource server the token is for; default the management API. */
   audience?: string;
+  /** Epoch seconds it may not outlive (an exchanged token, its subject token's expiry). */
+  notAfter?: number;
+  /** RFC 8693 delegation: the actor. */
+  act?: ActorClaim;
   /** Claims the preTokenIssue hook added (reserved ones already dropped); ours win any clash. */
   extraClaims?: Record<string, unknown>;
 }
 
 export interface AccessTokenIssuer {
   issue(input: AccessTokenInput): Promise<{ token: string }>;
+}
+
+/** Checks one of our access tokens (signature, issuer, expiry) whatever its audience; throws when it is not one. */
+export interface AccessTokenVerifier {
+  verify(token: string, audience: null): Promise<AccessTokenClaims>;
 }
 
 /** The ID token (OIDC Core 2): who signed in, when, how, on which device. */

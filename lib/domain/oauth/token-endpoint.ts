@@ -15,7 +15,8 @@ import { authenticateClient, presentedClient, requireGrant } from "./client-auth
 import { clientCredentialsGrant } from "./client-credentials";
 import { deviceCodeGrant, startDeviceAuthorization } from "./device-authorization";
 import { checkProof, confirmationOf, type DpopDeps, DpopError } from "./dpop";
-import type { DeviceAuthorizationRepository } from "./ports";
+import type { AccessTokenVerifier, DeviceAuthorizationRepository } from "./ports";
+import { tokenExchangeGrant } from "./token-exchange";
 
 /** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
 
@@ -40,6 +41,8 @@ export interface TokenEndpointDeps {
   dpop: DpopDeps;
   /** This endpoint's URL, which a DPoP proof names (htu). */
   tokenEndpoint: string;
+  /** Token exchange (RFC 8693): checks the subject and actor tokens presented. */
+  accessTokenVerifier: AccessTokenVerifier;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -161,6 +164,12 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
         return refreshGrant(client, form.refresh_token, login, { resource: form.resource, own: deps.ownResource });
       case GRANT.deviceCode:
         return deviceCodeGrant(client, form.device_code, { ...login, devices: deps.devices });
+      case GRANT.tokenExchange: {
+        const ttlSeconds = login.settings.tokens.accessTtlSeconds;
+        const { resources, ownResource, accessTokenVerifier: verifier } = deps;
+        const exchangeDeps = { tokens: login.accessTokens, verifier, sessions: login.sessions, resources, ownResource };
+        return tokenExchangeGrant({ ...exchangeDeps, ttlSeconds, now: login.now }, client, form);
+      }
       case QR_GRANT:
         return qrGrant(deps.qrLogins, client, form.qr_code, origin(caller), { ...login, accounts: deps.accounts });
       default:

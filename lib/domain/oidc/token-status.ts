@@ -1,6 +1,7 @@
 import type { ClientRecord } from "../clients/client";
 import type { AccessTokenClaims } from "../oauth/ports";
-import type { SessionRecord, SessionRepository } from "../sessions/ports";
+import { liveSession } from "../sessions/live-session";
+import type { SessionRepository } from "../sessions/ports";
 import { parseRefreshToken } from "../sessions/refresh-token";
 
 /** The claims of an access token we signed, whatever its audience; undefined when it is not one. */
@@ -13,18 +14,6 @@ export interface TokenStatusDeps {
 
 /** RFC 7662 2.2: everything we can say about an active token; `{active: false}` otherwise. */
 export type Introspection = { active: false } | ({ active: true; token_type: string } & Record<string, unknown>);
-
-async function liveSession(
-  sessions: SessionRepository,
-  sub: string,
-  sid: string,
-  now: number,
-): Promise<SessionRecord | undefined> {
-  const { session, account } = await sessions.sessionAndAccount(sub, sid);
-  if (!session || !account || session.expiresAt <= now) return undefined;
-  if (account.locked || account.state?.name === "inactivityLock") return undefined;
-  return session;
-}
 
 /**
  * RFC 7662 4: who may learn about a token. A refresh token is its client's alone; an access
