@@ -17,8 +17,9 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts, resources, devices } = services();
-    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources, devices };
+    const { clients, codes, qrLogins, accounts, resources, devices, pushedRequests } = services();
+    const stores = { clients, codes, qrLogins, accounts, resources, devices, pushedRequests };
+    const deps = { clientCredentials: oauthClients(), ...stores };
     const ownResource = config().issuer;
     const verificationUri = deviceVerificationUri();
     const login = loginDeps();

@@ -33,6 +33,7 @@ const metadataProperties = {
   post_logout_redirect_uris: uris,
   backchannel_logout_uri: uri,
   backchannel_logout_session_required: { type: "boolean" },
+  require_pushed_authorization_requests: { type: "boolean" },
 } as const;
 
 /** One schema for registration and update, so its validator is compiled once: an update's client_id is checked by the use case. */

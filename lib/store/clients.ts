@@ -34,6 +34,7 @@ const PUBLIC_FIELDS = [
   "resources",
   "firstParty",
   "trustRelayedAddress",
+  "requirePushedAuthorizationRequests",
   "idTokenSignedResponseAlg",
   "backchannelLogoutUri",
   "bootstrap",
@@ -62,6 +63,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     resources: (item.resources as string[] | undefined) ?? [],
     firstParty: Boolean(item.firstParty),
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
+    requirePushedAuthorizationRequests: Boolean(item.requirePushedAuthorizationRequests),
     // Clients stored before the choice existed get the OIDC default.
     idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
     ...(typeof item.backchannelLogoutUri === "string" && { backchannelLogoutUri: item.backchannelLogoutUri }),

@@ -40,6 +40,7 @@ const CLIENT_FIELDS = [
   "firstParty",
   "idTokenSignedResponseAlg",
   "trustRelayedAddress",
+  "requirePushedAuthorizationRequests",
   "hasRestPassword",
   "bootstrap",
   "createdAt",

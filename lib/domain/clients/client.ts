@@ -93,6 +93,8 @@ export interface ClientRecord {
    * password guesses then count against that address alone, not the server's.
    */
   trustRelayedAddress: boolean;
+  /** RFC 9126 6 (require_pushed_authorization_requests): its authorization requests must come by request_uri. */
+  requirePushedAuthorizationRequests: boolean;
   /** Written by `npm start` from SVC_BOOTSTRAP_CLIENT_*, again on every start: the admin API leaves it alone. */
   bootstrap: boolean;
   /** Set when the client registered itself (RFC 7591): always third-party. */
@@ -112,6 +114,7 @@ export const CHANGEABLE_FIELDS = [
   "resources",
   "firstParty",
   "trustRelayedAddress",
+  "requirePushedAuthorizationRequests",
   "idTokenSignedResponseAlg",
   "backchannelLogoutUri",
 ] as const;
@@ -167,6 +170,7 @@ export interface ClientDefinition {
   resources?: string[];
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
   idTokenSignedResponseAlg?: string;
   backchannelLogoutUri?: string;
   bootstrap?: boolean;
@@ -295,6 +299,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     resources: def.resources ?? [],
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
+    requirePushedAuthorizationRequests: def.requirePushedAuthorizationRequests ?? false,
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
     ...(def.backchannelLogoutUri && { backchannelLogoutUri: def.backchannelLogoutUri }),
     bootstrap: def.bootstrap ?? false,

@@ -83,6 +83,7 @@ export function clientView(record: ClientRecord) {
     idTokenSignedResponseAlg: record.idTokenSignedResponseAlg,
     ...(record.backchannelLogoutUri !== undefined && { backchannelLogoutUri: record.backchannelLogoutUri }),
     trustRelayedAddress: record.trustRelayedAddress,
+    requirePushedAuthorizationRequests: record.requirePushedAuthorizationRequests,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,
     ...(record.registration !== undefined && { registration: record.registration }),

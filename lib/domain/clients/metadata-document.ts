@@ -107,6 +107,7 @@ export function clientOfDocument(
     firstParty: false,
     idTokenSignedResponseAlg: alg as IdTokenAlg,
     trustRelayedAddress: false,
+    requirePushedAuthorizationRequests: false,
     bootstrap: false,
     registration: {
       via: "document",

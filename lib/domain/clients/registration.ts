@@ -48,6 +48,8 @@ export interface ClientMetadata {
   post_logout_redirect_uris?: string[];
   backchannel_logout_uri?: string;
   backchannel_logout_session_required?: boolean;
+  /** RFC 9126 6: its authorization requests must be pushed. */
+  require_pushed_authorization_requests?: boolean;
   /** RFC 7592 2.2: an update names the client, and may repeat its secret, which must then match. */
   client_id?: string;
   client_secret?: string;
@@ -132,6 +134,7 @@ function definitionOf(
       idTokenSignedResponseAlg: meta.id_token_signed_response_alg,
     }),
     ...(meta.backchannel_logout_uri !== undefined && { backchannelLogoutUri: meta.backchannel_logout_uri }),
+    requirePushedAuthorizationRequests: meta.require_pushed_authorization_requests === true,
   };
   const problems = clientDefinitionProblems(def);
   const redirect = problems.find((p) => p.field === "redirectUris" || p.field === "postLogoutRedirectUris");
@@ -184,6 +187,7 @@ export function clientInformation(record: ClientRecord, registrationClientUri: s
     // Every client may ask for the OpenID Connect scopes; the rest are what it holds.
     scope: [...OIDC_SCOPES, ...record.scopes].join(" "),
     id_token_signed_response_alg: record.idTokenSignedResponseAlg,
+    require_pushed_authorization_requests: record.requirePushedAuthorizationRequests,
     ...(record.backchannelLogoutUri !== undefined && {
       backchannel_logout_uri: record.backchannelLogoutUri,
       backchannel_logout_session_required: true,
@@ -290,6 +294,7 @@ export function clientRegistrationUseCases(deps: ClientRegistrationDeps) {
           | "RS256"
           | "ES256",
         backchannelLogoutUri: def.backchannelLogoutUri ?? "",
+        requirePushedAuthorizationRequests: def.requirePushedAuthorizationRequests ?? false,
         registration: {
           ...registrationOf(meta, registration.via, policy),
           keepUnusedSeconds: registration.keepUnusedSeconds,

@@ -14,7 +14,8 @@ import type { LoginDeps } from "../sign-in/login-commit";
 import { authenticateClient, presentedClient, requireGrant } from "./client-authentication";
 import { clientCredentialsGrant } from "./client-credentials";
 import { deviceCodeGrant, startDeviceAuthorization } from "./device-authorization";
-import type { DeviceAuthorizationRepository } from "./ports";
+import type { DeviceAuthorizationRepository, PushedAuthorizationRepository } from "./ports";
+import { pushAuthorizationRequest } from "./pushed-authorization";
 
 /** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
 
@@ -35,6 +36,7 @@ export interface TokenEndpointDeps {
   devices: DeviceAuthorizationRepository;
   /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
   verificationUri: string;
+  pushedRequests: Pick<PushedAuthorizationRepository, "create">;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -133,6 +135,12 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
     async startDevice(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
       return startDeviceAuthorization(deps, client, form, now);
+    },
+
+    /** A pushed authorization request (RFC 9126), sent by the client before it sends the browser. */
+    async push(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
+      const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
+      return pushAuthorizationRequest(deps, client, form, now);
     },
 
     /** A QR-code login, started by the desktop application. */
