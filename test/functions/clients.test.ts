@@ -154,6 +154,7 @@ describe("client sample events", () => {
       firstParty: false,
       idTokenSignedResponseAlg: "RS256",
       trustRelayedAddress: false,
+      requirePushedAuthorizationRequests: false,
       hasRestPassword: false,
       bootstrap: false,
       createdAt: expect.any(Number),
