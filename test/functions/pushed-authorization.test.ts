@@ -161,11 +161,11 @@ describe("POST /svc/oauth/par and the authorization endpoint (RFC 9126)", () => 
     const foreign = await authorize({ client_id: other.clientId, request_uri: requestUri });
     expect(foreign).toMatchObject({ status: 400, location: null });
     expect(foreign.text).toContain(UNKNOWN_LINK_EN);
-    const unknown = await authorize({
-      client_id: owner.clientId,
-      request_uri: `${REQUEST_URI_PREFIX}${"A".repeat(43)}`,
-    });
-    expect(unknown.status).toBe(400);
+    for (const reference of ["A".repeat(43), "short", "x".repeat(4000)]) {
+      const unknown = await authorize({ client_id: owner.clientId, request_uri: `${REQUEST_URI_PREFIX}${reference}` });
+      expect(unknown).toMatchObject({ status: 400, location: null });
+      expect(unknown.text).toContain(UNKNOWN_LINK_EN);
+    }
     // Still the owner's to use.
     expect((await authorize({ client_id: owner.clientId, request_uri: requestUri })).status).toBe(200);
   });

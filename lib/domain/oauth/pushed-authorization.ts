@@ -27,11 +27,9 @@ export const PUSHED_MARK = "pushed";
 
 const REFERENCE = /^[A-Za-z0-9_-]{43}$/;
 
-/** The random part of one of our request_uris; undefined for any other value. */
-export function pushedReference(requestUri: string | undefined): string | undefined {
-  if (!requestUri?.startsWith(REQUEST_URI_PREFIX)) return undefined;
-  const reference = requestUri.slice(REQUEST_URI_PREFIX.length);
-  return REFERENCE.test(reference) ? reference : undefined;
+/** Whether a request_uri is of the form we hand out; any other is a request object by reference. */
+export function isPushedRequestUri(requestUri: string | undefined): requestUri is string {
+  return requestUri?.startsWith(REQUEST_URI_PREFIX) ?? false;
 }
 
 export interface PushedAuthorizationDeps {
@@ -102,11 +100,14 @@ export async function pushAuthorizationRequest(
  */
 export async function takePushedRequest(
   pushedRequests: Pick<PushedAuthorizationRepository, "take">,
-  reference: string,
+  requestUri: string,
   clientId: string | undefined,
   now: number,
 ): Promise<Record<string, string>> {
-  const params = clientId ? await pushedRequests.take(reference, clientId, now) : undefined;
+  const reference = requestUri.slice(REQUEST_URI_PREFIX.length);
+  // A malformed reference is unknown without a read (nor a key DynamoDB would refuse).
+  const params =
+    clientId && REFERENCE.test(reference) ? await pushedRequests.take(reference, clientId, now) : undefined;
   if (!params) throw new UntrustedRedirectError("unknown_request_uri");
   return { ...params, [PUSHED_MARK]: "1" };
 }

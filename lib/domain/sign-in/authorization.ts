@@ -5,7 +5,7 @@ import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
 import type { LoginRepository } from "../login/ports";
 import type { DeviceAuthorizationRepository, PushedAuthorizationRepository } from "../oauth/ports";
-import { PUSHED_MARK, pushedReference, requestedResource, takePushedRequest } from "../oauth/pushed-authorization";
+import { isPushedRequestUri, PUSHED_MARK, requestedResource, takePushedRequest } from "../oauth/pushed-authorization";
 import { normalizeUserCode, USER_CODE_TRIES_PER_HOUR } from "../oauth/user-codes";
 import {
   type AuthorizationError,
@@ -171,9 +171,8 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       if (sent.user_code !== undefined)
         return { ...(await deviceRequest(sent.user_code, sent.ui_locales)), query: sent };
       // A request_uri of ours stands for the whole request (RFC 9126 4): the other parameters are ignored.
-      const reference = pushedReference(sent.request_uri);
-      const query = reference
-        ? await takePushedRequest(deps.pushedRequests, reference, sent.client_id, epochSeconds())
+      const query = isPushedRequestUri(sent.request_uri)
+        ? await takePushedRequest(deps.pushedRequests, sent.request_uri, sent.client_id, epochSeconds())
         : sent;
       // The cached record client authentication uses: every sign-in page and form reads it (docs/scale.md).
       const client =
