@@ -14,8 +14,8 @@ import { exportAccounts } from "../lib/domain/accounts/export";
 import { type TotpSealing, totpSealing } from "../lib/domain/accounts/export-line";
 import { type ImportProgress, type ImportSource, importAccounts } from "../lib/domain/accounts/import";
 import { auth0Lines, cognitoCsvLines } from "../lib/domain/accounts/import-formats";
-import { ClientDefinitionError, registerClient } from "../lib/domain/clients/admin";
-import { type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
+import { ClientDefinitionError, changeClientAsOperator, registerClient } from "../lib/domain/clients/admin";
+import { type ClientChange, type ClientDefinition, weakSecretWarnings } from "../lib/domain/clients/client";
 import { ClientExistsError } from "../lib/domain/clients/ports";
 import { clientRegistrationUseCases } from "../lib/domain/clients/registration";
 import { ApiError } from "../lib/domain/errors";
@@ -37,7 +37,7 @@ commands:
                   [--public] [--grant-types "g1 g2"] [--post-logout-redirect-uris "u1 u2"]
                   [--resources "r1 r2"] [--exchange-from "a1 a2"] [--first-party]
                   [--trust-relayed-address] [--id-token-alg RS256|ES256] [--backchannel-logout-uri URI]
-                  [--dpop-bound]
+                  [--dpop-bound] [--require-pushed-authorization-requests]
                                   grant types: authorization_code refresh_token client_credentials
                                   password urn:svc:params:oauth:grant-type:qr
                                   urn:ietf:params:oauth:grant-type:device_code
@@ -52,7 +52,12 @@ commands:
                                   --backchannel-logout-uri: where logout tokens of its users'
                                   ended sessions are posted (OIDC Back-Channel Logout)
                                   --dpop-bound: every token request must carry a DPoP proof
+                                  --require-pushed-authorization-requests: its authorization
+                                  requests must come by request_uri from POST /svc/oauth/par
       register an application; without --secret a secret is generated and shown once
+  clients update --id ID [--require-pushed-authorization-requests |
+                  --no-require-pushed-authorization-requests]
+      require (or stop requiring) pushed authorization requests of an application (RFC 9126)
   clients list [--json]           list applications (a table, or one JSON object per line)
   clients delete --id ID          delete an application
   clients release-dynamic --app APP [--count N]
@@ -110,6 +115,8 @@ const OPTIONS = {
   "exchange-from": { type: "string" },
   "first-party": { type: "boolean" },
   "trust-relayed-address": { type: "boolean" },
+  "require-pushed-authorization-requests": { type: "boolean" },
+  "no-require-pushed-authorization-requests": { type: "boolean" },
   "id-token-alg": { type: "string" },
   "dpop-bound": { type: "boolean" },
   "backchannel-logout-uri": { type: "string" },
@@ -151,7 +158,12 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
       "id-token-alg",
       "dpop-bound",
       "backchannel-logout-uri",
+      "require-pushed-authorization-requests",
     ],
+    positionals: [],
+  },
+  "clients update": {
+    options: ["id", "require-pushed-authorization-requests", "no-require-pushed-authorization-requests"],
     positionals: [],
   },
   "clients list": { options: ["json"], positionals: [] },
@@ -224,6 +236,7 @@ async function clientsCreate(values: Values): Promise<number> {
     exchangeFrom: words(values["exchange-from"]),
     firstParty: values["first-party"] === true,
     trustRelayedAddress: values["trust-relayed-address"] === true,
+    requirePushedAuthorizationRequests: values["require-pushed-authorization-requests"] === true,
     idTokenSignedResponseAlg: stringOption(values, "id-token-alg"),
     backchannelLogoutUri: stringOption(values, "backchannel-logout-uri"),
     dpopBoundAccessTokens: values["dpop-bound"] === true,
@@ -251,6 +264,29 @@ async function clientsCreate(values: Values): Promise<number> {
   }
 }
 
+/** The flags `clients update` takes; each changes one field, the others stay. */
+function clientChangeOf(values: Values): ClientChange {
+  const require = values["require-pushed-authorization-requests"] === true;
+  const stop = values["no-require-pushed-authorization-requests"] === true;
+  if (require && stop) throw new UsageError("--require-pushed-authorization-requests or its --no- form, not both");
+  if (!require && !stop)
+    throw new UsageError("clients update needs a change, e.g. --require-pushed-authorization-requests");
+  return { requirePushedAuthorizationRequests: require };
+}
+
+async function clientsUpdate(values: Values): Promise<number> {
+  const clientId = requireOption(values, "id");
+  try {
+    const changed = await changeClientAsOperator(services().clients, clientId, clientChangeOf(values));
+    if (!changed) throw new CommandError(`no client ${clientId}, or it changed meanwhile; try again`);
+    out(`client ${clientId}: requirePushedAuthorizationRequests ${changed.requirePushedAuthorizationRequests}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ClientDefinitionError) throw new CommandError(`invalid client: ${error.message}`);
+    throw error;
+  }
+}
+
 async function clientsList(values: Values): Promise<number> {
   const clients = (await services().clients.list()).sort((a, b) => a.clientId.localeCompare(b.clientId));
   const rows = clients.map((c) => ({
@@ -265,6 +301,7 @@ async function clientsList(values: Values): Promise<number> {
     ...(c.exchangeFrom.length > 0 && { exchangeFrom: c.exchangeFrom }),
     firstParty: c.firstParty,
     trustRelayedAddress: c.trustRelayedAddress,
+    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
     idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
     dpopBoundAccessTokens: c.dpopBoundAccessTokens,
     ...(c.backchannelLogoutUri && { backchannelLogoutUri: c.backchannelLogoutUri }),
@@ -620,6 +657,10 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
       requireOption(values, "id");
       requireOption(values, "scopes");
       return { table, run: () => clientsCreate(values) };
+    case "clients update":
+      requireOption(values, "id");
+      clientChangeOf(values);
+      return { table, run: () => clientsUpdate(values) };
     case "clients list":
       return { table, run: () => clientsList(values) };
     case "clients delete":

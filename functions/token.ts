@@ -19,14 +19,16 @@ import { tokenRoutes } from "../lib/routes/token";
 
 const tokens = {
   token: perCall(() => {
-    const { clients, codes, qrLogins, accounts, resources, devices, accessTokens } = services();
-    const deps = { clientCredentials: oauthClients(), clients, codes, qrLogins, accounts, resources, devices };
+    const { clients, codes, qrLogins, accounts, resources, devices, pushedRequests, accessTokens } = services();
+    const stores = { clients, codes, qrLogins, accounts, resources, devices, pushedRequests };
+    const deps = { clientCredentials: oauthClients(), ...stores };
     const accessTokenVerifier = accessTokens;
     const ownResource = config().issuer;
     const verificationUri = deviceVerificationUri();
     const login = loginDeps();
     const passwordLogin = passwordLoginDeps;
-    const dpop = { dpop: tokenEndpointDpop(), tokenEndpoint: endpointUrl("/svc/oauth/te") };
+    const endpoints = { tokenEndpoint: endpointUrl("/svc/oauth/te"), parEndpoint: endpointUrl("/svc/oauth/par") };
+    const dpop = { dpop: tokenEndpointDpop(), ...endpoints };
     return tokenUseCases({ ...deps, ...dpop, ownResource, verificationUri, login, passwordLogin, accessTokenVerifier });
   }),
   jwks: () => services().keyRing.jwks(),

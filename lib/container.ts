@@ -47,6 +47,7 @@ import { createLoginStore } from "./store/logins";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
+import { createPushedAuthorizationStore } from "./store/pushed-authorizations";
 import { createQrLoginStore } from "./store/qr-logins";
 import { createRecoveryCodeStore } from "./store/recovery-codes";
 import { createRegistrationAdmissionStore } from "./store/registration-admissions";
@@ -113,6 +114,7 @@ export const services = /* @__PURE__ */ once(() => {
     codes: createAuthorizationCodeStore(deps),
     devices: createDeviceAuthorizationStore(deps),
     dpopProofs: createDpopProofStore(deps),
+    pushedRequests: createPushedAuthorizationStore(deps),
     passwordResets: createPasswordResetStore(deps),
     contactCodes: createContactCodeStore(deps),
     recoveryCodes: createRecoveryCodeStore(deps),

@@ -71,6 +71,7 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.registrationNoticesSent]: { types: [] },
   [ENTITY.authorizationCode]: { types: [] },
   [ENTITY.deviceAuthorization]: { types: [] },
+  [ENTITY.pushedAuthorization]: { types: [] },
   [ENTITY.userCodeTries]: { types: [] },
   [ENTITY.passwordReset]: { types: [] },
   [ENTITY.loginCode]: { types: [] },

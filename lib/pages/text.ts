@@ -50,6 +50,8 @@ export const TEXT = {
     errorTitle: "Sign-in error",
     unknownClient: "The application is not registered here.",
     badRedirect: "The application gave an address to return to that is not registered. Nothing was sent to it.",
+    unknownRequestUri:
+      "This sign-in link is not valid: it was already used or has expired. Go back to the application and start again.",
     logoutTitle: "Sign out",
     logoutAsk: "Sign out of your account on this device?",
     logout: "Sign out",
@@ -192,6 +194,8 @@ export const TEXT = {
     errorTitle: "Ошибка входа",
     unknownClient: "Приложение здесь не зарегистрировано.",
     badRedirect: "Приложение указало незарегистрированный адрес возврата. Туда ничего не отправлено.",
+    unknownRequestUri:
+      "Ссылка для входа недействительна: она уже использована или устарела. Вернитесь в приложение и начните заново.",
     logoutTitle: "Выход",
     logoutAsk: "Выйти из учётной записи на этом устройстве?",
     logout: "Выйти",

@@ -34,6 +34,7 @@ const metadataProperties = {
   backchannel_logout_uri: uri,
   backchannel_logout_session_required: { type: "boolean" },
   dpop_bound_access_tokens: { type: "boolean" },
+  require_pushed_authorization_requests: { type: "boolean" },
 } as const;
 
 /** One schema for registration and update, so its validator is compiled once: an update's client_id is checked by the use case. */

@@ -74,6 +74,11 @@ const changeable = {
     description:
       "OpenID Connect Back-Channel Logout: https (or http to a loopback host) address the logout tokens of its users' ended sessions are posted to; an empty string removes it",
   },
+  requirePushedAuthorizationRequests: {
+    type: "boolean",
+    description:
+      "require_pushed_authorization_requests (RFC 9126 6, default false): the authorization endpoint refuses its requests unless they come by a request_uri from POST /svc/oauth/par",
+  },
   trustRelayedAddress: {
     type: "boolean",
     description:
@@ -115,6 +120,10 @@ const clientProperties = {
   dpopBoundAccessTokens: { type: "boolean", description: "every token request must carry a DPoP proof" },
   backchannelLogoutUri: { type: "string", description: "present when set" },
   trustRelayedAddress: { type: "boolean", description: "password guesses count against the relayed address alone" },
+  requirePushedAuthorizationRequests: {
+    type: "boolean",
+    description: "its authorization requests must be pushed (RFC 9126)",
+  },
   hasRestPassword: { type: "boolean", description: "a v1/v2 REST password is set (svc-admin only)" },
   bootstrap: { type: "boolean", description: "written by npm start: the admin API leaves it alone" },
   registration: {

@@ -30,6 +30,7 @@ function metadata() {
     introspection_endpoint: endpointUrl("/svc/oauth/introspect"),
     end_session_endpoint: endpointUrl("/svc/oauth/logout"),
     device_authorization_endpoint: endpointUrl("/svc/oauth/device_authorization"),
+    pushed_authorization_request_endpoint: endpointUrl("/svc/oauth/par"),
     ...(config().settings.clientRegistration.mode !== "off" && {
       registration_endpoint: endpointUrl("/svc/oauth/clients"),
     }),
@@ -64,6 +65,8 @@ function metadata() {
     claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // A client may still be made to push (its require_pushed_authorization_requests); the server does not ask it of all.
+    require_pushed_authorization_requests: false,
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: config().settings.clientRegistration.metadataDocuments,
     backchannel_logout_supported: true,

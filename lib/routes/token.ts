@@ -1,4 +1,6 @@
+import { PUSHED_REQUEST_TTL_SECONDS } from "../domain/oauth/pushed-authorization";
 import type { TokenUseCases } from "../domain/oauth/token-endpoint";
+import { AUTHORIZATION_PARAMETERS } from "../domain/oidc/authorization-request";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { JWKS_MAX_AGE_SECONDS } from "../tokens/key-ring";
@@ -279,6 +281,62 @@ const deviceAuthorization = (tokens: TokenRoutesUseCases) =>
       ),
   });
 
+/**
+ * RFC 9126 2.1: the authorization request's parameters, with the client's authentication.
+ * One bound for every field, not one per name: the validator stays one loop (the token
+ * bundle's budget), and the stored item stays far below DynamoDB's 400 KB.
+ */
+export const pushedAuthorizationRequest = {
+  type: "object",
+  maxProperties: 32,
+  properties: {
+    ...Object.fromEntries(
+      AUTHORIZATION_PARAMETERS.map((name) => [name, { description: "as at the authorization endpoint" }]),
+    ),
+    client_id: { description: "a public client, or with client_secret instead of HTTP Basic" },
+    client_secret: { description: "with client_id, instead of HTTP Basic" },
+  },
+  patternProperties: { "": { type: "string", maxLength: 8192 } },
+} as const;
+
+export const pushedAuthorizationResponse = {
+  type: "object",
+  required: ["request_uri", "expires_in"],
+  properties: {
+    request_uri: {
+      type: "string",
+      description:
+        "urn:ietf:params:oauth:request_uri:<reference>: send the browser to the authorization endpoint with it and client_id",
+    },
+    expires_in: { type: "integer", description: `seconds it stays usable (${PUSHED_REQUEST_TTL_SECONDS}), once` },
+  },
+} as const;
+
+const pushedAuthorization = (tokens: TokenRoutesUseCases) =>
+  route({
+    id: "token.par",
+    method: "POST",
+    path: "/svc/oauth/par",
+    version: "oauth",
+    auth: "client",
+    summary: "Pushed authorization request endpoint (RFC 9126)",
+    description:
+      "Client authentication as at the token endpoint (a public client sends client_id). The body holds the authorization request's parameters, checked as the authorization endpoint checks them; every refusal is a JSON error here, never a redirect. request_uri inside the request is refused. The answer's request_uri, with client_id, is then the whole query of GET /svc/oauth/authorize: once, within expires_in.",
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: pushedAuthorizationRequest, required: true } },
+    responses: {
+      201: { description: "The request stored under a one-time request_uri", schema: pushedAuthorizationResponse },
+      400: {
+        description:
+          "invalid_request (an unregistered redirect_uri, request_uri inside, a client_id not the authenticated one, ...), invalid_scope, invalid_target, unauthorized_client, unsupported_response_type, request_not_supported",
+        schema: oauthError,
+      },
+      401: { description: "invalid_client", schema: oauthError },
+    },
+    handler: async (call) =>
+      jsonResult(201, await tokens.token.push(call.body, callerOf(call), Math.floor(Date.now() / 1000)), NO_STORE),
+  });
+
 /** What the token function's own routes are handed (functions/token.ts). */
 export interface TokenRoutesUseCases {
   token: TokenUseCases;
@@ -287,4 +345,10 @@ export interface TokenRoutesUseCases {
 }
 
 export const tokenRoutes = (tokens: TokenRoutesUseCases) =>
-  group("token", [issueRoute(tokens), jwks(tokens), qrStart(tokens), deviceAuthorization(tokens)]);
+  group("token", [
+    issueRoute(tokens),
+    jwks(tokens),
+    qrStart(tokens),
+    deviceAuthorization(tokens),
+    pushedAuthorization(tokens),
+  ]);

@@ -35,6 +35,7 @@ const PUBLIC_FIELDS = [
   "exchangeFrom",
   "firstParty",
   "trustRelayedAddress",
+  "requirePushedAuthorizationRequests",
   "idTokenSignedResponseAlg",
   "dpopBoundAccessTokens",
   "backchannelLogoutUri",
@@ -65,6 +66,7 @@ function toRecord(item: Record<string, unknown>): ClientRecord {
     exchangeFrom: (item.exchangeFrom as string[] | undefined) ?? [],
     firstParty: Boolean(item.firstParty),
     trustRelayedAddress: Boolean(item.trustRelayedAddress),
+    requirePushedAuthorizationRequests: Boolean(item.requirePushedAuthorizationRequests),
     // Clients stored before the choice existed get the OIDC default.
     idTokenSignedResponseAlg: item.idTokenSignedResponseAlg === "ES256" ? "ES256" : DEFAULT_ID_TOKEN_ALG,
     dpopBoundAccessTokens: Boolean(item.dpopBoundAccessTokens),

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DeviceAuthorizationRecord, DeviceAuthorizationRepository, DevicePoll } from "../domain/oauth/ports";
 import type { StoreDeps } from "./client";
+import { putUnlessRefused } from "./conditional-put";
 import { isConditionalCheckFailed } from "./errors";
 import { countedInHour, HOUR_SECONDS } from "./hourly-count";
 import { ENTITY, itemOf, keys } from "./keys";
@@ -20,20 +21,12 @@ const toRecord = (item: Record<string, unknown>) => item as unknown as DeviceAut
 
 export function createDeviceAuthorizationStore({ client, tableName }: StoreDeps): DeviceAuthorizationRepository {
   return {
-    async create(record) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: itemOf(ENTITY.deviceAuthorization, keys.deviceAuthorization(record.userCode), record),
-            ConditionExpression: newUserCode,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
-      }
+    create(record) {
+      return putUnlessRefused(client, {
+        TableName: tableName,
+        Item: itemOf(ENTITY.deviceAuthorization, keys.deviceAuthorization(record.userCode), record),
+        ConditionExpression: newUserCode,
+      });
     },
 
     async get(userCode) {

@@ -53,6 +53,8 @@ export const ENTITY = {
   deviceAuthorization: "device-authorization",
   /** User codes typed on the device page from one address within one hour (RFC 8628 5.1). */
   userCodeTries: "user-code-tries",
+  /** A pushed authorization request (RFC 9126), by its request_uri's reference; single use, short-lived (TTL). */
+  pushedAuthorization: "pushed-authorization",
   /** The latest forgotten-password code of an account (TTL). */
   passwordReset: "password-reset",
   /** Forgotten-password codes sent to one account within one hour. */
@@ -168,6 +170,7 @@ export const keys = {
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
   authorizationCode: (codeHash: string): TableKey => ({ PK: `AUTHCODE#${codeHash}`, SK: "AUTHCODE" }),
   deviceAuthorization: (userCode: string): TableKey => ({ PK: `DEVICEAUTH#${userCode}`, SK: "DEVICEAUTH" }),
+  pushedAuthorization: (reference: string): TableKey => ({ PK: `PAR#${reference}`, SK: "PAR" }),
   userCodeTries: (address: string, hour: number): TableKey => ({ PK: `USERCODETRIES#${address}`, SK: `HOUR#${hour}` }),
   passwordReset: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PWRESET" }),
   recoveryCodes: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "RECOVERY_CODES" }),

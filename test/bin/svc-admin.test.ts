@@ -67,6 +67,7 @@ describe.concurrent("svc-admin clients", () => {
       resources: [],
       firstParty: false,
       trustRelayedAddress: false,
+      requirePushedAuthorizationRequests: false,
       idTokenSignedResponseAlg: "RS256",
       dpopBoundAccessTokens: false,
     });

@@ -64,6 +64,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "right-definition": [],
   resource: [],
   "device-authorization": [],
+  "pushed-authorization": [],
   "user-code-tries": [],
 };
 

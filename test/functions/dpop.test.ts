@@ -8,6 +8,7 @@ import {
   type JWTPayload,
   SignJWT,
 } from "jose";
+import * as oauth from "oauth4webapi";
 import * as oidc from "openid-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { GRANT } from "../../lib/domain/clients/client";
@@ -293,6 +294,37 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
     expect(decodeJwt(refreshed.access_token).cnf).toEqual({ jkt });
   });
 
+  it("a DPoP proof sent with a pushed authorization request (RFC 9126) binds the code to its key", async () => {
+    const { config, redirectUri } = await relyingParty({ public: true });
+    const account = await seedAccount({}, PASSWORD);
+    const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = await oidc.buildAuthorizationUrlWithPAR(
+      config,
+      {
+        redirect_uri: redirectUri,
+        scope: "svc_api_user",
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: "S256",
+        state,
+      },
+      { DPoP: dpop },
+    );
+    const { context, page } = await fillSignInForm(url, account.sub);
+    const callback = await backAtClient(page);
+    await context.close();
+    const checks = { pkceCodeVerifier: verifier, expectedState: state };
+    const otherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: otherKey }),
+    ).rejects.toMatchObject({
+      error: "invalid_dpop_proof",
+    });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: dpop });
+    expect(tokens.token_type).toBe("dpop");
+  });
+
   it("a confidential client's refresh token is not bound (RFC 9449 5): a refresh without a proof gets a Bearer token", async () => {
     const client = await createClient(["svc_api_user"], { grantTypes: [GRANT.password, GRANT.refreshToken] });
     const account = await seedAccount({}, PASSWORD);
@@ -331,6 +363,40 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
       sub: account.sub,
       cnf: { jkt: await thumbprintOf(key) },
     });
+  });
+
+  it("oauth4webapi: a back end exchanges a user's token with a DPoP proof, then reads the user with the bound token", async () => {
+    const registered = await createClient(["svc_api_user"], { grantTypes: [GRANT.tokenExchange] });
+    const account = await seedAccount({}, PASSWORD);
+    const subject = await userToken(account.sub, ["svc_api_user"], registered.clientId);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const as = await oauth.processDiscoveryResponse(
+      new URL(issuer),
+      await oauth.discoveryRequest(new URL(issuer), { algorithm: "oidc", ...insecure }),
+    );
+    const client: oauth.Client = { client_id: registered.clientId };
+    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair("ES256"));
+    const response = await oauth.genericTokenEndpointRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic(registered.secret),
+      GRANT.tokenExchange,
+      { subject_token: subject, subject_token_type: "urn:ietf:params:oauth:token-type:access_token" },
+      { DPoP, ...insecure },
+    );
+    const tokens = await oauth.processGenericTokenEndpointResponse(as, client, response);
+    expect(tokens.token_type).toBe("dpop");
+    expect(tokens.issued_token_type).toBe("urn:ietf:params:oauth:token-type:access_token");
+    const read = await oauth.protectedResourceRequest(
+      tokens.access_token,
+      "GET",
+      new URL(`${issuer}/api/v3/users/${account.sub}`),
+      undefined,
+      undefined,
+      { DPoP, ...insecure },
+    );
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { sub: string }).sub).toBe(account.sub);
   });
 
   it("with tokens.dpopNonces on, a proof without the server's nonce gets use_dpop_nonce and the nonce, and openid-client retries with it on its own", async () => {

@@ -29,6 +29,8 @@ export async function useHostedSignIn(host?: "localhost") {
       backchannelLogoutUri?: string;
       /** As a client that registered itself (RFC 7591) under this name: third-party. */
       registeredAs?: string;
+      /** Its authorization requests must be pushed (RFC 9126). */
+      requirePushedAuthorizationRequests?: boolean;
     } = {},
   ) {
     const redirectUri = `${rp.url()}/cb`;
@@ -39,6 +41,7 @@ export async function useHostedSignIn(host?: "localhost") {
       ...(options.public ? { public: true, grantTypes: ["authorization_code", "refresh_token"] } : {}),
       ...(options.idTokenAlg && { idTokenSignedResponseAlg: options.idTokenAlg }),
       ...(options.backchannelLogoutUri && { backchannelLogoutUri: options.backchannelLogoutUri }),
+      ...(options.requirePushedAuthorizationRequests && { requirePushedAuthorizationRequests: true }),
       ...(options.registeredAs && {
         firstParty: false,
         registration: {

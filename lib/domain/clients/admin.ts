@@ -1,6 +1,7 @@
 import type { PendingWrite } from "../unit-of-work";
 import {
   buildClient,
+  type ClientChange,
   type ClientDefinition,
   type ClientProblem,
   type ClientRecord,
@@ -31,4 +32,28 @@ export async function registerClient(
   const { record, secrets, secret } = buildClient(def, Math.floor(Date.now() / 1000));
   await store.save(record, secrets, overwrite, alsoWrite);
   return { clientId: record.clientId, secret, record };
+}
+
+/**
+ * An operator's change (`svc-admin clients update`): the root of trust, so no authority is
+ * asked; the whole client is checked as it would be stored, and the write is guarded by the
+ * revision read. Undefined when there is no such client or it changed meanwhile.
+ */
+export async function changeClientAsOperator(
+  store: ClientRepository,
+  clientId: string,
+  change: ClientChange,
+): Promise<ClientRecord | undefined> {
+  const snapshot = await store.getForChange(clientId);
+  if (!snapshot) return undefined;
+  const next: ClientRecord = { ...snapshot.record, ...change, updatedAt: Math.floor(Date.now() / 1000) };
+  const found = clientDefinitionProblems(next);
+  if (found.length > 0) throw new ClientDefinitionError(found);
+  const written = await store.update(
+    clientId,
+    { ...change, updatedAt: next.updatedAt },
+    { revision: snapshot.revision },
+    [],
+  );
+  return written ? next : undefined;
 }

@@ -102,6 +102,8 @@ export interface ClientRecord {
    * password guesses then count against that address alone, not the server's.
    */
   trustRelayedAddress: boolean;
+  /** RFC 9126 6 (require_pushed_authorization_requests): its authorization requests must come by request_uri. */
+  requirePushedAuthorizationRequests: boolean;
   /** Written by `npm start` from SVC_BOOTSTRAP_CLIENT_*, again on every start: the admin API leaves it alone. */
   bootstrap: boolean;
   /** Set when the client registered itself (RFC 7591): always third-party. */
@@ -122,6 +124,7 @@ export const CHANGEABLE_FIELDS = [
   "exchangeFrom",
   "firstParty",
   "trustRelayedAddress",
+  "requirePushedAuthorizationRequests",
   "idTokenSignedResponseAlg",
   "dpopBoundAccessTokens",
   "backchannelLogoutUri",
@@ -179,6 +182,7 @@ export interface ClientDefinition {
   exchangeFrom?: string[];
   firstParty?: boolean;
   trustRelayedAddress?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
   idTokenSignedResponseAlg?: string;
   dpopBoundAccessTokens?: boolean;
   backchannelLogoutUri?: string;
@@ -311,6 +315,7 @@ export function buildClient(def: ClientDefinition, now: number) {
     exchangeFrom: def.exchangeFrom ?? [],
     firstParty: def.firstParty ?? false,
     trustRelayedAddress: def.trustRelayedAddress ?? false,
+    requirePushedAuthorizationRequests: def.requirePushedAuthorizationRequests ?? false,
     idTokenSignedResponseAlg: (def.idTokenSignedResponseAlg as IdTokenAlg | undefined) ?? DEFAULT_ID_TOKEN_ALG,
     dpopBoundAccessTokens: def.dpopBoundAccessTokens ?? false,
     ...(def.backchannelLogoutUri && { backchannelLogoutUri: def.backchannelLogoutUri }),

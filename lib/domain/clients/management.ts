@@ -85,6 +85,7 @@ export function clientView(record: ClientRecord) {
     dpopBoundAccessTokens: record.dpopBoundAccessTokens,
     ...(record.backchannelLogoutUri !== undefined && { backchannelLogoutUri: record.backchannelLogoutUri }),
     trustRelayedAddress: record.trustRelayedAddress,
+    requirePushedAuthorizationRequests: record.requirePushedAuthorizationRequests,
     hasRestPassword: record.hasRestPassword,
     bootstrap: record.bootstrap,
     ...(record.registration !== undefined && { registration: record.registration }),

@@ -109,6 +109,7 @@ export function clientOfDocument(
     idTokenSignedResponseAlg: alg as IdTokenAlg,
     dpopBoundAccessTokens: false,
     trustRelayedAddress: false,
+    requirePushedAuthorizationRequests: false,
     bootstrap: false,
     registration: {
       via: "document",

@@ -49,6 +49,8 @@ export interface ClientMetadata {
   backchannel_logout_uri?: string;
   backchannel_logout_session_required?: boolean;
   dpop_bound_access_tokens?: boolean;
+  /** RFC 9126 6: its authorization requests must be pushed. */
+  require_pushed_authorization_requests?: boolean;
   /** RFC 7592 2.2: an update names the client, and may repeat its secret, which must then match. */
   client_id?: string;
   client_secret?: string;
@@ -134,6 +136,7 @@ function definitionOf(
     }),
     ...(meta.backchannel_logout_uri !== undefined && { backchannelLogoutUri: meta.backchannel_logout_uri }),
     ...(meta.dpop_bound_access_tokens !== undefined && { dpopBoundAccessTokens: meta.dpop_bound_access_tokens }),
+    requirePushedAuthorizationRequests: meta.require_pushed_authorization_requests === true,
   };
   const problems = clientDefinitionProblems(def);
   const redirect = problems.find((p) => p.field === "redirectUris" || p.field === "postLogoutRedirectUris");
@@ -187,6 +190,7 @@ export function clientInformation(record: ClientRecord, registrationClientUri: s
     scope: [...OIDC_SCOPES, ...record.scopes].join(" "),
     id_token_signed_response_alg: record.idTokenSignedResponseAlg,
     dpop_bound_access_tokens: record.dpopBoundAccessTokens,
+    require_pushed_authorization_requests: record.requirePushedAuthorizationRequests,
     ...(record.backchannelLogoutUri !== undefined && {
       backchannel_logout_uri: record.backchannelLogoutUri,
       backchannel_logout_session_required: true,
@@ -293,6 +297,7 @@ export function clientRegistrationUseCases(deps: ClientRegistrationDeps) {
           | "RS256"
           | "ES256",
         backchannelLogoutUri: def.backchannelLogoutUri ?? "",
+        requirePushedAuthorizationRequests: def.requirePushedAuthorizationRequests ?? false,
         registration: {
           ...registrationOf(meta, registration.via, policy),
           keepUnusedSeconds: registration.keepUnusedSeconds,

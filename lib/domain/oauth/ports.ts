@@ -119,3 +119,22 @@ export interface DeviceAuthorizationRepository {
   /** Spends an approved authorization, in the transaction that opens the session. */
   redeemItem(userCode: string): PendingWrite;
 }
+
+/**
+ * A pushed authorization request (RFC 9126): the parameters as the client sent them, a plain
+ * map so a later parameter (dpop_jkt) rides along; one use, short-lived (TTL).
+ */
+export interface PushedAuthorizationRecord {
+  /** The random part of its request_uri. */
+  reference: string;
+  clientId: string;
+  params: Record<string, string>;
+  expiresAt: number;
+}
+
+export interface PushedAuthorizationRepository {
+  /** False when the reference is taken (nothing written). */
+  create(record: PushedAuthorizationRecord): Promise<boolean>;
+  /** Removes and answers the parameters when the reference is the client's and alive; one write, never twice. */
+  take(reference: string, clientId: string, now: number): Promise<Record<string, string> | undefined>;
+}

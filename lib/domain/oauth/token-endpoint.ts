@@ -15,7 +15,8 @@ import { authenticateClient, presentedClient, requireGrant } from "./client-auth
 import { clientCredentialsGrant } from "./client-credentials";
 import { deviceCodeGrant, startDeviceAuthorization } from "./device-authorization";
 import { checkProof, confirmationOf, type DpopDeps, DpopError } from "./dpop";
-import type { AccessTokenVerifier, DeviceAuthorizationRepository } from "./ports";
+import type { AccessTokenVerifier, DeviceAuthorizationRepository, PushedAuthorizationRepository } from "./ports";
+import { pushAuthorizationRequest } from "./pushed-authorization";
 import { tokenExchangeGrant } from "./token-exchange";
 
 /** The token endpoint (interface §5.2, docs/sign-in.md): client authentication, then the grant the form names. */
@@ -39,10 +40,12 @@ export interface TokenEndpointDeps {
   verificationUri: string;
   /** DPoP proofs (RFC 9449), with nonces when the operator asks for them. */
   dpop: DpopDeps;
-  /** This endpoint's URL, which a DPoP proof names (htu). */
+  /** The URLs a DPoP proof names (htu): this endpoint's, and the pushed requests' one. */
   tokenEndpoint: string;
+  parEndpoint: string;
   /** Token exchange (RFC 8693): checks the subject and actor tokens presented. */
   accessTokenVerifier: AccessTokenVerifier;
+  pushedRequests: Pick<PushedAuthorizationRepository, "create">;
 }
 
 /** Who calls, as the HTTP request tells it. */
@@ -129,7 +132,7 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
   }
 
   /** The key the request's DPoP proof holds; none without a proof, unless the client must send one. */
-  async function provenKey(client: ClientRecord, caller: TokenCaller): Promise<string | undefined> {
+  async function provenKey(client: ClientRecord, caller: TokenCaller, url: string): Promise<string | undefined> {
     if (caller.dpop === undefined) {
       if (client.dpopBoundAccessTokens)
         throw new OAuthError("invalid_dpop_proof", "this client's tokens are DPoP-bound: send a DPoP proof");
@@ -137,7 +140,7 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
     }
     const now = Math.floor(Date.now() / 1000);
     try {
-      return (await checkProof(deps.dpop, caller.dpop, { method: "POST", url: deps.tokenEndpoint }, now)).jkt;
+      return (await checkProof(deps.dpop, caller.dpop, { method: "POST", url }, now)).jkt;
     } catch (error) {
       throw error instanceof DpopError ? await dpopRefusal(error, now) : error;
     }
@@ -183,7 +186,7 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
       if (GRANT_TYPES.includes(String(form.grant_type))) requireGrant(client, String(form.grant_type));
-      const jkt = await provenKey(client, caller);
+      const jkt = await provenKey(client, caller, deps.tokenEndpoint);
       const tokens = await grant(client, form, caller, bound(deps.login, jkt));
       const keepUntil = keepAliveDue(client, Math.floor(Date.now() / 1000));
       if (keepUntil !== undefined) await deps.clients.keepAlive(client.clientId, keepUntil);
@@ -199,6 +202,16 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
     async startDevice(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
       return startDeviceAuthorization(deps, client, form, now);
+    },
+
+    /** A pushed authorization request (RFC 9126), sent by the client before it sends the browser. */
+    async push(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
+      const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
+      // RFC 9449 10.1: a proof sent with the push binds the code as dpop_jkt would.
+      const jkt = caller.dpop === undefined ? undefined : await provenKey(client, caller, deps.parEndpoint);
+      if (jkt && form.dpop_jkt !== undefined && form.dpop_jkt !== jkt)
+        throw new OAuthError("invalid_dpop_proof", "dpop_jkt is not the thumbprint of the proof's key");
+      return pushAuthorizationRequest(deps, client, jkt ? { ...form, dpop_jkt: jkt } : form, now);
     },
 
     /** A QR-code login, started by the desktop application. */

@@ -40,7 +40,7 @@ const RESPONSE_MODES: readonly string[] = ["query", "form_post"] satisfies Respo
  * never sent anywhere (RFC 6749 4.1.2.1, no open redirect).
  */
 export class UntrustedRedirectError extends Error {
-  constructor(readonly problem: "unknown_client" | "bad_redirect_uri" | "unknown_user_code") {
+  constructor(readonly problem: "unknown_client" | "bad_redirect_uri" | "unknown_user_code" | "unknown_request_uri") {
     super(problem);
     this.name = "UntrustedRedirectError";
   }
@@ -63,6 +63,29 @@ export class AuthorizationError extends Error {
 export function refusalOf(request: AuthorizationRequest, error: OAuthError): AuthorizationError {
   return new AuthorizationError(error, request.redirectUri, request.state, request.responseMode);
 }
+
+/** The parameters an authorization request may send, read as text (the endpoint's query, a pushed request's form). */
+export const AUTHORIZATION_PARAMETERS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "nonce",
+  "code_challenge",
+  "code_challenge_method",
+  "prompt",
+  "max_age",
+  "login_hint",
+  "ui_locales",
+  "id_token_hint",
+  "resource",
+  "claims",
+  "response_mode",
+  "request",
+  "request_uri",
+  "dpop_jkt",
+] as const;
 
 const LIMITS = { state: 1024, nonce: 512, loginHint: 256, uiLocales: 64, idTokenHint: 4096 } as const;
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

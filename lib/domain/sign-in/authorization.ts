@@ -4,7 +4,8 @@ import type { ClientCredentialSource } from "../clients/credential-cache";
 import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
 import type { LoginRepository } from "../login/ports";
-import type { DeviceAuthorizationRepository } from "../oauth/ports";
+import type { DeviceAuthorizationRepository, PushedAuthorizationRepository } from "../oauth/ports";
+import { isPushedRequestUri, PUSHED_MARK, requestedResource, takePushedRequest } from "../oauth/pushed-authorization";
 import { normalizeUserCode, USER_CODE_TRIES_PER_HOUR } from "../oauth/user-codes";
 import {
   type AuthorizationError,
@@ -40,6 +41,8 @@ export interface AuthorizationDeps {
   /** The management API's resource identifier (the issuer): `resource` naming it asks for no other audience. */
   ownResource: string;
   devices: Pick<DeviceAuthorizationRepository, "get" | "decide" | "admitTry">;
+  /** Pushed authorization requests (RFC 9126): the authorization endpoint takes each once. */
+  pushedRequests: Pick<PushedAuthorizationRepository, "take">;
   /** The hosted device page (RFC 8628 verification_uri): where the user's answer to a device lands. */
   deviceUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
@@ -50,6 +53,8 @@ export interface AuthorizationDeps {
 export interface FoundRequest {
   client: ClientRecord;
   request: AuthorizationRequest;
+  /** The parameters the interaction carries on: a pushed request's own, never its request_uri again. */
+  query: Record<string, string | undefined>;
 }
 
 /** Where the browser goes once signed in: the consent page, or back to the client with a code or an error. */
@@ -101,6 +106,8 @@ export interface Actor {
 
 export type AuthorizationUseCases = ReturnType<typeof authorizationUseCases>;
 
+const epochSeconds = () => Math.floor(Date.now() / 1000);
+
 export function authorizationUseCases(deps: AuthorizationDeps) {
   const hinted = (token: string | undefined) => (token ? deps.idTokenHint(token) : Promise.resolve(undefined));
 
@@ -117,7 +124,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
   }
 
   /** A device authorization the user typed the code of, as a request: the device's client, scopes and resource. */
-  async function deviceRequest(typed: string, uiLocales: string | undefined): Promise<FoundRequest> {
+  async function deviceRequest(typed: string, uiLocales: string | undefined): Promise<Omit<FoundRequest, "query">> {
     const userCode = normalizeUserCode(typed);
     const record = userCode ? await deps.devices.get(userCode) : undefined;
     const now = Math.floor(Date.now() / 1000);
@@ -159,19 +166,28 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
 
   return {
     /** The request's parameters checked against the client; untrusted ones throw (UntrustedRedirectError). */
-    async loadRequest(query: Record<string, string | undefined>): Promise<FoundRequest> {
+    async loadRequest(sent: Record<string, string | undefined>): Promise<FoundRequest> {
       // Only the device page and the forms it seals carry a user code; the authorization endpoint drops it.
-      if (query.user_code !== undefined) return deviceRequest(query.user_code, query.ui_locales);
+      if (sent.user_code !== undefined)
+        return { ...(await deviceRequest(sent.user_code, sent.ui_locales)), query: sent };
+      // A request_uri of ours stands for the whole request (RFC 9126 4): the other parameters are ignored.
+      const query = isPushedRequestUri(sent.request_uri)
+        ? await takePushedRequest(deps.pushedRequests, sent.request_uri, sent.client_id, epochSeconds())
+        : sent;
       // The cached record client authentication uses: every sign-in page and form reads it (docs/scale.md).
       const client =
         typeof query.client_id === "string" ? await deps.clientCredentials.getWithSecrets(query.client_id) : undefined;
-      const own = deps.ownResource;
       // Only a resource of someone else's can be registered: one read, and only when one is named.
-      const named = typeof query.resource === "string" && query.resource !== own ? query.resource : undefined;
-      const registered = named && client ? await deps.resources.get(named) : undefined;
-      const request = parseAuthorizationRequest(query, client, { registered, own });
+      const resource = client
+        ? await requestedResource(deps.resources, query.resource, deps.ownResource)
+        : { own: deps.ownResource };
+      const request = parseAuthorizationRequest(query, client, resource);
       // Without a client the parse threw UntrustedRedirectError: here the client is known.
-      return { client: client as ClientRecord, request };
+      const found = { client: client as ClientRecord, request, query };
+      // RFC 9126 6: checked on every step, as each step reads the request again from its interaction.
+      if (found.client.requirePushedAuthorizationRequests && query[PUSHED_MARK] === undefined)
+        throw refusalOf(request, new OAuthError("invalid_request", "this client must push its authorization requests"));
+      return found;
     },
 
     /** Whether `address` may try another user code on the device page this hour (RFC 8628 5.1). */

@@ -84,6 +84,7 @@ export async function answeringErrors(lang: Language, answer: () => Promise<Http
         unknown_client: t.unknownClient,
         bad_redirect_uri: t.badRedirect,
         unknown_user_code: t.deviceUnknownCode,
+        unknown_request_uri: t.unknownRequestUri,
       };
       return pageResult(400, errorPage(lang, words[error.problem]));
     }

@@ -1,5 +1,10 @@
 import { OAuthError } from "../../domain/errors";
-import { type AuthorizationRequest, refusalOf } from "../../domain/oidc/authorization-request";
+import { PUSHED_MARK } from "../../domain/oauth/pushed-authorization";
+import {
+  AUTHORIZATION_PARAMETERS,
+  type AuthorizationRequest,
+  refusalOf,
+} from "../../domain/oidc/authorization-request";
 import { COOKIES, pageResult, readCookie } from "../../http/browser";
 import { type CommonCall, route } from "../../http/route";
 import {
@@ -22,34 +27,16 @@ import type { HostedUseCases } from "./use-cases";
 /** Every parameter is read as text and checked by parseAuthorizationRequest. */
 const authorizationQuery = {
   type: "object",
-  properties: Object.fromEntries(
-    [
-      "response_type",
-      "client_id",
-      "redirect_uri",
-      "scope",
-      "state",
-      "nonce",
-      "code_challenge",
-      "code_challenge_method",
-      "prompt",
-      "max_age",
-      "login_hint",
-      "ui_locales",
-      "id_token_hint",
-      "resource",
-      "claims",
-      "response_mode",
-      "request",
-      "request_uri",
-      "dpop_jkt",
-    ].map((name) => [name, { type: "string", maxLength: 8192 }]),
-  ),
+  properties: Object.fromEntries(AUTHORIZATION_PARAMETERS.map((name) => [name, { type: "string", maxLength: 8192 }])),
 } as const;
 
-/** A user code reaches the authorization flow only through the device page, which counts the tries. */
-function withoutUserCode(params: Record<string, string | undefined>) {
-  const { user_code: _, ...rest } = params;
+/**
+ * What only the service puts in a sealed request, dropped from what the browser sends: a user
+ * code reaches the flow only through the device page, which counts the tries; the pushed mark
+ * only from a request_uri the client pushed.
+ */
+function browserParams(params: Record<string, string | undefined>) {
+  const { user_code: _, [PUSHED_MARK]: _pushed, ...rest } = params;
   return rest;
 }
 
@@ -65,10 +52,12 @@ export async function authorizationAnswer(
   call: CommonCall,
   params: Record<string, string | undefined>,
 ) {
-  const query = definedOnly(params);
-  const lang = languageFor(call, query);
-  return answeringErrors(lang, async () => {
-    const found = await uc.authorization.loadRequest(query);
+  const sent = definedOnly(params);
+  return answeringErrors(languageFor(call, sent), async () => {
+    const found = await uc.authorization.loadRequest(sent);
+    // A pushed request's own parameters from here on: its language, and what the interaction seals.
+    const query = definedOnly(found.query);
+    const lang = languageFor(call, query);
     const browser = await browserOf(uc, call);
     if (browser && (await uc.authorization.usableSession(browser, found.request, now())))
       return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
@@ -81,12 +70,12 @@ export async function authorizationAnswer(
 }
 
 const AUTHORIZE_DESCRIPTION =
-  "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource, claims (OIDC Core 5.5), response_mode (query or form_post). Answers the sign-in page, the consent page, or the client's answer (code, state and iss; or error): a redirect, or with form_post a page whose form the browser posts to the redirect URI. An unknown client or redirect URI gets an error page, never a redirect.";
+  "response_type=code with client_id, redirect_uri (exact match), scope, state, nonce, code_challenge and code_challenge_method=S256 (required of public clients), prompt (none, login, consent), max_age, login_hint, ui_locales, id_token_hint, resource, claims (OIDC Core 5.5), response_mode (query or form_post). Answers the sign-in page, the consent page, or the client's answer (code, state and iss; or error): a redirect, or with form_post a page whose form the browser posts to the redirect URI. A request_uri from the pushed authorization request endpoint (RFC 9126) with client_id stands for the request pushed: used once, within 60 seconds, other parameters ignored. An unknown client or redirect URI, or an unknown, used, expired or other client's request_uri, gets an error page, never a redirect.";
 
 const AUTHORIZE_RESPONSES = {
   200: { description: "Sign-in, consent or form_post page", contentType: "text/html" },
   303: { description: "Back to the client with a code or an error" },
-  400: { description: "Error page: unknown client or redirect URI", contentType: "text/html" },
+  400: { description: "Error page: unknown client, redirect URI or request_uri", contentType: "text/html" },
 } as const;
 
 const authorize = (uc: HostedUseCases) =>
@@ -101,7 +90,7 @@ const authorize = (uc: HostedUseCases) =>
     tags: ["sign-in"],
     request: { query: authorizationQuery },
     responses: AUTHORIZE_RESPONSES,
-    handler: (call) => authorizationAnswer(uc, call, withoutUserCode(call.query)),
+    handler: (call) => authorizationAnswer(uc, call, browserParams(call.query)),
   });
 
 /**
@@ -121,7 +110,7 @@ const authorizeByPost = (uc: HostedUseCases) =>
     tags: ["sign-in"],
     request: { body: { contentType: "form", schema: authorizationQuery, required: true } },
     responses: AUTHORIZE_RESPONSES,
-    handler: (call) => authorizationAnswer(uc, call, withoutUserCode(call.body)),
+    handler: (call) => authorizationAnswer(uc, call, browserParams(call.body)),
   });
 
 const consentForm = hostedForm({ decision: { enum: ["allow", "deny"] } });
