@@ -1,7 +1,6 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { DpopReplayRepository } from "../domain/oauth/dpop";
 import type { StoreDeps } from "./client";
-import { isConditionalCheckFailed } from "./errors";
+import { putUnlessRefused } from "./conditional-put";
 import { ENTITY, itemOf, keys } from "./keys";
 
 // Conditions, named so each write says why it may fail.
@@ -10,20 +9,11 @@ const unseen = "attribute_not_exists(PK)";
 
 export function createDpopProofStore({ client, tableName }: StoreDeps): DpopReplayRepository {
   return {
-    async firstUse(jkt, jti, expiresAt) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: itemOf(ENTITY.dpopProof, keys.dpopProof(jkt, jti), { expiresAt }),
-            ConditionExpression: unseen,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
-      }
-    },
+    firstUse: (jkt, jti, expiresAt) =>
+      putUnlessRefused(client, {
+        TableName: tableName,
+        Item: itemOf(ENTITY.dpopProof, keys.dpopProof(jkt, jti), { expiresAt }),
+        ConditionExpression: unseen,
+      }),
   };
 }

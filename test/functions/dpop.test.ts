@@ -86,6 +86,20 @@ async function listClients(authorization: string, dpop?: string) {
   return { status: response.status, challenge: response.headers.get("www-authenticate") ?? "" };
 }
 
+/** Redeems a code bound to `dpop`'s key: refused with a proof of another key (which spends nothing), then granted. */
+async function redeemOnlyWith(
+  config: oidc.Configuration,
+  callback: URL,
+  checks: oidc.AuthorizationCodeGrantChecks,
+  dpop: oidc.DPoPHandle,
+) {
+  const otherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
+  await expect(
+    oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: otherKey }),
+  ).rejects.toMatchObject({ error: "invalid_dpop_proof" });
+  return { tokens: await oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: dpop }), otherKey };
+}
+
 describe("DPoP-bound access tokens (RFC 9449)", () => {
   it("client_credentials with openid-client's DPoP handle gives a token bound to its key, which the API takes only with a fresh proof of that key", async () => {
     const client = await systemClient();
@@ -262,13 +276,7 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
     const checks = { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce };
 
     // dpop_jkt: the code is only good with a proof of that key; the refusal does not spend it.
-    const otherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
-    await expect(
-      oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: otherKey }),
-    ).rejects.toMatchObject({
-      error: "invalid_dpop_proof",
-    });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: dpop });
+    const { tokens, otherKey } = await redeemOnlyWith(config, callback, checks, dpop);
     expect(tokens.token_type).toBe("dpop");
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });
     expect(await storedItem(keys.session(account.sub, decodeJwt(tokens.access_token).sid as string))).toMatchObject({
@@ -315,13 +323,7 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
     const callback = await backAtClient(page);
     await context.close();
     const checks = { pkceCodeVerifier: verifier, expectedState: state };
-    const otherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
-    await expect(
-      oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: otherKey }),
-    ).rejects.toMatchObject({
-      error: "invalid_dpop_proof",
-    });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: dpop });
+    const { tokens } = await redeemOnlyWith(config, callback, checks, dpop);
     expect(tokens.token_type).toBe("dpop");
   });
 
