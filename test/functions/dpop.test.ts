@@ -16,6 +16,7 @@ import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemBearer, userToken } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
+import { spentBy } from "../support/round-trips";
 import { storedItem } from "../support/stored";
 
 /**
@@ -130,7 +131,12 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
 
     const ath = accessTokenHash(tokens.access_token);
     const good = await proof(key, "GET", clientsUrl, { ath });
-    expect((await listClients(`DPoP ${tokens.access_token}`, good)).status).toBe(200);
+    // At the API too, the proof is one write beside what the route reads.
+    const asBearerToken = await spentBy(async () => listClients(await systemBearer(["svc_api_sys_clients"])));
+    const withProof = await spentBy(() => listClients(`DPoP ${tokens.access_token}`, good));
+    expect(withProof.result.status).toBe(200);
+    expect(withProof.writes - asBearerToken.writes).toBe(1);
+    expect(withProof.reads).toBe(asBearerToken.reads);
     // The proof is spent: its jti is kept under the key's thumbprint until it is too old anyway.
     const { jti, iat } = decodeJwt(good);
     const spent = await storedItem(keys.dpopProof(jkt, jti as string));
@@ -198,9 +204,13 @@ describe("DPoP-bound access tokens (RFC 9449)", () => {
       .sign(new Uint8Array(32));
     expect((await tokenRequest(client, form, hs)).body.error).toBe("invalid_dpop_proof");
 
+    // A proof costs one conditional write, and nothing else: the client's record is cached.
+    const unbound = await spentBy(() => tokenRequest(client, form));
+    expect(unbound).toMatchObject({ result: { status: 200, body: { token_type: "Bearer" } }, total: 0 });
     const good = await proof(key, "POST", tokenEndpoint);
-    const issued = await tokenRequest(client, form, good);
+    const { result: issued, ...spent } = await spentBy(() => tokenRequest(client, form, good));
     expect(issued).toMatchObject({ status: 200, body: { token_type: "DPoP" } });
+    expect(spent).toEqual({ total: 1, reads: 0, writes: 1 });
     // The same proof again is a replay.
     const replay = await tokenRequest(client, form, good);
     expect(replay.body).toMatchObject({
