@@ -177,10 +177,9 @@ const issueRoute = (tokens: TokenRoutesUseCases) =>
       },
     },
     handler: async (call) => {
-      const body = await tokens.token.issue(call.body, callerOf(call));
+      const { tokens: body, dpopNonce } = await tokens.token.issue(call.body, callerOf(call));
       // RFC 9449 8: the nonce the client's next proof must carry rides on every answer.
-      const nonce = await tokens.token.dpopNonce(Math.floor(Date.now() / 1000));
-      return jsonResult(200, body, { ...NO_STORE, ...(nonce && { "dpop-nonce": nonce }) });
+      return jsonResult(200, body, { ...NO_STORE, ...(dpopNonce && { "dpop-nonce": dpopNonce }) });
     },
   });
 

@@ -181,7 +181,10 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
   }
 
   return {
-    /** Client authentication, then the grant the form names; issued tokens counted by grant. */
+    /**
+     * Client authentication, then the grant the form names; issued tokens counted by grant. With
+     * them, the nonce the client's next DPoP proof must carry, when the operator asks for nonces.
+     */
     async issue(form: Readonly<Record<string, unknown>>, caller: TokenCaller) {
       if (form.grant_type === undefined) throw new OAuthError("invalid_request", "grant_type is required");
       const client = await authenticateClient(deps.clientCredentials, presentedClient(caller.authorization, form));
@@ -192,11 +195,9 @@ export function tokenUseCases(deps: TokenEndpointDeps) {
       if (keepUntil !== undefined) await deps.clients.keepAlive(client.clientId, keepUntil);
       // Only grants the switch knows reach here, so the dimension's values stay few.
       deps.login.metrics?.count("TokensIssued", { grant: String(form.grant_type) });
-      return jkt ? { ...tokens, token_type: "DPoP" as const } : tokens;
+      const dpopNonce = await deps.dpop.nonces?.current(Math.floor(Date.now() / 1000));
+      return { tokens: jkt ? { ...tokens, token_type: "DPoP" as const } : tokens, dpopNonce };
     },
-
-    /** RFC 9449 8: the nonce a client's next proof must carry, when the operator asks for nonces. */
-    dpopNonce: (now: number) => deps.dpop.nonces?.current(now),
 
     /** A device authorization (RFC 8628), started by the device. */
     async startDevice(form: Readonly<Record<string, unknown>>, caller: TokenCaller, now: number) {
