@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { parseSettings } from "../lib/config/validation";
+import { MAX_SETTINGS_JSON_BYTES } from "./limits";
 import { SvcIdentityStack } from "./stack";
 
 /**
@@ -15,9 +16,6 @@ import { SvcIdentityStack } from "./stack";
  * - SVC_TRACE_CALLS=false: no X-Ray subsegments of the code's own (its cold-start cost saved).
  */
 
-// Lambda refuses more than 4 KB of environment in total; say so at synth, not at deploy.
-const MAX_SETTINGS_JSON = 3072;
-
 function settingsJson(path: string | undefined): string | undefined {
   if (!path) return undefined;
   let source: unknown;
@@ -29,9 +27,12 @@ function settingsJson(path: string | undefined): string | undefined {
   // A typo in the file stops the synth here rather than every cold start after deploy.
   parseSettings(source);
   const json = JSON.stringify(source);
-  if (json.length > MAX_SETTINGS_JSON) {
+  // Lambda refuses more than 4 KB of environment in total, in bytes (a Cyrillic letter is two);
+  // say so at synth, not at deploy.
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_SETTINGS_JSON_BYTES) {
     throw new Error(
-      `SVC_CONFIG ${path}: ${json.length} bytes as JSON, more than the ${MAX_SETTINGS_JSON} that fit a Lambda environment`,
+      `SVC_CONFIG ${path}: ${bytes} bytes as JSON, more than the ${MAX_SETTINGS_JSON_BYTES} that fit a Lambda environment`,
     );
   }
   return json;

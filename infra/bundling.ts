@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { AssetHashType, DockerImage } from "aws-cdk-lib";
 import { Code } from "aws-cdk-lib/aws-lambda";
-import { type BuildOptions, buildSync } from "esbuild";
+import { type BuildOptions, build, buildSync } from "esbuild";
 
 /** The project's root: where the builds run and their paths start. */
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -64,10 +64,12 @@ export const HASH_WORKER = { entry: "lib/crypto/foreign-hash-worker.mjs", file: 
  * its own URL.
  */
 export function functionBuildOptions(name: string, outdir: string): BuildOptions {
-  return splitBuildOptions(
-    { index: `functions/${name}.ts`, [HASH_WORKER.file.replace(/\.mjs$/, "")]: HASH_WORKER.entry },
-    outdir,
-  );
+  return splitBuildOptions(withHashWorker({ index: `functions/${name}.ts` }), outdir);
+}
+
+/** Entry points with the hash worker beside them, built to HASH_WORKER.file. */
+function withHashWorker(entryPoints: Record<string, string>): Record<string, string> {
+  return { ...entryPoints, [HASH_WORKER.file.replace(/\.mjs$/, "")]: HASH_WORKER.entry };
 }
 
 /** The Lambda settings with code splitting: each entry `<name>.mjs` in `outdir`, chunks beside. */
@@ -81,6 +83,18 @@ export function splitBuildOptions(entryPoints: Record<string, string>, outdir: s
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunk-[hash]",
   };
+}
+
+/**
+ * At least the largest function's asset unzipped, in bytes: everything one build of all the
+ * functions together writes (entries, chunks, the hash worker, source maps), with the settings
+ * of `cdk synth`. Each function's own build holds part of the same code, so it comes out
+ * smaller; one build instead of one per function keeps the limits test fast (2 s, not 25).
+ */
+export async function allFunctionsAssetBytes(names: readonly string[]): Promise<number> {
+  const entries = withHashWorker(Object.fromEntries(names.map((name) => [name, `functions/${name}.ts`])));
+  const result = await build({ ...splitBuildOptions(entries, "assets"), absWorkingDir: PROJECT_ROOT, write: false });
+  return result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
 }
 
 /**
