@@ -1,4 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBStreamEvent } from "aws-lambda";
 import { handler } from "../../functions/events";
 import { config } from "../config";
 import { openStreamReader } from "../store/table-stream";
@@ -9,11 +10,14 @@ const POLL_MS = 500;
 
 /**
  * `npm start`'s stand-in for Lambda's event source mapping: polls DynamoDB Local's stream
- * and runs the events function on each batch, which (no EVENT_BUS_NAME) appends to the
- * events file. Starts at the stream's end: changes made while it was not running are not
+ * and runs the events function on each batch (in this process, or `deliver` for the
+ * cloud assembly's), which appends to the events file. Starts at the stream's end: changes made while it was not running are not
  * published.
  */
-export async function startEventStream(endpoint: string): Promise<{ stop(): Promise<void> }> {
+export async function startEventStream(
+  endpoint: string,
+  deliver: (event: DynamoDBStreamEvent) => Promise<unknown> = handler,
+): Promise<{ stop(): Promise<void> }> {
   const tables = new DynamoDBClient({
     endpoint,
     region: config().region,
@@ -31,7 +35,7 @@ export async function startEventStream(endpoint: string): Promise<{ stop(): Prom
       try {
         const records = await reader.next();
         for (let start = 0; start < records.length; start += BATCH_SIZE) {
-          await handler({ Records: records.slice(start, start + BATCH_SIZE) });
+          await deliver({ Records: records.slice(start, start + BATCH_SIZE) });
         }
       } catch (error) {
         // DynamoDB Local stopping under us, or a mapping bug: say so and keep polling.

@@ -128,6 +128,8 @@ export interface GatewayOptions {
   countRoundTrips?: boolean;
   /** Overrides the configured cors settings (tests); default: config().settings.cors. */
   cors?: CorsSettings;
+  /** Default: the route table's functions in this process. */
+  backend?: GatewayBackend;
 }
 
 /**
@@ -154,7 +156,63 @@ function withCors(req: IncomingMessage, result: HttpResult, cors: CorsSettings):
   return { ...result, headers: { ...result.headers, ...corsHeadersFor(req, cors) } };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, cors: CorsSettings) {
+/**
+ * Where the gateway sends a request: a route's function and how it is invoked. In process
+ * from the route table by default; the functions of a cloud assembly for `--synth`
+ * (lib/local/assembly/assembly-stack.ts).
+ */
+export interface GatewayBackend {
+  /** The matched route's key, its function and path parameters; undefined: the `$default` route. */
+  match(method: string, path: string): { fn: string; routeKey: string; params?: Record<string, string> } | undefined;
+  /** The function's answer in payload 2.0's shape. */
+  invoke(
+    fn: string,
+    event: APIGatewayProxyEventV2,
+  ): Promise<HttpResult & { isBase64Encoded?: boolean; cookies?: string[] }>;
+  /** The function that answers `$default`. */
+  fallback: string;
+}
+
+/** The route table, each function's sources loaded in this process like a cold start. */
+function inProcessBackend(options: GatewayOptions): GatewayBackend {
+  return {
+    fallback: "meta",
+    match(method, path) {
+      const match = matchRoute(method, path);
+      return match.kind === "route"
+        ? { fn: match.route.fn, routeKey: routeKey(match.route), params: match.params }
+        : undefined;
+    },
+    async invoke(fn, event) {
+      const handler = await loadFunction(fn as FunctionName);
+      const before = roundTripCount();
+      const kindsBefore = roundTripKinds();
+      const capacityBefore = consumedCapacity();
+      const started = performance.now();
+      const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
+      const handlerMs = performance.now() - started;
+      if (!options.countRoundTrips) return result;
+      const kinds = roundTripKinds();
+      const capacity = consumedCapacity();
+      return {
+        ...result,
+        headers: {
+          ...result.headers,
+          [ROUND_TRIPS_HEADER]: String(roundTripCount() - before),
+          [ROUND_TRIP_KINDS_HEADER]: `${kinds.reads - kindsBefore.reads} ${kinds.writes - kindsBefore.writes}`,
+          [CONSUMED_CAPACITY_HEADER]: [
+            capacity.rcu - capacityBefore.rcu,
+            capacity.wcu - capacityBefore.wcu,
+            capacity.transactionWcu - capacityBefore.transactionWcu,
+          ].join(" "),
+          [HANDLER_MS_HEADER]: handlerMs.toFixed(3),
+        },
+      };
+    },
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, backend: GatewayBackend, cors: CorsSettings) {
   if (answerPreflight(req, res, cors)) return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const body = await readBody(req);
@@ -164,42 +222,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
     res.end(JSON.stringify({ message: "Request Entity Too Large" }));
     return;
   }
-  const match = matchRoute(req.method ?? "GET", url.pathname);
   // Unmatched requests go to the `$default` route, served by the meta function as on AWS.
-  const fn: FunctionName = match.kind === "route" ? match.route.fn : "meta";
-  const event = toEvent(req, body, {
-    routeKey: match.kind === "route" ? routeKey(match.route) : "$default",
-    params: match.kind === "route" ? match.params : undefined,
-  });
-  const handler = await loadFunction(fn);
-  const before = roundTripCount();
-  const kindsBefore = roundTripKinds();
-  const capacityBefore = consumedCapacity();
-  const started = performance.now();
-  const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
-  const handlerMs = performance.now() - started;
-  if (options.countRoundTrips) {
-    const kinds = roundTripKinds();
-    const capacity = consumedCapacity();
-    result.headers = {
-      ...result.headers,
-      [ROUND_TRIPS_HEADER]: String(roundTripCount() - before),
-      [ROUND_TRIP_KINDS_HEADER]: `${kinds.reads - kindsBefore.reads} ${kinds.writes - kindsBefore.writes}`,
-      [CONSUMED_CAPACITY_HEADER]: [
-        capacity.rcu - capacityBefore.rcu,
-        capacity.wcu - capacityBefore.wcu,
-        capacity.transactionWcu - capacityBefore.transactionWcu,
-      ].join(" "),
-      [HANDLER_MS_HEADER]: handlerMs.toFixed(3),
-    };
-  }
-  writeResult(res, withCors(req, result, cors));
+  const match = backend.match(req.method ?? "GET", url.pathname) ?? { fn: backend.fallback, routeKey: "$default" };
+  const event = toEvent(req, body, match);
+  writeResult(res, withCors(req, await backend.invoke(match.fn, event), cors));
 }
 
 export function createGateway(options: GatewayOptions = {}): Server {
   const cors = options.cors ?? config().settings.cors;
+  const backend = options.backend ?? inProcessBackend(options);
   return createServer((req, res) => {
-    handle(req, res, options, cors).catch((error) => {
+    handle(req, res, backend, cors).catch((error) => {
       log.error("gateway failure", { error });
       if (!res.headersSent) writeResult(res, withCors(req, errorResult(error, "v3", "gateway"), cors));
     });

@@ -4,6 +4,7 @@ import { config, setEnvDefaults } from "../config";
 import { LOCAL_TOOL_ENV } from "../config/environment";
 import { ConfigError } from "../config/validation";
 import { weakSecretWarnings } from "../domain/clients/client";
+import { type AssemblyStack, startAssemblyStack } from "./assembly/assembly-stack";
 import { ensureBootstrapClient } from "./bootstrap";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "./data-key";
 import { JavaMissingError, type RunningDynamo, startDynamoLocal } from "./dynamodb-local";
@@ -12,8 +13,17 @@ import { createGateway } from "./gateway";
 import { ensureSampleClients } from "./sample-clients";
 import { BOOTSTRAP_FILE, LOCAL_DATA_DIR, prepareTable } from "./stack";
 
+/** `--synth [dir]`: serve the cloud assembly in dir (default cdk.out) instead of the sources. */
+function synthDir(argv: string[]): string | undefined {
+  const at = argv.indexOf("--synth");
+  if (at < 0) return undefined;
+  const next = argv[at + 1];
+  return next && !next.startsWith("--") ? next : "cdk.out";
+}
+
 /** `npm start` (docs/configuration.md): DynamoDB Local, table, signing key, bootstrap client, gateway. */
 async function main(): Promise<void> {
+  const assemblyDir = synthDir(process.argv.slice(2));
   setEnvDefaults(LOCAL_TOOL_ENV);
   // The issuer is the local gateway itself, so discovery and the sign-in pages work from a browser.
   setEnvDefaults({ SVC_ISSUER: `http://127.0.0.1:${config().port}/svc` });
@@ -21,15 +31,17 @@ async function main(): Promise<void> {
   const settings = config();
   let dynamo: RunningDynamo | undefined;
   let events: { stop(): Promise<void> } | undefined;
-  const gateway = createGateway();
+  let assembly: AssemblyStack | undefined;
+  let gateway: ReturnType<typeof createGateway> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping`);
-    gateway.close();
-    gateway.closeAllConnections();
+    gateway?.close();
+    gateway?.closeAllConnections();
     await events?.stop();
+    await assembly?.stop();
     await dynamo?.stop();
     process.exit(0);
   };
@@ -56,7 +68,29 @@ async function main(): Promise<void> {
     `DynamoDB Local on ${dynamo.endpoint} (${settings.inMemory ? "in memory" : `data in ${LOCAL_DATA_DIR}/`}), table ${settings.tableName}`,
   );
   await prepareTable(dynamo.endpoint);
-  events = await startEventStream(dynamo.endpoint);
+  if (assemblyDir) {
+    assembly = await startAssemblyStack({
+      dir: assemblyDir,
+      apiEndpoint: `http://127.0.0.1:${settings.port}`,
+      tableName: settings.tableName,
+      region: settings.region,
+      dynamodbEndpoint: dynamo.endpoint,
+      secretString: process.env.SVC_DATA_KEY ?? "",
+      outboxFile: settings.outboxFile,
+      eventsFile: settings.events.file,
+      onDenial: (denial) =>
+        console.error(`denied by its role: ${denial.functionId} ${denial.action} on ${denial.resource || "-"}`),
+    });
+    const { routes, functions } = assembly.assembly;
+    console.log(
+      `cloud assembly ${assemblyDir}: ${routes.length} routes, ${functions.size} functions, each call checked against its role`,
+    );
+    gateway = createGateway({ backend: assembly.backend, cors: assembly.cors });
+    await assembly.startEventSource();
+  } else {
+    gateway = createGateway();
+    events = await startEventStream(dynamo.endpoint);
+  }
   console.log(`identity events to ${relative(process.cwd(), settings.events.file)} (docs/events.md)`);
   const client = await ensureBootstrapClient(settings.inMemory ? undefined : BOOTSTRAP_FILE);
   for (const warning of weakSecretWarnings({ clientId: client.clientId, secret: client.secret, scopes: [] })) {
@@ -72,11 +106,12 @@ async function main(): Promise<void> {
   const providers = settings.settings.federation.providers.map((p) => `${p.type}:${p.name}`);
   if (providers.length > 0) console.log(`external providers: ${providers.join(", ")}`);
 
+  const server = gateway;
   await new Promise<void>((done, fail) => {
-    gateway.once("error", fail);
-    gateway.listen(settings.port, "127.0.0.1", () => done());
+    server.once("error", fail);
+    server.listen(settings.port, "127.0.0.1", () => done());
   });
-  const { port } = gateway.address() as AddressInfo;
+  const { port } = server.address() as AddressInfo;
   console.log(`svc ready at http://127.0.0.1:${port}`);
 }
 

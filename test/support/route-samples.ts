@@ -75,3 +75,32 @@ PLACEHOLDER_VALUES.base32Secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 PLACEHOLDER_VALUES.otpCode = "123456";
 PLACEHOLDER_VALUES.state = "u1.c2FtcGxlLXVzZXI.AAAAAAAAAAAAAAAAAAAAAA";
 PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";
+
+/**
+ * Routes the sweep cannot bring to a 2xx on the local stack, and why. Each is measured
+ * by its own tests' error paths; none may be added to hide a route that merely broke.
+ */
+export const NO_2XX: Record<string, string> = {
+  "hosted.federated-callback":
+    "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
+  "federation.confirm":
+    "the confirmation form needs the page the bind callback answered in the same browser (its CSRF cookie) and the account's password; test/functions/federation.test.ts and test/reliability/linking-and-codes.test.ts drive it",
+  "hosted.consent":
+    "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
+  "hosted.device-code":
+    "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
+  "hosted.account":
+    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
+  "hosted.account-passkey-add":
+    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-passkey-delete":
+    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-recovery-codes":
+    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
+  "security.passkey-attach":
+    "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
+  "security.passkey-rename":
+    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
+  "security.passkey-delete":
+    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
+};

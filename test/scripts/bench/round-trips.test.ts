@@ -1,59 +1,18 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { config } from "../../../lib/config";
-import { services } from "../../../lib/container";
-import { registerClient } from "../../../lib/domain/clients/admin";
-import { GRANT_TYPES } from "../../../lib/domain/clients/client";
-import { ALL_PERMISSIONS } from "../../../lib/domain/permissions";
 import { createGateway } from "../../../lib/local/gateway";
 import { routes } from "../../../lib/routes";
-import {
-  measureRoundTrips,
-  overBy,
-  overTarget,
-  type RoundTripRow,
-  seedSampleAccounts,
-  seedSampleDevices,
-  succeeded,
-} from "../../../scripts/bench/round-trips";
+import { overBy, overTarget, type RoundTripRow, succeeded } from "../../../scripts/bench/round-trips";
 import { startSampleProvider } from "../../../scripts/bench/sample-provider";
-import { FAST_SCRYPT } from "../../support/fixtures";
 import { useSettings } from "../../support/oauth-provider";
+import { NO_2XX } from "../../support/route-samples";
+import { sweepEverySample } from "../../support/sample-sweep";
 
 /**
  * The bench's round-trip sweep (`npm run bench`, first table) as a test: every sample
  * event of every route through the counting gateway against DynamoDB Local, so a route
  * that loses its 2xx or gains a DynamoDB call fails here, not in a bench nobody reads.
  */
-
-/**
- * Routes the sweep cannot bring to a 2xx on the local stack, and why. Each is measured
- * by its own tests' error paths; none may be added to hide a route that merely broke.
- */
-const NO_2XX: Record<string, string> = {
-  "hosted.federated-callback":
-    "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
-  "federation.confirm":
-    "the confirmation form needs the page the bind callback answered in the same browser (its CSRF cookie) and the account's password; test/functions/federation.test.ts and test/reliability/linking-and-codes.test.ts drive it",
-  "hosted.consent":
-    "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
-  "hosted.device-code":
-    "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
-  "hosted.account":
-    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
-  "hosted.account-passkey-add":
-    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-passkey-delete":
-    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-recovery-codes":
-    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
-  "security.passkey-attach":
-    "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
-  "security.passkey-rename":
-    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
-  "security.passkey-delete":
-    "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
-};
 
 /**
  * Routes allowed above issue 8's target (reads 1 in system mode, 2 in user mode; writes 2),
@@ -106,23 +65,7 @@ beforeAll(async () => {
   useSettings(provider.settings);
   await new Promise<void>((done) => gateway.listen(0, "127.0.0.1", () => done()));
   const base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-  await registerClient(
-    services().clients,
-    {
-      clientId: CLIENT.id,
-      secret: CLIENT.secret,
-      scopes: [...ALL_PERMISSIONS],
-      restPassword: CLIENT.secret,
-      grantTypes: [...GRANT_TYPES],
-    },
-    true,
-  );
-  const values = await seedSampleAccounts(base, CLIENT, FAST_SCRYPT);
-  rows = await measureRoundTrips(base, values, {
-    outboxFile: config().outboxFile,
-    codeLength: config().settings.codes.length,
-    reseed: seedSampleDevices,
-  });
+  rows = await sweepEverySample(base, CLIENT);
 }, 180_000);
 
 afterAll(async () => {

@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { config, setEnvDefaults } from "../../lib/config";
+import { routeKey } from "../../lib/http/route";
+import { freePort } from "../../lib/local/dynamodb-local";
+import { routes } from "../../lib/routes";
+import { type RoundTripRow, succeeded } from "../../scripts/bench/round-trips";
+import { startSampleProvider } from "../../scripts/bench/sample-provider";
+import {
+  alteredAssembly,
+  assemblyPort,
+  type ServedAssembly,
+  serveAssembly,
+  synthesize,
+} from "../support/cloud-assembly";
+import { systemBearer } from "../support/fixtures";
+import { useSettings } from "../support/oauth-provider";
+import { expectVersionShape, firstSampleOfEachRoute, NO_2XX, PLACEHOLDER_VALUES } from "../support/route-samples";
+import { sweepEverySample } from "../support/sample-sweep";
+
+/**
+ * What `cdk deploy` ships, run here (issue 40): `npx cdk synth` builds the cloud assembly,
+ * and every request goes through the template's routes to the bundled function they name,
+ * in a Lambda-like process with the template's environment; every AWS call the bundle makes
+ * is put to its role's policies by an IAM policy simulator before it reaches DynamoDB Local.
+ */
+
+// The data key secret's value is text; the sources' own data key is its bytes, so what one
+// side seals (a seeded link's tokens) the other opens.
+const DATA_KEY_TEXT = randomBytes(24).toString("base64url");
+delete process.env.SVC_DATA_KEY;
+setEnvDefaults({ SVC_DATA_KEY: Buffer.from(DATA_KEY_TEXT).toString("base64") });
+
+/** Public routes whose every input is optional: there is nothing to refuse. */
+const NOTHING_TO_REFUSE: Record<string, string> = {
+  "hosted.logout": "a logout without parameters is valid: it ends the session and shows the signed-out page",
+  "hosted.device": "without a code the page asks for one",
+};
+
+const CLIENT = { id: "assembly-app", secret: "assembly-app-secret-0123456789abcdef0123" };
+
+let dir = "";
+let served: ServedAssembly;
+let rows: RoundTripRow[] = [];
+let provider: Awaited<ReturnType<typeof startSampleProvider>>;
+
+beforeAll(async () => {
+  provider = await startSampleProvider();
+  useSettings(provider.settings);
+  const port = await assemblyPort();
+  dir = synthesize(provider.settings);
+  served = await serveAssembly(dir, port, DATA_KEY_TEXT);
+  rows = await sweepEverySample(served.base, CLIENT);
+}, 600_000);
+
+afterAll(async () => {
+  await served?.stop();
+  await provider?.stop();
+});
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** A sample event as an HTTP request to the served gateway, its placeholders filled with well-formed values. */
+function requestOf(event: APIGatewayProxyEventV2): { url: string; init: RequestInit } {
+  const fill = (text: string) =>
+    text.replace(/\{\{(\w+)(?::[^}]*)?\}\}/g, (_, name: string) => PLACEHOLDER_VALUES[name] ?? "x");
+  const [method] = event.routeKey.split(" ");
+  const query = event.rawQueryString ? `?${fill(event.rawQueryString)}` : "";
+  const headers = Object.fromEntries(
+    Object.entries(event.headers ?? {}).map(([name, value]) => [name, fill(String(value))]),
+  );
+  delete headers.host;
+  return {
+    url: `${served.base}${fill(event.rawPath)}${query}`,
+    init: {
+      method,
+      headers,
+      redirect: "manual",
+      ...(event.body &&
+        !["GET", "HEAD"].includes(method) && {
+          body: event.isBase64Encoded ? Buffer.from(event.body, "base64") : fill(event.body),
+        }),
+    },
+  };
+}
+
+describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
+  it("when synthesized, the template routes every route of the table to its endpoint group's function, and nothing else", () => {
+    const assembly = served.stack.assembly;
+    const byKey = new Map(assembly.routes.map((r) => [r.routeKey, r.functionId]));
+    const wrong = routes
+      .filter((route) => !byKey.get(routeKey(route))?.startsWith(`${pascal(route.fn)}Function`))
+      .map((route) => `${routeKey(route)} -> ${byKey.get(routeKey(route)) ?? "missing"} (expected ${route.fn})`);
+    expect(wrong).toEqual([]);
+    expect(assembly.routes.length).toBe(routes.length + 1);
+    expect(byKey.get("$default")).toMatch(/^MetaFunction/);
+  });
+
+  it("when every sample event runs through the bundles, every route answers as on success in at least one mode", () => {
+    const answered = new Set(rows.filter(succeeded).map((r) => r.id));
+    const missing = routes
+      .map((route) => route.id)
+      .filter((id) => !answered.has(id) && !(id in NO_2XX))
+      .map((id) => rows.filter((r) => r.id === id).map((r) => `${r.id} ${r.mode}: ${r.status} (${r.sample})`));
+    expect(missing).toEqual([]);
+  });
+
+  it("when the samples ran, no function's role refused a call its code made", () => {
+    const denials = served.stack.endpoint.denials().map((d) => `${d.functionId}: ${d.action} on ${d.resource}`);
+    expect(denials).toEqual([]);
+    // The run did reach the roles: calls of each kind were put to the simulator and allowed.
+    const actions = new Set(served.stack.endpoint.allowed().map((c) => c.action));
+    for (const action of [
+      "dynamodb:GetItem",
+      "dynamodb:Query",
+      "dynamodb:PutItem",
+      "secretsmanager:GetSecretValue",
+      "ses:SendEmail",
+      "sns:Publish",
+    ]) {
+      expect(actions).toContain(action);
+    }
+  });
+
+  it("when a route is called without its credentials or with a broken body, the bundle refuses it in the route's shape", async () => {
+    const samples = firstSampleOfEachRoute();
+    const unrefused: string[] = [];
+    for (const route of routes) {
+      const file = samples.get(routeKey(route));
+      if (!file) continue;
+      const event = JSON.parse(readFileSync(file, "utf8")) as APIGatewayProxyEventV2;
+      const { url, init } = requestOf(event);
+      const headers = init.headers as Record<string, string>;
+      delete headers.authorization;
+      delete headers.cookie;
+      let target = url;
+      if (route.auth === "none") {
+        // A public route is refused for its input: a broken body, or no query at all.
+        if (route.request?.body) init.body = route.request.body.contentType === "json" ? "{" : "%zz=%";
+        else if (route.request?.query && !(route.id in NOTHING_TO_REFUSE)) target = url.replace(/\?.*$/, "");
+        else continue;
+      }
+      const response = await fetch(target, init);
+      const body = await response.text();
+      if (response.status < 400 || response.status >= 500) {
+        unrefused.push(`${route.id}: ${response.status} ${body.slice(0, 120)}`);
+        continue;
+      }
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(body);
+      } catch {}
+      expectVersionShape(route.version, response.status, json, body);
+    }
+    expect(unrefused).toEqual([]);
+  });
+
+  describe("when the template is broken on purpose, the run shows it", () => {
+    type Template = Parameters<Parameters<typeof alteredAssembly>[2]>[0];
+
+    function idOf(template: Template, type: string, prefix: string): string {
+      const id = Object.keys(template.Resources).find(
+        (k) => template.Resources[k].Type === type && k.startsWith(prefix),
+      );
+      if (!id) throw new Error(`no ${type} ${prefix}`);
+      return id;
+    }
+
+    /** One request to a copy of the assembly with `change` made, on a gateway of its own. */
+    async function underBreak(change: (template: Template) => void, call: (base: string) => Promise<Response>) {
+      const broken = await serveAssembly(
+        alteredAssembly(dir, config().issuer, change),
+        await freePort(),
+        DATA_KEY_TEXT,
+      );
+      try {
+        const response = await call(broken.base);
+        return {
+          status: response.status,
+          body: await response.text(),
+          denials: broken.stack.endpoint.denials(),
+          coldStarts: broken.stack.containers.coldStarts(),
+        };
+      } finally {
+        await broken.stop();
+      }
+    }
+
+    const getUser = async (base: string) =>
+      fetch(`${base}/svc/api/v3/users/sample-user`, {
+        headers: { authorization: await systemBearer(["svc_api_sys_users"], CLIENT.id) },
+      });
+
+    it("when the route is intact, the user is read through the users function", async () => {
+      const response = await getUser(served.base);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ sub: "sample-user" });
+    });
+
+    it("when a route points at another function, the request reaches that one and not the user", async () => {
+      const key = "GET /svc/api/v3/users/{subjectId}";
+      const result = await underBreak((template) => {
+        const route = Object.values(template.Resources).find((r) => r.Properties?.RouteKey === key);
+        if (!route) throw new Error(`no route ${key}`);
+        const tokenIntegration = idOf(template, "AWS::ApiGatewayV2::Integration", "Apitokenissue");
+        route.Properties.Target = { "Fn::Join": ["", ["integrations/", { Ref: tokenIntegration }]] };
+      }, getUser);
+      // The token function's own answer for a path it has no route for.
+      expect(result.status).toBe(404);
+      expect(JSON.parse(result.body)).toMatchObject({ error: "not_found" });
+      expect(result.body).not.toContain("Ivanova");
+      expect(Object.keys(result.coldStarts)).toEqual([expect.stringMatching(/^TokenFunction/)]);
+    });
+
+    it("when a function loses an environment variable its bundle reads, its calls go astray and its role refuses them", async () => {
+      const result = await underBreak((template) => {
+        const fn = template.Resources[idOf(template, "AWS::Lambda::Function", "UsersFunction")];
+        delete (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.TABLE_NAME;
+      }, getUser);
+      expect(result.status).toBe(500);
+      expect(result.body).not.toContain("AccessDenied");
+      // Without TABLE_NAME the bundle reads its default table, which the role does not name.
+      expect(result.denials).toContainEqual(
+        expect.objectContaining({
+          action: expect.stringMatching(/^dynamodb:(GetItem|Query)$/),
+          resource: expect.stringMatching(/:table\/svc-identity$/),
+        }),
+      );
+    });
+
+    it("when a role loses an action the code uses, the call is refused with that action and resource", async () => {
+      const table = `arn:aws:dynamodb:${config().region}:123456789012:table/${config().tableName}`;
+      const result = await underBreak((template) => {
+        const policy = template.Resources[idOf(template, "AWS::IAM::Policy", "UsersFunctionRoleDefaultPolicy")];
+        const statements = (policy.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[] }> })
+          .Statement;
+        for (const statement of statements) {
+          if (Array.isArray(statement.Action))
+            statement.Action = statement.Action.filter((a) => a !== "dynamodb:GetItem");
+        }
+      }, getUser);
+      // An internal error to the caller, the refused call in the run's denials.
+      expect(result.status).toBe(500);
+      expect(result.body).not.toContain("dynamodb");
+      expect(result.denials).toEqual([
+        expect.objectContaining({ action: "dynamodb:GetItem", resource: table, decision: "ImplicitlyDenied" }),
+      ]);
+    });
+  });
+});
