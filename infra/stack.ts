@@ -92,6 +92,21 @@ const LOG_RETENTION = RetentionDays.THREE_MONTHS;
 const SES_IDENTITIES = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
 const SES_IDENTITIES_FINDING = "Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*";
 
+/**
+ * The item actions the store sends (lib/store) from a function, rather than CDK's
+ * grantReadWriteData: no Scan (svc-admin's alone, under the operator's credentials), no
+ * DescribeTable and no stream reads on the table's ARN, which no function's code makes
+ * (the least-privilege report of test/infra/cloud-assembly.test.ts, docs/deployment.md).
+ */
+const ITEM_READS = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"];
+const ITEM_WRITES = [
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:BatchWriteItem",
+  "dynamodb:ConditionCheckItem",
+];
+
 /** The function that answers API Gateway's `$default` route (unmatched requests). */
 const FALLBACK_FUNCTION: FunctionName = "meta";
 
@@ -307,14 +322,17 @@ export class SvcIdentityStack extends Stack {
 
     if (needs.table === "stream") this.consumeStream(fn, role);
     else {
-      if (needs.table === "read-write") this.table.grantReadWriteData(role);
-      else this.table.grantReadData(role);
+      this.table.grant(role, ...(needs.table === "read-write" ? [...ITEM_READS, ...ITEM_WRITES] : ITEM_READS));
       this.acknowledgeIndexWildcard(role);
     }
     if (needs.publishes) this.eventBus.grantPutEventsTo(role);
     if (needs.signsLogoutTokens) this.allowSigningKeysRead(role);
     if (needs.messaging) this.allowMessaging(role);
-    if (needs.dataKey) this.dataKey.grantRead(role);
+    // GetSecretValue alone: grantRead adds DescribeSecret, which the code never calls.
+    if (needs.dataKey)
+      role.addToPolicy(
+        new PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [this.dataKey.secretArn] }),
+      );
     if (needs.schedule) {
       new Rule(this, `${id}Schedule`, {
         schedule: Schedule.expression(needs.schedule),
@@ -384,7 +402,8 @@ export class SvcIdentityStack extends Stack {
     // SMS goes straight to a phone number, which has no ARN: SNS only accepts "*" here.
     role.addToPrincipalPolicy(new PolicyStatement({ actions: ["sns:Publish"], resources: ["*"] }));
     role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["ses:SendEmail", "ses:SendRawEmail"], resources: [SES_IDENTITIES] }),
+      // SendEmail alone: the courier sends plain text (lib/notify/ses-sender.ts), never raw MIME.
+      new PolicyStatement({ actions: ["ses:SendEmail"], resources: [SES_IDENTITIES] }),
     );
     Validations.of(role).acknowledge({
       id: "AwsSolutions-IAM5[Resource::*]",

@@ -228,7 +228,14 @@ describe("IAM grants", () => {
     const expected = MESSAGING_FUNCTIONS.has(fn);
     expect(actions.includes("sns:Publish")).toBe(expected);
     expect(actions.includes("ses:SendEmail")).toBe(expected);
-    expect(actions.includes("ses:SendRawEmail")).toBe(expected);
+    // The courier sends plain text only (lib/notify/ses-sender.ts).
+    expect(actions).not.toContain("ses:SendRawEmail");
+  });
+
+  it.each(FUNCTION_NAMES)("when %s is granted the table, it gets only the item actions the store sends", (fn) => {
+    for (const action of ["dynamodb:Scan", "dynamodb:DescribeTable", "secretsmanager:DescribeSecret"]) {
+      expect(actionsOf(fn)).not.toContain(action);
+    }
   });
 
   it("when roles are created, it attaches no managed policies (each writes only its own log group)", () => {

@@ -41,13 +41,15 @@ export interface AssemblyStackOptions {
   onDenial?(denial: Denial): void;
 }
 
+/** One function's role against the calls the run made, by action. */
 export interface PermissionGap {
   functionId: string;
+  /** Granted, and some call used it. */
+  used: string[];
   /** Granted, and no call of the run used it. */
-  unused: Grant[];
+  unused: string[];
   /** Granted for Lambda itself (its logs, X-Ray, an event source mapping's failure queue), not for the code. */
-  platform: Grant[];
-  used: Grant[];
+  platform: string[];
 }
 
 export interface AssemblyStack {
@@ -200,12 +202,12 @@ export async function startAssemblyStack(options: AssemblyStackOptions): Promise
   async function startEventSource(): Promise<void> {
     if (!consumer || eventSource) return;
     const streamArn = String(resolve({ "Fn::GetAtt": [consumer.tableId, "StreamArn"] }));
-    // What the event source mapping does with the function's role before each batch.
+    // What the event source mapping reads with the function's role; it is given the stream's
+    // ARN, so it needs no ListStreams.
     const reads = [
       { action: "dynamodb:DescribeStream", resource: streamArn },
       { action: "dynamodb:GetShardIterator", resource: streamArn },
       { action: "dynamodb:GetRecords", resource: streamArn },
-      { action: "dynamodb:ListStreams", resource: "*" },
     ];
     for (const read of reads) await endpoint.authorize(consumer.functionId, { ...read, context: {} });
     if (endpoint.denials().some((d) => d.functionId === consumer.functionId)) return;
@@ -229,11 +231,14 @@ export async function startAssemblyStack(options: AssemblyStackOptions): Promise
         const mine = calls.filter((c) => c.functionId === fn.logicalId);
         const usedGrant = (g: Grant) =>
           mine.some((c) => globMatches(g.action, c.action, true) && globMatches(g.resource, c.resource));
+        const actions = (list: Grant[]) => [...new Set(list.map((g) => g.action))].sort();
+        const code = grants.filter((g) => !isPlatformGrant(g));
+        const used = actions(code.filter(usedGrant));
         return {
           functionId: fn.logicalId,
-          platform: grants.filter(isPlatformGrant),
-          used: grants.filter((g) => !isPlatformGrant(g) && usedGrant(g)),
-          unused: grants.filter((g) => !isPlatformGrant(g) && !usedGrant(g)),
+          used,
+          unused: actions(code).filter((action) => !used.includes(action)),
+          platform: actions(grants.filter(isPlatformGrant)),
         };
       });
     },
