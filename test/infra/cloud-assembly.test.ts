@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config, setEnvDefaults } from "../../lib/config";
@@ -73,6 +74,7 @@ let dir = "";
 let served: ServedAssembly;
 let rows: RoundTripRow[] = [];
 const jobResults: unknown[] = [];
+const altered: string[] = [];
 let provider: Awaited<ReturnType<typeof startSampleProvider>>;
 
 beforeAll(async () => {
@@ -98,6 +100,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.stop();
   await provider?.stop();
+  // The assembly (about 40 MB of bundles) and the altered copies of its template.
+  for (const folder of [dirname(dir), ...altered]) if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
 function pascal(name: string): string {

@@ -17,7 +17,7 @@ export function synthesize(settings: Record<string, unknown>): string {
   const dir = mkdtempSync(join(tmpdir(), "svc-cdk-out-"));
   const settingsFile = join(dir, "svc-config.json");
   writeFileSync(settingsFile, JSON.stringify(settings));
-  const run = spawnSync("npx", ["cdk", "synth", "--quiet", "-o", join(dir, "cdk.out")], {
+  const run = spawnSync("npx", ["cdk", "synth", "--quiet", "--no-notices", "-o", join(dir, "cdk.out")], {
     encoding: "utf8",
     env: {
       ...process.env,
