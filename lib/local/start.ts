@@ -75,7 +75,8 @@ async function main(): Promise<void> {
       tableName: settings.tableName,
       region: settings.region,
       dynamodbEndpoint: dynamo.endpoint,
-      secretString: process.env.SVC_DATA_KEY ?? "",
+      // The data key secret holds the local key's text (docs/decisions/cloud-assembly-run.md).
+      secretString: settings.dataKey?.kind === "inline" ? settings.dataKey.material.toString("base64") : "",
       outboxFile: settings.outboxFile,
       eventsFile: settings.events.file,
       onDenial: (denial) =>

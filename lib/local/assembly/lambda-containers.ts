@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processEnv } from "../../config";
 import type { AssemblyFunction } from "./cloud-assembly";
 import { LOCAL_ACCOUNT_ID } from "./local-world";
 
@@ -73,7 +74,7 @@ export function lambdaContainers(options: ContainerOptions): LambdaContainers {
       // The heap bounded by the function's memory, as Lambda's Node bootstrap bounds it.
       execArgv: [`--max-old-space-size=${Math.floor(fn.memoryMb * 0.9)}`],
       env: {
-        PATH: process.env.PATH,
+        PATH: processEnv().PATH,
         LANG: "en_US.UTF-8",
         TZ: ":UTC",
         ...options.environmentOf(fn),
