@@ -1,5 +1,4 @@
 import * as oidc from "openid-client";
-import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it, vi } from "vitest";
 import { setEnvDefaults } from "../../lib/config";
 import { recoveryCodeDeps } from "../../lib/container";
@@ -9,6 +8,7 @@ import { seedAccount, systemBearer } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { request } from "../support/requests";
 import { storedItems } from "../support/stored";
+import { virtualAuthenticator } from "../support/virtual-authenticator";
 
 const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>) => tokens.claims();
 
@@ -20,27 +20,6 @@ const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGra
 
 const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient, submit } =
   await useHostedSignIn("localhost");
-
-/** Adds a virtual authenticator to the page; it answers every ceremony as if the user touched it. */
-async function virtualAuthenticator(context: BrowserContext, page: Page) {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    credentials: async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials,
-    /** Off: the authenticator waits, so a page's autofill request stays pending. */
-    answers: (enabled: boolean) => cdp.send("WebAuthn.setAutomaticPresenceSimulation", { authenticatorId, enabled }),
-  };
-}
 
 async function tokensFor(
   config: oidc.Configuration,

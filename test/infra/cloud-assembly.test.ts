@@ -2,12 +2,16 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config, setEnvDefaults } from "../../lib/config";
+import { services } from "../../lib/container";
+import { GRANT } from "../../lib/domain/clients/client";
 import { routeKey } from "../../lib/http/route";
 import { freePort } from "../../lib/local/dynamodb-local";
 import { prepareTable } from "../../lib/local/stack";
 import { routes } from "../../lib/routes";
+import { keys } from "../../lib/store/keys";
 import { type RoundTripRow, succeeded } from "../../scripts/bench/round-trips";
 import { startSampleProvider } from "../../scripts/bench/sample-provider";
 import {
@@ -17,10 +21,14 @@ import {
   serveAssembly,
   synthesize,
 } from "../support/cloud-assembly";
-import { systemBearer } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
 import { expectVersionShape, firstSampleOfEachRoute, NO_2XX, PLACEHOLDER_VALUES } from "../support/route-samples";
 import { sweepEverySample } from "../support/sample-sweep";
+import { createPasskey } from "../support/soft-authenticator";
+import { storedItems } from "../support/stored";
+import { virtualAuthenticator } from "../support/virtual-authenticator";
 
 /**
  * What `cdk deploy` ships, run here (issue 40): `npx cdk synth` builds the cloud assembly,
@@ -70,6 +78,13 @@ const UNUSED_BY_DESIGN: Record<string, string> = {
 
 const CLIENT = { id: "assembly-app", secret: "assembly-app-secret-0123456789abcdef0123" };
 
+// The gateway's port, and with it the issuer, before the hosted sign-in's relying parties are made.
+const port = await assemblyPort("localhost");
+const { browser, rp, relyingParty, startAuthorization, fillSignInForm, backAtClient, redeem } = await useHostedSignIn(
+  undefined,
+  config().issuer,
+);
+
 let dir = "";
 let served: ServedAssembly;
 let rows: RoundTripRow[] = [];
@@ -80,9 +95,8 @@ let provider: Awaited<ReturnType<typeof startSampleProvider>>;
 beforeAll(async () => {
   provider = await startSampleProvider();
   useSettings(provider.settings);
-  const port = await assemblyPort();
   dir = synthesize(provider.settings);
-  served = await serveAssembly(dir, port, DATA_KEY_TEXT);
+  served = await serveAssembly(dir, port, DATA_KEY_TEXT, "localhost");
   // The table streams its changes, and the template's event source mapping feeds them to the events bundle.
   await prepareTable(config().dynamodbEndpoint ?? "", { stream: true });
   await served.stack.startEventSource();
@@ -245,6 +259,141 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     expect(unrefused).toEqual([]);
   });
 
+  describe("when a browser or an authenticator drives the routes the samples cannot bring to success", () => {
+    it("when a person signs in to a third-party client, consents, and opens the account page, the bundles answer each step", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      const { config: party, redirectUri } = await relyingParty({ firstParty: false });
+      const started = await startAuthorization(party, redirectUri);
+      const { context, page } = await fillSignInForm(started.url, account.sub);
+      // hosted.consent
+      await page.getByRole("button", { name: "Allow" }).click();
+      const callback = await backAtClient(page);
+      const tokens = await redeem(party, callback, started);
+      expect(tokens.claims()?.sub).toBe(account.sub);
+      // hosted.account and hosted.account-recovery-codes
+      await page.goto(`${config().issuer}/oauth/account`);
+      await page.getByRole("button", { name: "Create new recovery codes" }).click();
+      await page.getByText("Save these codes now").waitFor();
+      expect(await page.locator("ol.codes code").allTextContents()).toHaveLength(10);
+      await context.close();
+    });
+
+    it("when a device asks and the person types its code on the device page, the device gets the tokens", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      const registered = await createClient(["svc_api_user"], {
+        public: true,
+        grantTypes: [GRANT.deviceCode],
+        redirectUris: ["http://127.0.0.1/cb"],
+      });
+      const device = await oidc.discovery(new URL(config().issuer), registered.clientId, {}, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
+      const started = await oidc.initiateDeviceAuthorization(device, { scope: "openid svc_api_user" });
+      const context = await browser().newContext({ locale: "en-US" });
+      const page = await context.newPage();
+      await page.goto(`${config().issuer}/oauth/device`);
+      // hosted.device-code
+      await page.getByLabel("Code from the device").fill(started.user_code);
+      await page.getByRole("button", { name: "Continue" }).click();
+      await page.getByLabel(/login/i).fill(account.sub);
+      await page.getByLabel(/^password$/i).fill(PASSWORD);
+      await page.getByRole("button", { name: /^sign in$/i }).click();
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.getByText("Done: your device is signed in.").waitFor();
+      await context.close();
+      const tokens = await oidc.pollDeviceAuthorizationGrant(device, started);
+      expect(tokens.claims()?.sub).toBe(account.sub);
+    });
+
+    it("when a person links the provider's account and confirms with the password, then signs in with the provider, the bundles answer each step", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      const done = `${rp.url()}/fa-done`;
+      const web = await createClient(["svc_api_sys_ufa"], { redirectUris: [done] });
+      const bind = await fetch(`${served.base}/svc/api/v2/users/current/fa/bind`, {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${Buffer.from(`${account.sub}:${PASSWORD}`).toString("base64")}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ fp: "oidc:mock", callback: done, clientId: web.clientId }),
+      });
+      expect(bind.status).toBe(200);
+      const context = await browser().newContext({ locale: "en-US" });
+      const page = await context.newPage();
+      // The provider answers at once; federation.callback asks the owner to confirm (federation.confirm).
+      await page.goto(String(((await bind.json()) as { redirectTo: string }).redirectTo));
+      // A v2 route: the page speaks the configured default language, Russian.
+      await page.getByLabel("Пароль учётной записи").fill(PASSWORD);
+      await page.getByRole("button", { name: "Привязать" }).click();
+      await page.waitForURL((url) => url.toString().startsWith(done));
+      expect(await services().federation.listLinks(account.sub)).toEqual([
+        expect.objectContaining({ fpType: "oidc", fpName: "mock" }),
+      ]);
+      await context.close();
+
+      // hosted.federated-callback: the linked provider account signs the person in.
+      const { config: party, redirectUri } = await relyingParty();
+      const started = await startAuthorization(party, redirectUri);
+      const signIn = await browser().newContext({ locale: "en-US" });
+      const signInPage = await signIn.newPage();
+      await signInPage.goto(started.url.toString());
+      await signInPage.getByRole("link", { name: "Sign in with mock" }).click();
+      const callback = await backAtClient(signInPage);
+      await signIn.close();
+      const tokens = await redeem(party, callback, started);
+      expect(tokens.claims()).toMatchObject({ sub: account.sub, amr: ["fed"] });
+    });
+
+    it("when a person adds a passkey on the account page and deletes it, the hosted bundle runs both", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      const { config: party, redirectUri } = await relyingParty();
+      const started = await startAuthorization(party, redirectUri);
+      const { context, page } = await fillSignInForm(started.url, account.sub);
+      await backAtClient(page);
+      const authenticator = await virtualAuthenticator(context, page);
+      await page.goto(`${config().issuer}/oauth/account`);
+      // hosted.account-passkey-add
+      await page.getByLabel("Name of the new passkey").fill("laptop");
+      await page.getByRole("button", { name: "Add a passkey" }).click();
+      await page.getByRole("status").waitFor();
+      expect(await storedItems(account.sub, keys.passkeyPrefix)).toHaveLength(1);
+      expect(await authenticator.credentials()).toHaveLength(1);
+      // hosted.account-passkey-delete
+      await page.getByRole("button", { name: "Delete laptop" }).click();
+      await page.getByText("The passkey was deleted.").waitFor();
+      expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
+      await context.close();
+    });
+
+    it("when an authenticator enrols a passkey over the API, it is attached, renamed and deleted through the security bundle", async () => {
+      const account = await seedAccount();
+      const authorization = await systemBearer(["svc_api_sys_usec_chg"], CLIENT.id);
+      const passkeys = `${served.base}/svc/api/v3/users/${account.sub}/passkeys`;
+      const call = async (path: string, method: string, body?: unknown) => {
+        const response = await fetch(`${passkeys}${path}`, {
+          method,
+          headers: { authorization, ...(body !== undefined && { "content-type": "application/json" }) },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, json: (await response.json().catch(() => ({}))) as Record<string, unknown> };
+      };
+      const options = await call("/attach/options", "GET");
+      expect(options.status).toBe(200);
+      // The default relying party: the issuer's host and origin.
+      const created = createPasskey(options.json, new URL(config().issuer).origin, { synced: true });
+      // security.passkey-attach, security.passkey-rename, security.passkey-delete
+      const attached = await call("/attach", "POST", { response: created.response, name: "laptop" });
+      expect(attached).toMatchObject({ status: 201, json: { name: "laptop" } });
+      const id = encodeURIComponent(String(attached.json.id));
+      expect(await call(`/${id}`, "POST", { name: "work laptop" })).toMatchObject({
+        status: 200,
+        json: { name: "work laptop" },
+      });
+      expect((await call(`/${id}`, "DELETE")).status).toBeLessThan(300);
+      expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
+    });
+  });
+
   describe("when the template is broken on purpose, the run shows it", () => {
     type Template = Parameters<Parameters<typeof alteredAssembly>[2]>[0];
 
@@ -336,5 +485,14 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
         expect.objectContaining({ action: "dynamodb:GetItem", resource: table, decision: "ImplicitlyDenied" }),
       ]);
     });
+  });
+
+  it("when every flow has run, every route of the table answered as on success through the bundles", () => {
+    const swept = new Set(rows.filter(succeeded).map((row) => row.id));
+    const missing = routes
+      .filter((route) => !swept.has(route.id))
+      .filter((route) => !(served.answered.get(routeKey(route)) ?? []).some((status) => status < 400))
+      .map((route) => `${route.id}: ${served.answered.get(routeKey(route))?.join(", ") ?? "never called"}`);
+    expect(missing).toEqual([]);
   });
 });

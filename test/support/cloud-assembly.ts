@@ -1,13 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { config, setEnvDefaults } from "../../lib/config";
 import { LOCAL_TOOL_ENV } from "../../lib/config/environment";
 import { type AssemblyStack, startAssemblyStack } from "../../lib/local/assembly/assembly-stack";
 import { freePort } from "../../lib/local/dynamodb-local";
-import { createGateway } from "../../lib/local/gateway";
+import { createGateway, type GatewayBackend } from "../../lib/local/gateway";
 
 /**
  * `npx cdk synth` into a fresh folder, as an operator runs it before `cdk deploy`, with
@@ -34,6 +33,8 @@ export function synthesize(settings: Record<string, unknown>): string {
 
 export interface ServedAssembly {
   base: string;
+  /** The statuses each route key answered through this gateway. */
+  answered: Map<string, number[]>;
   stack: AssemblyStack;
   stop(): Promise<void>;
 }
@@ -41,11 +42,12 @@ export interface ServedAssembly {
 /**
  * A port for the gateway, and this file's issuer set to it as the template's issuer will
  * resolve (the API's endpoint plus /svc), so tokens the tests make in process are the
- * functions' own. Before the file's first token.
+ * functions' own. Before the file's first token. Passkey ceremonies in a browser need the
+ * host `localhost`: browsers refuse an IP address as RP ID.
  */
-export async function assemblyPort(): Promise<number> {
+export async function assemblyPort(host: "127.0.0.1" | "localhost" = "127.0.0.1"): Promise<number> {
   const port = await freePort();
-  process.env.SVC_ISSUER = `http://127.0.0.1:${port}/svc`;
+  process.env.SVC_ISSUER = `http://${host}:${port}/svc`;
   setEnvDefaults({});
   return port;
 }
@@ -54,10 +56,15 @@ export async function assemblyPort(): Promise<number> {
  * The cloud assembly in `dir` behind the local gateway on `port`, on this file's table:
  * every request runs the bundled function the template routes it to, with its role
  * enforced. `secretString` is the data key secret's value; the functions' output goes to
- * a file.
+ * a file. The API's endpoint names `host`, as the file's issuer does.
  */
-export async function serveAssembly(dir: string, port: number, secretString: string): Promise<ServedAssembly> {
-  const base = `http://127.0.0.1:${port}`;
+export async function serveAssembly(
+  dir: string,
+  port: number,
+  secretString: string,
+  host: "127.0.0.1" | "localhost" = "127.0.0.1",
+): Promise<ServedAssembly> {
+  const base = `http://${host}:${port}`;
   const stack = await startAssemblyStack({
     dir,
     apiEndpoint: base,
@@ -69,10 +76,20 @@ export async function serveAssembly(dir: string, port: number, secretString: str
     eventsFile: config().events.file,
     logFile: join(tmpdir(), `${config().tableName}-functions.log`),
   });
-  const gateway = createGateway({ backend: stack.backend, cors: stack.cors });
+  const answered = new Map<string, number[]>();
+  const recording: GatewayBackend = {
+    ...stack.backend,
+    async invoke(fn, event) {
+      const result = await stack.backend.invoke(fn, event);
+      answered.set(event.routeKey, [...(answered.get(event.routeKey) ?? []), result.statusCode]);
+      return result;
+    },
+  };
+  const gateway = createGateway({ backend: recording, cors: stack.cors });
   await new Promise<void>((done) => gateway.listen(port, "127.0.0.1", () => done()));
   return {
-    base: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+    base,
+    answered,
     stack,
     async stop() {
       gateway.closeAllConnections();

@@ -8,11 +8,12 @@ import { useIssuerGateway } from "./gateway";
 export const PASSWORD = "correct horse battery staple";
 
 /**
- * A test file's hosted sign-in: the local gateway as the issuer, a chromium, and a
- * callback server; relying parties are built with openid-client (a certified RP library).
+ * A test file's hosted sign-in: the local gateway as the issuer (or `servedIssuer`, a
+ * gateway the file serves itself), a chromium, and a callback server; relying parties are
+ * built with openid-client (a certified RP library).
  */
-export async function useHostedSignIn(host?: "localhost") {
-  const { issuer } = await useIssuerGateway(host);
+export async function useHostedSignIn(host?: "localhost", servedIssuer?: string) {
+  const issuer = servedIssuer ?? (await useIssuerGateway(host)).issuer;
   const browser = useBrowser();
   const rp = useCallbackServer();
 
@@ -133,12 +134,16 @@ export async function useHostedSignIn(host?: "localhost") {
     await page.getByRole("button", { name: "Allow" }).click();
     const callback = await backAtClient(page);
     await context.close();
-    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    return { tokens: await redeem(config, callback, started), note };
+  }
+
+  /** The relying party's redemption of the code the browser brought back, with PKCE, state and nonce checked. */
+  function redeem(config: oidc.Configuration, callback: URL, started: Awaited<ReturnType<typeof startAuthorization>>) {
+    return oidc.authorizationCodeGrant(config, callback, {
       pkceCodeVerifier: started.verifier,
       expectedState: started.state,
       expectedNonce: started.nonce,
     });
-    return { tokens, note };
   }
 
   /** Signs `login` in through chromium where no consent is asked, and redeems the code (with `tokenParams`, e.g. `resource`). */
@@ -169,5 +174,6 @@ export async function useHostedSignIn(host?: "localhost") {
     backAtClient,
     allowAndRedeem,
     signInAndRedeem,
+    redeem,
   };
 }

@@ -25,7 +25,7 @@ export interface Grant {
 
 export interface RolePolicies {
   check(check: IamCheck): Promise<{ decision: Decision | "invalid"; detail?: string }>;
-  /** Records a call as made (allowed), for the report. */
+  /** Each Allow statement's actions and resources, as written, for the report. */
   grants(): Grant[];
 }
 
