@@ -259,7 +259,10 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     expect(unrefused).toEqual([]);
   });
 
-  describe("when a browser or an authenticator drives the routes the samples cannot bring to success", () => {
+  // Cold starts of the bundles the flows reach first, on two cores shared with the rest of the suite.
+  describe("when a browser or an authenticator drives the routes the samples cannot bring to success", {
+    timeout: 90_000,
+  }, () => {
     it("when a person signs in to a third-party client, consents, and opens the account page, the bundles answer each step", async () => {
       const account = await seedAccount({}, PASSWORD);
       const { config: party, redirectUri } = await relyingParty({ firstParty: false });
@@ -394,7 +397,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     });
   });
 
-  describe("when the template is broken on purpose, the run shows it", () => {
+  describe("when the template is broken on purpose, the run shows it", { timeout: 90_000 }, () => {
     type Template = Parameters<Parameters<typeof alteredAssembly>[2]>[0];
 
     function idOf(template: Template, type: string, prefix: string): string {
