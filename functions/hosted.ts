@@ -8,12 +8,10 @@ import {
   passwordLoginDeps,
   passwordResetDeps,
   perCall,
-  recoveryCodeDeps,
   registrationDeps,
   requestChecks,
   services,
 } from "../lib/container";
-import { accountPageUseCases } from "../lib/domain/passkeys/account-page";
 import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
 import { browserSignInUseCases } from "../lib/domain/sign-in/browser-sign-in";
 import { selfServiceUseCases } from "../lib/domain/sign-in/self-service";
@@ -43,9 +41,6 @@ const useCases = {
   authorization: perCall(authorization),
   signIn: perCall(signIn),
   selfService: perCall(() => selfServiceUseCases({ registration: registrationDeps(), reset: passwordResetDeps() })),
-  accountPage: perCall(() =>
-    accountPageUseCases({ passkeys: passkeyDeps(), recovery: recoveryCodeDeps(), logins: services().logins }),
-  ),
 };
 
 export const handler = createApiFunction("hosted", hostedRoutes(useCases), validators, requestChecks());

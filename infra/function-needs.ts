@@ -53,6 +53,9 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
   // states signed with the data key, registration and reset codes sent.
   hosted: { table: "read-write", dataKey: true, hashes: true, messaging: true },
+  // The account console: the hosted session's own account; passwords checked again and changed,
+  // TOTP secrets sealed, contact codes and change notices sent.
+  account: { table: "read-write", dataKey: true, hashes: true, messaging: true },
   // Applications registered, changed and deleted over the admin API, with their security events.
   clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).

@@ -42,6 +42,7 @@ export const FUNCTION_NAMES = [
   "jobs",
   "audit",
   "hosted",
+  "account",
   "clients",
   "events",
 ] as const;

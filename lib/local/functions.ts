@@ -18,6 +18,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   jobs: () => import("../../functions/jobs"),
   audit: () => import("../../functions/audit"),
   hosted: () => import("../../functions/hosted"),
+  account: () => import("../../functions/account"),
   clients: () => import("../../functions/clients"),
   events: () => import("../../functions/events"),
 };

@@ -3,15 +3,15 @@
  * password rules broken, links within a sign-in and the passkey script with its forms.
  */
 import { describeViolation, type PolicyViolation } from "../domain/passwords/policy";
-import { Html, html, STYLE } from "./html";
+import { type Html, html, STYLESHEETS } from "./html";
 import type { Language } from "./text";
 
 export function layout(lang: Language, title: string, body: Html): string {
   return html`<!doctype html>
 <html lang="${lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style>${new Html(STYLE)}</style></head>
-<body><main><h1>${title}</h1>${body}</main></body>
+<title>${title}</title>${STYLESHEETS}</head>
+<body><main class="card"><h1>${title}</h1>${body}</main></body>
 </html>`.markup;
 }
 

@@ -1,4 +1,5 @@
 import { type RouteDefinition, specsOnly } from "../http/route";
+import { accountRoutes } from "./account";
 import { auditRoutes } from "./audit";
 import { clientRegistrationRoutes } from "./client-registration";
 import { clientsRoutes } from "./clients";
@@ -27,6 +28,7 @@ export const routes: readonly RouteDefinition[] = [
   ...tokenRoutes(specsOnly()),
   ...oidcRoutes(specsOnly()),
   ...hostedRoutes(specsOnly()),
+  ...accountRoutes(specsOnly()),
   ...metaRoutes(specsOnly()),
   ...usersRoutes(specsOnly()),
   ...registrationRoutes(specsOnly()),

@@ -133,6 +133,25 @@ export function createSessionStore({ client, tableName }: StoreDeps): SessionRep
       await client.send(new DeleteCommand({ TableName: tableName, Key: keys.session(sub, sid) }));
     },
 
+    async confirmSignIn(sub: string, sid: string, now: number): Promise<boolean> {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.session(sub, sid),
+            UpdateExpression: "SET authTime = :now",
+            // A session ended meanwhile must stay ended, not come back as a bare item.
+            ConditionExpression: "attribute_exists(PK)",
+            ExpressionAttributeValues: { ":now": now },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+
     /** The devices and whether the account exists, in one Query of its partition. */
     async devicesOfAccount(sub: string): Promise<{ devices: DeviceRecord[]; accountExists: boolean }> {
       const read = await readUserPartition(client, tableName, sub, [keys.devicePrefix], true);

@@ -72,6 +72,11 @@ export interface SessionRepository {
   listDevices(sub: string): Promise<DeviceRecord[]>;
   listSessions(sub: string): Promise<SessionRecord[]>;
   endSession(sub: string, sid: string): Promise<void>;
+  /**
+   * The user proved who they are again in this session (the account console's
+   * re-authentication): its auth_time moves to `now`. False when the session is gone.
+   */
+  confirmSignIn(sub: string, sid: string, now: number): Promise<boolean>;
   /** The devices and whether the account exists, in one read. */
   devicesOfAccount(sub: string): Promise<{ devices: DeviceRecord[]; accountExists: boolean }>;
   /**

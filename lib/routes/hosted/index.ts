@@ -9,6 +9,7 @@ import { qrRoutes } from "./qr";
 import { registrationRoutes } from "./registration";
 import { resetRoutes } from "./reset";
 import { signInRoutes } from "./sign-in";
+import { staticFileRoutes } from "./static-files";
 import type { HostedUseCases } from "./use-cases";
 
 export type { HostedUseCases } from "./use-cases";
@@ -27,7 +28,8 @@ export const hostedRoutes = (uc: HostedUseCases) =>
     ...resetRoutes(uc),
     ...federationRoutes(uc),
     ...qrRoutes(uc),
+    ...staticFileRoutes(),
     ...passkeyRoutes(uc),
-    ...accountRoutes(uc),
+    ...accountRoutes(),
     ...deviceRoutes(uc),
   ]);

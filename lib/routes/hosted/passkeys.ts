@@ -1,31 +1,10 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { route } from "../../http/route";
-import SCRIPT from "../../pages/passkeys-script.txt";
 import { answeringForm, credentialOf, hostedForm, originOf } from "./answers";
 import { answerDecision } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
-/** Passkeys on the sign-in page (docs/passkeys.md): the script, and sign-in with a passkey alone. */
-
-const script = route({
-  id: "hosted.passkeys-script",
-  method: "GET",
-  path: "/svc/oauth/passkeys.js",
-  version: "page",
-  auth: "none",
-  summary: "The hosted pages' passkey script (WebAuthn ceremonies, passkey autofill)",
-  tags: ["sign-in"],
-  responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
-  handler: async () => ({
-    statusCode: 200,
-    headers: {
-      "content-type": "text/javascript; charset=utf-8",
-      "cache-control": "public, max-age=3600",
-      "x-content-type-options": "nosniff",
-    },
-    body: SCRIPT,
-  }),
-});
+/** Passkeys on the sign-in page (docs/passkeys.md): sign-in with a passkey alone. */
 
 const passkeySignInForm = hostedForm({ credential: { type: "string", maxLength: 16384 } });
 
@@ -56,4 +35,4 @@ const passkeySignIn = (uc: HostedUseCases) =>
       }),
   });
 
-export const passkeyRoutes = (uc: HostedUseCases) => [script, passkeySignIn(uc)];
+export const passkeyRoutes = (uc: HostedUseCases) => [passkeySignIn(uc)];

@@ -1,4 +1,3 @@
-import type { AccountPageUseCases } from "../../domain/passkeys/account-page";
 import type { AuthorizationUseCases } from "../../domain/sign-in/authorization";
 import type { BrowserSignInUseCases } from "../../domain/sign-in/browser-sign-in";
 import type { SelfServiceUseCases } from "../../domain/sign-in/self-service";
@@ -11,6 +10,4 @@ export interface HostedUseCases {
   signIn: BrowserSignInUseCases;
   /** Registration and forgotten password. */
   selfService: SelfServiceUseCases;
-  /** The signed-in user's account page: passkeys and recovery codes. */
-  accountPage: AccountPageUseCases;
 }

@@ -1,0 +1,14 @@
+import { group } from "../../http/route";
+import { confirmRoutes } from "./confirm";
+import { signInMethodRoutes } from "./sign-in-methods";
+import type { AccountConsoleUseCases } from "./use-cases";
+
+export type { AccountConsoleUseCases } from "./use-cases";
+
+/**
+ * The account console (docs/account.md): the signed-in user's own account, one file per
+ * section, each a function of the use cases. Nothing here touches `uc` while the routes
+ * are built (lib/routes/index.ts builds them with specsOnly()).
+ */
+export const accountRoutes = (uc: AccountConsoleUseCases) =>
+  group("account", [...confirmRoutes(uc), ...signInMethodRoutes(uc)]);
