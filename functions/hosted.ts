@@ -1,6 +1,7 @@
 import { validators } from "../lib/compiled/hosted-validators";
 import { config } from "../lib/config";
 import {
+  accountConsoleUri,
   bindDeps,
   deviceVerificationUri,
   oauthClients,
@@ -28,6 +29,7 @@ const authorization = () => {
     idTokenHint,
     ownResource: config().issuer,
     deviceUri: deviceVerificationUri(),
+    consoleUri: accountConsoleUri(),
   });
 };
 

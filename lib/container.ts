@@ -174,6 +174,9 @@ export const tokenEndpointDpop = (): DpopDeps => ({
 /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
 export const deviceVerificationUri = (): string => `${config().issuer}/oauth/device`;
 
+/** The account console's landing page (docs/account.md): where its own sign-in ends. */
+export const accountConsoleUri = (): string => `${config().issuer}/account`;
+
 /** Client registration (RFC 7591/7592) under the policy of this moment. */
 export const clientRegistrationDeps = (): ClientRegistrationDeps => {
   const { clients, registrationAdmissions, events } = services();

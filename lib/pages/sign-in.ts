@@ -1,3 +1,4 @@
+import { ACCOUNT_CONSOLE_CLIENT } from "../domain/account-console/console-client";
 import type { PolicyViolation } from "../domain/passwords/policy";
 import { type Html, html } from "./html";
 import {
@@ -99,7 +100,7 @@ export function signInPage(view: SignInView): string {
     view.step === "password"
       ? html`<ul class="links">${providers}<li>${flowLink("/svc/oauth/qr-signin", view.state, t.withPhone)}</li><li>${flowLink("/svc/oauth/register", view.state, t.createAccount)}</li><li>${flowLink("/svc/oauth/reset", view.state, t.forgotPassword)}</li></ul>`
       : html``;
-  const body = html`<p class="note">${t.signInTo(view.clientName)}</p>
+  const body = html`<p class="note">${toWhat(view.clientName, t)}</p>
 ${notice(view.notice)}${alert(view.problem ?? message, rules)}
 <form method="post" action="/svc/oauth/signin">
 ${hidden(view.state)}
@@ -124,4 +125,9 @@ ${
 }
 ${links}`;
   return layout(view.lang, t.signInTitle, body);
+}
+
+/** What the sign-in leads to: the application, or the account console (which has no name of its own). */
+function toWhat(clientName: string | undefined, t: Texts): string {
+  return clientName && clientName !== ACCOUNT_CONSOLE_CLIENT ? t.signInTo(clientName) : t.signInToAccount;
 }

@@ -3,6 +3,7 @@ export const TEXT = {
   en: {
     signInTitle: "Sign in",
     signInTo: (client: string) => `Sign in to continue to ${client}`,
+    signInToAccount: "Sign in to manage your account",
     username: "Login: e-mail, phone or user name",
     password: "Password",
     otp: "Code from your authenticator app",
@@ -147,6 +148,7 @@ export const TEXT = {
   ru: {
     signInTitle: "Вход",
     signInTo: (client: string) => `Войдите, чтобы продолжить в ${client}`,
+    signInToAccount: "Войдите, чтобы управлять учётной записью",
     username: "Логин: e-mail, телефон или имя пользователя",
     password: "Пароль",
     otp: "Код из приложения-аутентификатора",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
+import { seedAccount } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
@@ -14,12 +15,24 @@ import { virtualAuthenticator } from "../support/virtual-authenticator";
 const { signedIn, ageSignIn, at, browser } = await useAccountConsole();
 
 describe("the account console", () => {
-  it("answers 401 with a page saying so to a browser that is not signed in", async () => {
+  it("answers 401 to a browser that is not signed in, whose sign-in link leads through the hosted sign-in back to the console", async () => {
+    const account = await seedAccount({}, PASSWORD);
     const context = await browser().newContext({ locale: "en-US" });
     const page = await context.newPage();
     const answer = await page.goto(at("/svc/account/sign-in-methods"));
     expect(answer?.status()).toBe(401);
     expect(await page.getByRole("alert").textContent()).toMatch(/not signed in/);
+    await page.getByRole("link", { name: "Sign in" }).click();
+    expect(await page.getByText("Sign in to manage your account").count()).toBe(1);
+    await page.getByLabel(/login/i).fill(account.sub);
+    await page.getByLabel(/^password$/i).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/svc/account");
+    // No code and no token for the console: the browser session is all it needs.
+    expect(new URL(page.url()).searchParams.has("code")).toBe(false);
+    expect((await page.goto(at("/svc/account/sign-in-methods")))?.status()).toBe(200);
+    const sessions = await storedItems(account.sub, keys.sessionPrefix);
+    expect(sessions.map((s) => s.clientId)).toEqual(["svc-hosted"]);
     await context.close();
   });
 

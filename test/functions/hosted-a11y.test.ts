@@ -137,10 +137,10 @@ describe.each([
     await page.locator(`form[action="${party.redirectUri}"]`).waitFor({ state: "attached" });
     const formPost = await seriousViolations(page, "form-post");
     // The signed-in user's own page (passkeys, recovery codes), and signed out.
-    await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
+    await page.goto(`${issuer}/account/sign-in-methods`);
     const accountPage = await seriousViolations(page, "account");
     await context.clearCookies();
-    await page.goto(`${issuer}/oauth/account?ui_locales=${lang}`);
+    await page.goto(`${issuer}/account/sign-in-methods`);
     const signedOut = await seriousViolations(page, "account-signed-out");
     await context.close();
     expect({ consent, formPost, accountPage, signedOut }).toEqual({

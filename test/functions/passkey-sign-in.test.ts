@@ -18,7 +18,7 @@ const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGra
  * The issuer is named localhost: browsers refuse an IP address as RP ID.
  */
 
-const { issuer, browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient, submit } =
+const { issuer, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient, submit } =
   await useHostedSignIn("localhost");
 
 async function tokensFor(
@@ -33,7 +33,7 @@ async function tokensFor(
   });
 }
 
-/** Signs in with the password, adds a virtual authenticator, and enrols a passkey on the account page. */
+/** Signs in with the password, adds a virtual authenticator, and enrols a passkey in the account console. */
 async function enrolPasskey(name: string) {
   const account = await seedAccount({}, PASSWORD);
   const { config, redirectUri } = await relyingParty();
@@ -41,21 +41,23 @@ async function enrolPasskey(name: string) {
   const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
   await backAtClient(page);
   const authenticator = await virtualAuthenticator(context, page);
-  await page.goto(`${issuer}/oauth/account`);
+  await page.goto(`${issuer}/account/sign-in-methods`);
   await expect(page.getByText("You have no passkeys yet.")).toBeTruthy();
   await page.getByLabel("Name of the new passkey").fill(name);
   await page.getByRole("button", { name: "Add a passkey" }).click();
-  await page.getByRole("status").waitFor();
+  await page.getByRole("status").filter({ hasText: "The passkey was added." }).waitFor();
   return { account, config, redirectUri, context, page, authenticator };
 }
 
 describe("passkeys on the hosted pages", () => {
-  it("enrols a passkey from the account page: stored, listed, and held by the authenticator", async () => {
+  it("enrols a passkey from the account console: stored, listed, and held by the authenticator", async () => {
     const { account, page, authenticator, context } = await enrolPasskey("laptop");
     expect(await page.getByRole("status").textContent()).toBe("The passkey was added.");
-    expect(await page.getByRole("listitem").first().textContent()).toContain("laptop");
+    expect(await page.locator("ul.items > li").first().textContent()).toContain("laptop");
     // The change ended in a redirect, so a reload reads the page and posts nothing again.
-    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/svc/oauth/account?done=added");
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(
+      "/svc/account/sign-in-methods?done=passkey-added",
+    );
     expect((await page.reload())?.status()).toBe(200);
     const stored = await storedItems(account.sub, keys.passkeyPrefix);
     expect(stored).toHaveLength(1);
@@ -101,11 +103,10 @@ describe("passkeys on the hosted pages", () => {
     await context.close();
   });
 
-  it("deletes the passkey on the account page, after which signing in with it is refused", async () => {
+  it("removes the passkey in the account console, after which signing in with it is refused", async () => {
     const { account, config, redirectUri, context, page } = await enrolPasskey("old key");
-    await page.getByRole("button", { name: "Delete old key" }).click();
-    await page.getByRole("status").waitFor();
-    expect(await page.getByRole("status").textContent()).toBe("The passkey was deleted.");
+    await page.getByRole("button", { name: "Remove old key" }).click();
+    await page.getByRole("status").filter({ hasText: "The passkey was removed." }).waitFor();
     expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
     await context.clearCookies();
     const started = await startAuthorization(config, redirectUri);
@@ -165,7 +166,7 @@ describe("passkeys on the hosted pages", () => {
     await context.close();
   });
 
-  it("creates recovery codes on the account page, shows them once, and a new set ends the old one", async () => {
+  it("creates recovery codes in the account console, shows them once, and a new set ends the old one", async () => {
     const { account, context, page } = await enrolPasskey("for codes");
     await page.getByRole("button", { name: "Create new recovery codes" }).click();
     await page.getByText("Save these codes now").waitFor();
@@ -176,7 +177,7 @@ describe("passkeys on the hosted pages", () => {
     const now = Math.floor(Date.now() / 1000);
     expect(await useRecoveryCode(recoveryCodeDeps(), account.sub, codes[0], caller, now)).toBe(true);
     // Read again, the page shows how many are left, never the codes.
-    await page.goto(`${issuer}/oauth/account`);
+    await page.goto(`${issuer}/account/sign-in-methods`);
     expect(await page.getByText(/9 of 10 recovery codes left/).count()).toBe(1);
     expect(await page.locator("ol.codes").count()).toBe(0);
     await page.getByRole("button", { name: "Create new recovery codes" }).click();
@@ -185,15 +186,6 @@ describe("passkeys on the hosted pages", () => {
     expect((await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "recovery_codes_generate")).toHaveLength(
       2,
     );
-    await context.close();
-  });
-
-  it("answers the account page with 401 to a browser that is not signed in", async () => {
-    const context = await browser().newContext({ locale: "en-US" });
-    const page = await context.newPage();
-    const answer = await page.goto(`${issuer}/oauth/account`);
-    expect(answer?.status()).toBe(401);
-    expect(await alertText(page)).toMatch(/not signed in/);
     await context.close();
   });
 });

@@ -67,8 +67,8 @@ describe("Lambda bundles", () => {
   it.each(FUNCTION_NAMES)(
     "when %s is bundled, it carries the WebAuthn library only if it runs passkey ceremonies",
     (fn) => {
-      // The passkey routes live in security, the passkey pages in hosted; the token endpoint has no browser.
-      expect(includesPackage(fn, "@simplewebauthn/server")).toBe(fn === "security" || fn === "hosted");
+      // The passkey routes live in security, the passkey pages in hosted and the account console; the token endpoint has no browser.
+      expect(includesPackage(fn, "@simplewebauthn/server")).toBe(["security", "hosted", "account"].includes(fn));
     },
   );
 

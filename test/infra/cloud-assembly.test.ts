@@ -14,6 +14,7 @@ import { routes } from "../../lib/routes";
 import { keys } from "../../lib/store/keys";
 import { type RoundTripRow, succeeded } from "../../scripts/bench/round-trips";
 import { startSampleProvider } from "../../scripts/bench/sample-provider";
+import { ageSignIn } from "../support/account-console";
 import {
   alteredAssembly,
   assemblyPort,
@@ -28,6 +29,7 @@ import { expectVersionShape, firstSampleOfEachRoute, NO_2XX, PLACEHOLDER_VALUES 
 import { sweepEverySample } from "../support/sample-sweep";
 import { createPasskey } from "../support/soft-authenticator";
 import { storedItems } from "../support/stored";
+import { totpCode } from "../support/totp-codes";
 import { virtualAuthenticator } from "../support/virtual-authenticator";
 
 /**
@@ -247,7 +249,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
   describe("when a browser or an authenticator drives the routes the samples cannot bring to success", {
     timeout: 90_000,
   }, () => {
-    it("when a person signs in to a third-party client, consents, and opens the account page, the bundles answer each step", async () => {
+    it("when a person signs in to a third-party client, consents, and opens the account console, the bundles answer each step", async () => {
       const account = await seedAccount({}, PASSWORD);
       const { config: party, redirectUri } = await relyingParty({ firstParty: false });
       const started = await startAuthorization(party, redirectUri);
@@ -257,7 +259,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       const callback = await backAtClient(page);
       const tokens = await redeem(party, callback, started);
       expect(tokens.claims()?.sub).toBe(account.sub);
-      // hosted.account and hosted.account-recovery-codes
+      // hosted.account (the old address), account.methods and account.recovery-codes
       await page.goto(`${config().issuer}/oauth/account`);
       await page.getByRole("button", { name: "Create new recovery codes" }).click();
       await page.getByText("Save these codes now").waitFor();
@@ -331,23 +333,51 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       expect(tokens.claims()).toMatchObject({ sub: account.sub, amr: ["fed"] });
     });
 
-    it("when a person adds a passkey on the account page and deletes it, the hosted bundle runs both", async () => {
+    it("when a person manages sign-in methods in the account console and confirms it's them, the account bundle answers each step", async () => {
       const account = await seedAccount({}, PASSWORD);
       const { config: party, redirectUri } = await relyingParty();
       const started = await startAuthorization(party, redirectUri);
       const { context, page } = await fillSignInForm(started.url, account.sub);
       await backAtClient(page);
       const authenticator = await virtualAuthenticator(context, page);
-      await page.goto(`${config().issuer}/oauth/account`);
-      // hosted.account-passkey-add
+      const done = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
+      await page.goto(`${config().issuer}/account/sign-in-methods`);
+      // account.passkey-add, account.passkey-rename
       await page.getByLabel("Name of the new passkey").fill("laptop");
       await page.getByRole("button", { name: "Add a passkey" }).click();
-      await page.getByRole("status").waitFor();
-      expect(await storedItems(account.sub, keys.passkeyPrefix)).toHaveLength(1);
+      await done("The passkey was added.");
       expect(await authenticator.credentials()).toHaveLength(1);
-      // hosted.account-passkey-delete
-      await page.getByRole("button", { name: "Delete laptop" }).click();
-      await page.getByText("The passkey was deleted.").waitFor();
+      await page.getByLabel("New name").fill("work laptop");
+      await page.getByRole("button", { name: "Rename laptop" }).click();
+      await done("The passkey was renamed.");
+      // account.authenticator-start, account.authenticator-confirm
+      await page.getByRole("button", { name: "Set up an authenticator app" }).click();
+      const secret = (await page.locator("main code").textContent()) ?? "";
+      await page.getByLabel("Code from the app").fill(totpCode(secret));
+      await page.getByRole("button", { name: "Turn on" }).click();
+      await done("The authenticator app is on.");
+      expect(await storedItems(account.sub, keys.totpPrefix)).toHaveLength(1);
+      // account.second-factor, on and off
+      await page.getByRole("button", { name: "Ask at every sign-in" }).click();
+      await done("Every sign-in now asks for a second step.");
+      await page.getByRole("button", { name: "Stop asking at every sign-in" }).click();
+      await done("no longer asks");
+      // account.authenticator-delete
+      await page.getByRole("button", { name: /^Remove TOTP/ }).click();
+      await done("The authenticator app was removed.");
+      // An older sign-in: account.confirm, account.confirm-password, then account.confirm-passkey.
+      await ageSignIn(account.sub, 11 * 60);
+      await page.getByRole("button", { name: "Remove work laptop" }).click();
+      await page.getByLabel("Your password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Confirm", exact: true }).click();
+      await done("Now make the change again.");
+      await ageSignIn(account.sub, 11 * 60);
+      await page.getByRole("button", { name: "Remove work laptop" }).click();
+      await page.getByRole("button", { name: "Confirm with a passkey" }).click();
+      await done("Now make the change again.");
+      // account.passkey-delete
+      await page.getByRole("button", { name: "Remove work laptop" }).click();
+      await done("The passkey was removed.");
       expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
       await context.close();
     });

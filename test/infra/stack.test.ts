@@ -501,15 +501,22 @@ describe("alarms and dashboard", () => {
   it("when SNS or SES refuse messages in 5 minutes, summed over every function that sends them, an alarm fires", () => {
     const alarm = alarmNamed("MessageSendFailures");
     expect(alarm.Threshold).toBe(ALARM_THRESHOLDS.messageSendFailures);
-    expect([...MESSAGING_FUNCTIONS].sort()).toEqual(["hosted", "passwords", "registration", "token", "users"]);
+    expect([...MESSAGING_FUNCTIONS].sort()).toEqual([
+      "account",
+      "hosted",
+      "passwords",
+      "registration",
+      "token",
+      "users",
+    ]);
     expect(statMetrics(alarm)).toEqual(countedBy("MessageSendFailed", [...MESSAGING_FUNCTIONS]));
-    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("f0 + f1 + f2 + f3 + f4");
+    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("f0 + f1 + f2 + f3 + f4 + f5");
   });
 
   it("when any hook fails once, summed over every function that asks hooks, an alarm fires", () => {
     const alarm = alarmNamed("HookFailures");
     expect(alarm.Threshold).toBe(1);
-    expect([...HOOK_FUNCTIONS].sort()).toEqual(["hosted", "passwords", "registration", "token", "users"]);
+    expect([...HOOK_FUNCTIONS].sort()).toEqual(["account", "hosted", "passwords", "registration", "token", "users"]);
     expect(statMetrics(alarm)).toEqual(countedBy("HookFailed", HOOK_FUNCTIONS));
   });
 

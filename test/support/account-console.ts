@@ -36,23 +36,23 @@ export async function useAccountConsole() {
     return { account, context, page: await context.newPage() };
   }
 
-  /** Makes the account's browser sessions signed in `seconds` ago, as if that much time had passed. */
-  async function ageSignIn(sub: string, seconds: number): Promise<void> {
-    const sessions = (await storedItems(sub, keys.sessionPrefix)).filter((s) => s.clientId === HOSTED_CLIENT);
-    for (const session of sessions) {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: keys.session(sub, session.sid as string),
-          UpdateExpression: "SET authTime = :at",
-          ExpressionAttributeValues: { ":at": Math.floor(Date.now() / 1000) - seconds },
-        }),
-      );
-    }
-  }
-
   /** A console page's address. */
   const at = (path: string) => `${issuer}${path.replace(/^\/svc/, "")}`;
 
   return { ...hosted, signedIn, ageSignIn, at };
+}
+
+/** Makes the account's browser sessions signed in `seconds` ago, as if that much time had passed. */
+export async function ageSignIn(sub: string, seconds: number): Promise<void> {
+  const sessions = (await storedItems(sub, keys.sessionPrefix)).filter((s) => s.clientId === HOSTED_CLIENT);
+  for (const session of sessions) {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.session(sub, session.sid as string),
+        UpdateExpression: "SET authTime = :at",
+        ExpressionAttributeValues: { ":at": Math.floor(Date.now() / 1000) - seconds },
+      }),
+    );
+  }
 }

@@ -90,13 +90,29 @@ export const NO_2XX: Record<string, string> = {
   "hosted.device-code":
     "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
   "hosted.account":
-    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
-  "hosted.account-passkey-add":
-    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-passkey-delete":
-    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-recovery-codes":
-    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
+    "a redirect (303) to the account console's sign-in methods, which is its one answer; test/functions/account-console.test.ts follows it",
+  "account.confirm": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",
+  "account.confirm-password":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
+  "account.confirm-passkey":
+    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/account-console.test.ts drives it in chromium",
+  "account.methods": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",
+  "account.passkey-add":
+    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/account-console.test.ts drives it in chromium",
+  "account.passkey-rename":
+    "the form needs a browser session and a passkey, which only an authenticator enrols; test/functions/account-console.test.ts drives it in chromium",
+  "account.passkey-delete":
+    "the form needs a browser session and a passkey, which only an authenticator enrols; test/functions/account-console.test.ts drives it in chromium",
+  "account.authenticator-start":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
+  "account.authenticator-confirm":
+    "the form needs a browser session and the key the start just issued; test/functions/account-console.test.ts drives it in chromium",
+  "account.authenticator-delete":
+    "the form needs a browser session and an authenticator app set up; test/functions/account-console.test.ts drives it in chromium",
+  "account.recovery-codes":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
+  "account.second-factor":
+    "the form needs a browser session and a second-factor method; test/functions/account-console.test.ts drives it in chromium",
   "security.passkey-attach":
     "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
   "security.passkey-rename":

@@ -30,6 +30,8 @@ export interface AuthorizationRequest {
   dpopJkt?: string;
   /** A device authorization (RFC 8628) the user answers: the answer goes to the device, not to a redirect. */
   device?: { userCode: string };
+  /** A sign-in to the account console: it ends on the console, with no code (lib/domain/account-console/console-client.ts). */
+  console?: true;
 }
 
 export type ResponseMode = "query" | "form_post";

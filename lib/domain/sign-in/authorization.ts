@@ -1,3 +1,4 @@
+import { accountConsoleClient, CONSOLE_MARK } from "../account-console/console-client";
 import type { SecurityEventLog } from "../audit/ports";
 import { type ClientRecord, redirectSchemeAllowed } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
@@ -45,6 +46,8 @@ export interface AuthorizationDeps {
   pushedRequests: Pick<PushedAuthorizationRepository, "take">;
   /** The hosted device page (RFC 8628 verification_uri): where the user's answer to a device lands. */
   deviceUri: string;
+  /** The account console: where a sign-in started from it goes back to. */
+  consoleUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
   idTokenHint: (token: string) => Promise<{ sub: string; aud: string } | undefined>;
 }
@@ -147,6 +150,25 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     return { client, request };
   }
 
+  /**
+   * A sign-in to the account console itself: the service is its own first-party client, so
+   * no consent, no code and no token; the browser session the sign-in opens is the console's.
+   */
+  function consoleRequest(uiLocales: string | undefined): Omit<FoundRequest, "query"> {
+    const client = accountConsoleClient(deps.consoleUri);
+    const request: AuthorizationRequest = {
+      clientId: client.clientId,
+      redirectUri: deps.consoleUri,
+      scopes: [],
+      prompt: [],
+      uiLocales,
+      target: targetOf(client, undefined, undefined, "user", deps.ownResource),
+      responseMode: "query",
+      console: true,
+    };
+    return { client, request };
+  }
+
   /** The user's answer to a device: recorded for its next poll; the browser goes to the device page's last word. */
   async function answerDevice(
     device: { userCode: string },
@@ -170,6 +192,8 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
       // Only the device page and the forms it seals carry a user code; the authorization endpoint drops it.
       if (sent.user_code !== undefined)
         return { ...(await deviceRequest(sent.user_code, sent.ui_locales)), query: sent };
+      // Only the account console's sign-in link and the forms it seals carry this mark.
+      if (sent[CONSOLE_MARK] !== undefined) return { ...consoleRequest(sent.ui_locales), query: sent };
       // A request_uri of ours stands for the whole request (RFC 9126 4): the other parameters are ignored.
       const query = isPushedRequestUri(sent.request_uri)
         ? await takePushedRequest(deps.pushedRequests, sent.request_uri, sent.client_id, epochSeconds())
@@ -212,6 +236,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     /** With a signed-in browser: the consent screen when it is needed, else a code for the client. */
     async signedIn(found: FoundRequest, browser: LiveBrowserSession, now: number): Promise<AfterSignIn> {
       const { client, request } = found;
+      if (request.console) return { kind: "back", redirectUri: request.redirectUri, responseMode: "query", params: {} };
       if (await consentNeeded(client, request, browser.account.sub)) {
         if (!request.prompt.includes("none"))
           return {

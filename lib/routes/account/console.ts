@@ -4,7 +4,8 @@ import { COOKIES, csrfMatches, newCsrfToken, pageResult, readCookie, seeOther, s
 import type { CommonCall, HttpResult } from "../../http/route";
 import { CONSOLE_TEXT, type ConsoleTexts, consolePage, SECTION_PATHS, type Section } from "../../pages/account/layout";
 import { errorPage } from "../../pages/error";
-import type { Html } from "../../pages/html";
+import { type Html, html } from "../../pages/html";
+import { layout } from "../../pages/parts";
 import type { Language } from "../../pages/text";
 import type { AccountConsoleUseCases } from "./use-cases";
 
@@ -36,9 +37,11 @@ function csrfOf(call: CommonCall): { csrf: string; cookies: string[] } {
   return { csrf, cookies: [setCookie(COOKIES.csrf, csrf)] };
 }
 
+/** Not signed in: says so, with the way in (the hosted sign-in, which comes back here). */
 function signedOut(lang: Language): HttpResult {
   const t = CONSOLE_TEXT[lang];
-  return pageResult(401, errorPage(lang, t.signedOut));
+  const body = html`<p role="alert">${t.signedOut}</p><a class="button" href="/svc/oauth/account/sign-in">${t.signIn}</a>`;
+  return pageResult(401, layout(lang, t.consoleTitle, body));
 }
 
 async function visitOf(uc: AccountConsoleUseCases, call: CommonCall, csrf: string): Promise<Visit | undefined> {

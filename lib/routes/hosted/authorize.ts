@@ -1,3 +1,4 @@
+import { CONSOLE_MARK } from "../../domain/account-console/console-client";
 import { OAuthError } from "../../domain/errors";
 import { PUSHED_MARK } from "../../domain/oauth/pushed-authorization";
 import {
@@ -33,10 +34,10 @@ const authorizationQuery = {
 /**
  * What only the service puts in a sealed request, dropped from what the browser sends: a user
  * code reaches the flow only through the device page, which counts the tries; the pushed mark
- * only from a request_uri the client pushed.
+ * only from a request_uri the client pushed; the console's mark only from its sign-in link.
  */
 function browserParams(params: Record<string, string | undefined>) {
-  const { user_code: _, [PUSHED_MARK]: _pushed, ...rest } = params;
+  const { user_code: _, [PUSHED_MARK]: _pushed, [CONSOLE_MARK]: _console, ...rest } = params;
   return rest;
 }
 

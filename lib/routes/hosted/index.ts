@@ -30,6 +30,6 @@ export const hostedRoutes = (uc: HostedUseCases) =>
     ...qrRoutes(uc),
     ...staticFileRoutes(),
     ...passkeyRoutes(uc),
-    ...accountRoutes(),
+    ...accountRoutes(uc),
     ...deviceRoutes(uc),
   ]);
