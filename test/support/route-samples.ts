@@ -119,4 +119,20 @@ export const NO_2XX: Record<string, string> = {
     "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
   "security.passkey-delete":
     "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
+  "account.profile":
+    "the profile section needs a browser session (its cookie); test/functions/account-console-profile.test.ts drives it in a browser",
+  "account.names":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
+  "account.email-change":
+    "the form needs a recent browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
+  "account.email-confirm":
+    "the code is one sent a moment before to the new address of a browser session's account; test/functions/account-console-profile.test.ts drives it in a browser with the outbox",
+  "account.phone-change":
+    "the form needs a recent browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
+  "account.phone-confirm":
+    "the code is one sent a moment before to the new phone of a browser session's account; test/functions/account-console-profile.test.ts drives it in a browser with the outbox",
+  "account.password":
+    "the password section needs a browser session (its cookie); test/functions/account-console-profile.test.ts drives it in a browser",
+  "account.password-change":
+    "the form needs a recent browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
 };

@@ -30,6 +30,11 @@ export interface PasswordChangeInput {
   mode: "user" | "system";
   /** User mode: the password the user types now. */
   current?: string;
+  /**
+   * User mode without `current`: the user proved who they are within the last minutes (the
+   * account console's re-authentication), so no password is guessed here and none is counted.
+   */
+  reauthenticated?: boolean;
   /** Omitted: the service generates one that passes the policy. */
   password?: string;
   resetSessions: boolean;
@@ -84,20 +89,21 @@ const PHONE_ATTRIBUTES = ["phone_number"] as const;
  */
 export async function changePassword(input: PasswordChangeInput, deps: PasswordChangeDeps): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  if (input.mode === "user" && !input.current) {
+  const guessed = input.mode === "user" && !input.reauthenticated;
+  if (guessed && !input.current) {
     throw problems.wrongValues([{ error: "required", pos: "current", desc: "current is required in user mode" }]);
   }
   const leadRight = input.lead === undefined ? undefined : { lead: input.lead, right: SUBORDINATE_RIGHT };
   const snapshot =
     input.snapshot ??
-    (input.mode === "user"
+    (guessed
       ? await deps.logins.snapshot({ sub: input.sub }, addressesOf(input.event.ip), hourOf(now))
       : await deps.logins.accountSnapshot(input.sub, leadRight));
   // The right first: a lead without it learns nothing about the account, not even whether it exists.
   if (leadRight && !snapshot.leadHoldsRight) throw leadLacksRight();
   const account = snapshot.account;
   if (!account) throw problems.unknownUser(input.sub);
-  if (input.mode === "user") {
+  if (guessed) {
     // The current password is a password guess like a login: same counters, same waits.
     if (!judgesGuesses(snapshot)) throw new Error("a current password is judged with its failure counters");
     if (refusedBeforeCheck(snapshot.counters, now)) throw problems.invalidCredential(THROTTLED);
@@ -221,6 +227,7 @@ async function changeWithCredential(
         generated: input.password === undefined,
         resetSessions: input.resetSessions,
         ...(input.via && { via: input.via }),
+        ...(input.reauthenticated && { reauthenticated: true }),
       },
     }),
     ...(input.flowItems ?? []),

@@ -1,5 +1,7 @@
 import { group } from "../../http/route";
 import { confirmRoutes } from "./confirm";
+import { passwordRoutes } from "./password";
+import { profileRoutes } from "./profile";
 import { signInMethodRoutes } from "./sign-in-methods";
 import type { AccountConsoleUseCases } from "./use-cases";
 
@@ -11,4 +13,4 @@ export type { AccountConsoleUseCases } from "./use-cases";
  * are built (lib/routes/index.ts builds them with specsOnly()).
  */
 export const accountRoutes = (uc: AccountConsoleUseCases) =>
-  group("account", [...confirmRoutes(uc), ...signInMethodRoutes(uc)]);
+  group("account", [...confirmRoutes(uc), ...profileRoutes(uc), ...passwordRoutes(uc), ...signInMethodRoutes(uc)]);

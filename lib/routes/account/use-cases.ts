@@ -1,10 +1,16 @@
 import type { ConsoleSessionUseCases } from "../../domain/account-console/console-session";
+import type { ConsolePasswordUseCases } from "../../domain/account-console/password";
+import type { ProfileUseCases } from "../../domain/account-console/profile";
 import type { SignInMethodsUseCases } from "../../domain/account-console/sign-in-methods";
 
 /** What the account console's routes are handed (functions/account.ts builds them from the container). */
 export interface AccountConsoleUseCases {
   /** The signed-in browser and its re-authentication. */
   session: ConsoleSessionUseCases;
+  /** Names, and the e-mail and phone changed with a code. */
+  profile: ProfileUseCases;
+  /** A new password under the policy. */
+  password: ConsolePasswordUseCases;
   /** Passkeys, the authenticator app, recovery codes and the second factor. */
   methods: SignInMethodsUseCases;
 }
