@@ -1,5 +1,7 @@
 import { validators } from "../lib/compiled/account-validators";
+import { config } from "../lib/config";
 import {
+  bindDeps,
   passkeyDeps,
   perCall,
   recoveryCodeDeps,
@@ -8,8 +10,13 @@ import {
   services,
   totpDeps,
 } from "../lib/container";
+import { connectedAppsUseCases } from "../lib/domain/account-console/connected-apps";
 import { consoleSessionUseCases } from "../lib/domain/account-console/console-session";
+import { consoleDevicesUseCases } from "../lib/domain/account-console/devices";
+import { linkedAccountsUseCases } from "../lib/domain/account-console/linked-accounts";
 import { signInMethodsUseCases } from "../lib/domain/account-console/sign-in-methods";
+import { auditUseCases } from "../lib/domain/audit/audit";
+import { deviceUseCases } from "../lib/domain/devices/devices";
 import { accountSecurityUseCases } from "../lib/domain/security/account-security";
 import { totpUseCases } from "../lib/domain/security/totp-management";
 import { createApiFunction } from "../lib/http/pipeline";
@@ -28,6 +35,15 @@ const useCases = {
       events: services().events,
     }),
   ),
+  devices: perCall(() => consoleDevicesUseCases({ devices: deviceUseCases(services()) })),
+  apps: perCall(() =>
+    connectedAppsUseCases({
+      audit: auditUseCases({ ...services(), retentionDays: config().settings.audit.retentionDays }),
+      clients: services().clients,
+      events: services().events,
+    }),
+  ),
+  linked: perCall(() => linkedAccountsUseCases({ ...bindDeps(), events: services().events })),
 };
 
 export const handler = createApiFunction("account", accountRoutes(useCases), validators, requestChecks());

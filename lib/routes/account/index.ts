@@ -1,5 +1,8 @@
 import { group } from "../../http/route";
+import { appRoutes } from "./apps";
 import { confirmRoutes } from "./confirm";
+import { deviceRoutes } from "./devices";
+import { linkedRoutes } from "./linked";
 import { signInMethodRoutes } from "./sign-in-methods";
 import type { AccountConsoleUseCases } from "./use-cases";
 
@@ -11,4 +14,10 @@ export type { AccountConsoleUseCases } from "./use-cases";
  * are built (lib/routes/index.ts builds them with specsOnly()).
  */
 export const accountRoutes = (uc: AccountConsoleUseCases) =>
-  group("account", [...confirmRoutes(uc), ...signInMethodRoutes(uc)]);
+  group("account", [
+    ...confirmRoutes(uc),
+    ...signInMethodRoutes(uc),
+    ...deviceRoutes(uc),
+    ...appRoutes(uc),
+    ...linkedRoutes(uc),
+  ]);
