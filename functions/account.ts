@@ -1,6 +1,8 @@
 import { validators } from "../lib/compiled/account-validators";
+import { config } from "../lib/config";
 import {
   attributeDeps,
+  bindDeps,
   passkeyDeps,
   passwordChangeDeps,
   perCall,
@@ -10,10 +12,15 @@ import {
   services,
   totpDeps,
 } from "../lib/container";
+import { connectedAppsUseCases } from "../lib/domain/account-console/connected-apps";
 import { consoleSessionUseCases } from "../lib/domain/account-console/console-session";
+import { consoleDevicesUseCases } from "../lib/domain/account-console/devices";
+import { linkedAccountsUseCases } from "../lib/domain/account-console/linked-accounts";
 import { consolePasswordUseCases } from "../lib/domain/account-console/password";
 import { profileUseCases } from "../lib/domain/account-console/profile";
 import { signInMethodsUseCases } from "../lib/domain/account-console/sign-in-methods";
+import { auditUseCases } from "../lib/domain/audit/audit";
+import { deviceUseCases } from "../lib/domain/devices/devices";
 import { accountSecurityUseCases } from "../lib/domain/security/account-security";
 import { totpUseCases } from "../lib/domain/security/totp-management";
 import { createApiFunction } from "../lib/http/pipeline";
@@ -36,6 +43,15 @@ const useCases = {
       events: services().events,
     }),
   ),
+  devices: perCall(() => consoleDevicesUseCases({ devices: deviceUseCases(services()) })),
+  apps: perCall(() =>
+    connectedAppsUseCases({
+      audit: auditUseCases({ ...services(), retentionDays: config().settings.audit.retentionDays }),
+      clients: services().clients,
+      events: services().events,
+    }),
+  ),
+  linked: perCall(() => linkedAccountsUseCases({ ...bindDeps(), events: services().events })),
 };
 
 export const handler = createApiFunction("account", accountRoutes(useCases), validators, requestChecks());

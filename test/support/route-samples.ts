@@ -113,6 +113,29 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
   "account.second-factor":
     "the form needs a browser session and a second-factor method; test/functions/account-console.test.ts drives it in chromium",
+    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
+  "hosted.account-passkey-add":
+    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-passkey-delete":
+    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
+  "hosted.account-recovery-codes":
+    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
+  "account.devices":
+    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.device-sign-out":
+    "the form needs a browser session, its CSRF cookie and a device of the account; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.devices-sign-out-others":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.apps":
+    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.app-remove":
+    "the form needs a browser session, its CSRF cookie and a consent the user granted; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.linked":
+    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.link-remove":
+    "the form needs a browser session signed in within 10 minutes, its CSRF cookie and a linked account; test/functions/account-console-devices.test.ts drives it in chromium",
+  "account.link-start":
+    "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium against a provider on loopback",
   "security.passkey-attach":
     "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
   "security.passkey-rename":

@@ -29,8 +29,11 @@ export function auditUseCases(deps: AuditDeps) {
 
     consents: (sub: string) => deps.consents.list(sub),
 
-    /** Withdraws a consent and ends that application's sessions: its tokens are refused at once. */
-    async withdrawConsent(sub: string, id: string): Promise<void> {
+    /**
+     * Withdraws a consent and ends that application's sessions: its tokens are refused at once.
+     * Answers the application's client id.
+     */
+    async withdrawConsent(sub: string, id: string): Promise<string> {
       const clientId = await deps.consents.remove(sub, id);
       if (clientId === undefined) throw problems.unknownConsent();
       // The devices stay remembered.
@@ -38,6 +41,7 @@ export function auditUseCases(deps: AuditDeps) {
         session: (session) => session.clientId === clientId,
         device: () => false,
       });
+      return clientId;
     },
   };
 }

@@ -72,11 +72,28 @@ export async function startBind(deps: BindDeps, input: BindStart, now: number): 
 }
 
 /**
+ * A bind the account's owner starts from the account console, signed in in this browser
+ * (docs/account.md): no application asks for it, so no client's redirect URIs are
+ * consulted; `callback` is the console's own page, set by its route and never taken from
+ * the request. The callback then links at once, the browser carrying the owner's session.
+ */
+export async function startOwnBind(
+  deps: Pick<BindDeps, "providers" | "stateKey"> & { federation: Pick<FederationRepository, "saveState"> },
+  input: Omit<BindStart, "isPopup">,
+  now: number,
+): Promise<string> {
+  const provider = requireProvider(deps.providers, input.fpType, input.fpName);
+  const { sub, clientId, callback, redirectUri } = input;
+  const url = await toProvider(deps, provider, { sub, clientId, callback, redirectUri }, now + input.stateTtlSeconds);
+  return url.toString();
+}
+
+/**
  * Keeps a new state and answers the provider's authorization URL for it: the state
  * signed, PKCE S256 and a nonce (a bind and a hosted sign-in alike).
  */
 export async function toProvider(
-  deps: Pick<BindDeps, "federation" | "stateKey">,
+  deps: Pick<BindDeps, "stateKey"> & { federation: Pick<FederationRepository, "saveState"> },
   provider: FederationProviderConfig,
   started: Pick<BindState, "sub" | "clientId" | "callback" | "redirectUri" | "interaction">,
   expiresAt: number,

@@ -1,5 +1,8 @@
 import { group } from "../../http/route";
+import { appRoutes } from "./apps";
 import { confirmRoutes } from "./confirm";
+import { deviceRoutes } from "./devices";
+import { linkedRoutes } from "./linked";
 import { passwordRoutes } from "./password";
 import { profileRoutes } from "./profile";
 import { signInMethodRoutes } from "./sign-in-methods";
@@ -13,4 +16,12 @@ export type { AccountConsoleUseCases } from "./use-cases";
  * are built (lib/routes/index.ts builds them with specsOnly()).
  */
 export const accountRoutes = (uc: AccountConsoleUseCases) =>
-  group("account", [...confirmRoutes(uc), ...profileRoutes(uc), ...passwordRoutes(uc), ...signInMethodRoutes(uc)]);
+  group("account", [
+    ...confirmRoutes(uc),
+    ...profileRoutes(uc),
+    ...passwordRoutes(uc),
+    ...signInMethodRoutes(uc),
+    ...deviceRoutes(uc),
+    ...appRoutes(uc),
+    ...linkedRoutes(uc),
+  ]);

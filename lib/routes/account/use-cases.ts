@@ -1,4 +1,7 @@
+import type { ConnectedAppsUseCases } from "../../domain/account-console/connected-apps";
 import type { ConsoleSessionUseCases } from "../../domain/account-console/console-session";
+import type { ConsoleDevicesUseCases } from "../../domain/account-console/devices";
+import type { LinkedAccountsUseCases } from "../../domain/account-console/linked-accounts";
 import type { ConsolePasswordUseCases } from "../../domain/account-console/password";
 import type { ProfileUseCases } from "../../domain/account-console/profile";
 import type { SignInMethodsUseCases } from "../../domain/account-console/sign-in-methods";
@@ -13,4 +16,10 @@ export interface AccountConsoleUseCases {
   password: ConsolePasswordUseCases;
   /** Passkeys, the authenticator app, recovery codes and the second factor. */
   methods: SignInMethodsUseCases;
+  /** The devices the account signed in from, and their sessions. */
+  devices: ConsoleDevicesUseCases;
+  /** The applications the user granted access to (consents). */
+  apps: ConnectedAppsUseCases;
+  /** Accounts at external providers linked to this one. */
+  linked: LinkedAccountsUseCases;
 }
