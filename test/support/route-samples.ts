@@ -113,13 +113,6 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
   "account.second-factor":
     "the form needs a browser session and a second-factor method; test/functions/account-console.test.ts drives it in chromium",
-    "the account page needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser with a virtual authenticator",
-  "hosted.account-passkey-add":
-    "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-passkey-delete":
-    "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
-  "hosted.account-recovery-codes":
-    "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
   "account.devices":
     "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.device-sign-out":
