@@ -97,6 +97,16 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session and an enrolled passkey; test/functions/passkey-sign-in.test.ts drives it",
   "hosted.account-recovery-codes":
     "the form needs a browser session; test/functions/passkey-sign-in.test.ts drives it in a browser",
+  "account.activity":
+    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.not-me":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data":
+    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data-export":
+    "the download needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data-delete":
+    "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
   "security.passkey-attach":
     "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
   "security.passkey-rename":

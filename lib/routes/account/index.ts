@@ -1,7 +1,9 @@
 import { group } from "../../http/route";
+import { activityRoutes } from "./activity";
 import { confirmRoutes } from "./confirm";
 import { signInMethodRoutes } from "./sign-in-methods";
 import type { AccountConsoleUseCases } from "./use-cases";
+import { yourDataRoutes } from "./your-data";
 
 export type { AccountConsoleUseCases } from "./use-cases";
 
@@ -11,4 +13,4 @@ export type { AccountConsoleUseCases } from "./use-cases";
  * are built (lib/routes/index.ts builds them with specsOnly()).
  */
 export const accountRoutes = (uc: AccountConsoleUseCases) =>
-  group("account", [...confirmRoutes(uc), ...signInMethodRoutes(uc)]);
+  group("account", [...confirmRoutes(uc), ...signInMethodRoutes(uc), ...activityRoutes(uc), ...yourDataRoutes(uc)]);
