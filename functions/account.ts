@@ -1,6 +1,8 @@
 import { validators } from "../lib/compiled/account-validators";
 import { config } from "../lib/config";
 import {
+  accountData,
+  accountDeletionDeps,
   attributeDeps,
   bindDeps,
   passkeyDeps,
@@ -12,6 +14,7 @@ import {
   services,
   totpDeps,
 } from "../lib/container";
+import { activityUseCases } from "../lib/domain/account-console/activity";
 import { connectedAppsUseCases } from "../lib/domain/account-console/connected-apps";
 import { consoleSessionUseCases } from "../lib/domain/account-console/console-session";
 import { consoleDevicesUseCases } from "../lib/domain/account-console/devices";
@@ -19,6 +22,7 @@ import { linkedAccountsUseCases } from "../lib/domain/account-console/linked-acc
 import { consolePasswordUseCases } from "../lib/domain/account-console/password";
 import { profileUseCases } from "../lib/domain/account-console/profile";
 import { signInMethodsUseCases } from "../lib/domain/account-console/sign-in-methods";
+import { yourDataUseCases } from "../lib/domain/account-console/your-data";
 import { auditUseCases } from "../lib/domain/audit/audit";
 import { deviceUseCases } from "../lib/domain/devices/devices";
 import { accountSecurityUseCases } from "../lib/domain/security/account-security";
@@ -52,6 +56,21 @@ const useCases = {
     }),
   ),
   linked: perCall(() => linkedAccountsUseCases({ ...bindDeps(), events: services().events })),
+  activity: perCall(() =>
+    activityUseCases({
+      events: services().events,
+      sessions: services().sessions,
+      security: services().accountSecurity,
+      retentionDays: config().settings.audit.retentionDays,
+    }),
+  ),
+  data: perCall(() =>
+    yourDataUseCases({
+      data: accountData(),
+      deletion: accountDeletionDeps(),
+      retentionDays: config().settings.audit.retentionDays,
+    }),
+  ),
 };
 
 export const handler = createApiFunction("account", accountRoutes(useCases), validators, requestChecks());

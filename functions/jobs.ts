@@ -1,22 +1,30 @@
 import { config } from "../lib/config";
-import { services } from "../lib/container";
+import { accountDeletionDeps, services } from "../lib/container";
+import { deleteDueAccounts } from "../lib/domain/accounts/deletion";
 import { lockInactiveAccounts } from "../lib/domain/security/account-state";
 import { log } from "../lib/log";
 import { gsi1 } from "../lib/store/keys";
 import { rotateOnSchedule } from "../lib/tokens/rotation";
 
+type Inactivity = { examined: number; locked: number };
+type Deletions = { examined: number; deleted: number; cancelled: number };
+
 type JobResult =
-  | { job: "inactivity-lock"; examined: number; locked: number }
+  | ({ job: "inactivity-lock" } & Inactivity)
+  | ({ job: "account-deletion" } & Deletions)
+  | { job: "daily"; inactivity: Inactivity; deletion: Deletions }
   | { job: "key-rotation"; keys: { alg: string; kid: string; activatesAt: number }[]; retired: string[] };
 
 /**
- * Scheduled jobs (EventBridge; also `npm run invoke -- jobs events/jobs/inactivity-lock.json`).
- * The inactivity lock (daily) reads only the inactivity index, never the whole table. The
- * key rotation (every tokens.keyRotationDays) publishes the next signing key, which signs
- * once every cache has it (lib/tokens/rotation.ts).
+ * Scheduled jobs (EventBridge; also `npm run invoke -- jobs events/jobs/<job>.json`). The
+ * daily schedule names no job and runs both daily ones: the inactivity lock, which reads
+ * only the inactivity index, never the whole table, and the account deletions whose grace
+ * period ended (docs/account/data.md), read from their own index. The key rotation (every
+ * tokens.keyRotationDays) publishes the next signing key, which signs once every cache has
+ * it (lib/tokens/rotation.ts).
  */
 export async function handler(event: { job?: string } = {}): Promise<JobResult> {
-  const job = event.job ?? "inactivity-lock";
+  const job = event.job ?? "daily";
   const now = Math.floor(Date.now() / 1000);
   if (job === "key-rotation") {
     const rotation = await rotateOnSchedule(services().signingKeys, config().settings.tokens.accessTtlSeconds, now);
@@ -24,7 +32,13 @@ export async function handler(event: { job?: string } = {}): Promise<JobResult> 
     else log.info("key rotation done", { ...rotation });
     return rotation ? { job, keys: rotation.keys, retired: rotation.retired } : { job, keys: [], retired: [] };
   }
-  if (job !== "inactivity-lock") throw new Error(`unknown job ${job}`);
+  if (job === "inactivity-lock") return { job, ...(await inactivityLock(now)) };
+  if (job === "account-deletion") return { job, ...(await accountDeletions(now)) };
+  if (job !== "daily") throw new Error(`unknown job ${job}`);
+  return { job, inactivity: await inactivityLock(now), deletion: await accountDeletions(now) };
+}
+
+async function inactivityLock(now: number): Promise<Inactivity> {
   const result = await lockInactiveAccounts(
     services().accountSecurity,
     services().sessions,
@@ -33,5 +47,11 @@ export async function handler(event: { job?: string } = {}): Promise<JobResult> 
     now,
   );
   log.info("inactivity lock done", result);
-  return { job, ...result };
+  return result;
+}
+
+async function accountDeletions(now: number): Promise<Deletions> {
+  const result = await deleteDueAccounts(accountDeletionDeps(), now);
+  log.info("account deletions done", result);
+  return result;
 }

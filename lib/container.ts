@@ -5,6 +5,7 @@ import { relyingParty, type ServiceSettings } from "./config/settings";
 import { dataKeys } from "./crypto/data-key";
 import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
+import type { AccountDeletionDeps } from "./domain/accounts/deletion";
 import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import { withMetadataDocuments } from "./domain/clients/metadata-document";
@@ -28,6 +29,7 @@ import { log } from "./log";
 import { powertoolsMetrics } from "./metrics";
 import { hookRenderer } from "./notify/custom-message";
 import { courierFor } from "./notify/transport";
+import { createAccountDataStore } from "./store/account-data";
 import { createAccountSearchStore } from "./store/account-search";
 import { createAccountSecurityStore } from "./store/account-security";
 import { createAccountTransferStore } from "./store/account-transfer";
@@ -378,3 +380,16 @@ export const accountTransfer = /* @__PURE__ */ once(() =>
     indexedNames: config().settings.search.indexedAttributes,
   }),
 );
+
+/** An account's whole item collection: its owner's export and deletion (the account console, the daily job). */
+export const accountData = /* @__PURE__ */ once(() =>
+  createAccountDataStore({ client: documentClient(), tableName: config().tableName }),
+);
+
+/** What deleting an account needs, under the grace period of this moment (accountDeletion.graceDays). */
+export const accountDeletionDeps = (): AccountDeletionDeps => ({
+  data: accountData(),
+  sessions: services().sessions,
+  events: services().events,
+  graceDays: config().settings.accountDeletion.graceDays,
+});

@@ -99,6 +99,12 @@ export const settingsSchema = {
       additionalProperties: false,
       properties: { lockAfterDays: { type: "integer", minimum: 0 } },
     },
+    // Days an account its owner deleted waits, locked, for the daily job (docs/account/data.md); 0: at once.
+    accountDeletion: {
+      type: "object",
+      additionalProperties: false,
+      properties: { graceDays: { type: "integer", minimum: 0, maximum: 365 } },
+    },
     defaultLanguage: { enum: ["ru", "en"] },
     search: {
       type: "object",

@@ -91,6 +91,8 @@ export interface ServiceSettings {
   };
   fedToken: { minLifetimeSeconds: number };
   inactivity: { lockAfterDays: number };
+  /** Days an account its owner deleted stays locked before the daily job deletes it; 0: at once. */
+  accountDeletion: { graceDays: number };
   defaultLanguage: "ru" | "en";
   search: { indexedAttributes: string[] };
   federation: {
@@ -175,6 +177,7 @@ export const defaultSettings: ServiceSettings = {
   tokens: { accessTtlSeconds: 3600, refreshTtlSeconds: 2592000, keyRotationDays: 30, dpopNonces: false },
   fedToken: { minLifetimeSeconds: 30 },
   inactivity: { lockAfterDays: 0 },
+  accountDeletion: { graceDays: 0 },
   defaultLanguage: "ru",
   search: {
     indexedAttributes: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"],

@@ -42,6 +42,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     tokens: { ...defaultSettings.tokens, ...given.tokens },
     fedToken: { ...defaultSettings.fedToken, ...given.fedToken },
     inactivity: { ...defaultSettings.inactivity, ...given.inactivity },
+    accountDeletion: { ...defaultSettings.accountDeletion, ...given.accountDeletion },
     defaultLanguage: (given.defaultLanguage as ServiceSettings["defaultLanguage"]) ?? "ru",
     search: { ...defaultSettings.search, ...given.search },
     federation: federationSettings(given.federation),

@@ -184,6 +184,8 @@ const ACCOUNT_FIELDS = [
   "requiredFactor",
   "needPasswordChange",
   "methodsLocked",
+  // Its owner deleted it: locked until the daily job deletes it (docs/account/data.md).
+  "deletionScheduledAt",
 ] as const;
 
 function contact(item: Item | undefined, name: (typeof CONTACTS)[number]) {

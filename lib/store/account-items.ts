@@ -38,6 +38,7 @@ const PROFILE_FIELDS = [
   "methodsLocked",
   "state",
   "lastLoginAt",
+  "deletionScheduledAt",
   "createdAt",
   "updatedAt",
 ] as const;

@@ -280,6 +280,17 @@ export const gsi1 = {
   inactivityShard: (shard: number): string => `INACTIVITY#${shard}`,
   inactivitySortBefore: (at: number): string => String(at).padStart(12, "0"),
   inactivityShards: INACTIVITY_SHARDS,
+  /**
+   * Accounts their owners asked to delete, by when (lib/store/account-data.ts): the profile
+   * takes these index attributes instead of the inactivity ones while it waits, locked.
+   * Few at a time, so one partition; the daily job reads the due ones.
+   */
+  accountDeletions: "ACCOUNT_DELETIONS",
+  deletionSortBefore: (at: number): string => String(at).padStart(12, "0"),
+  deletion: (sub: string, at: number): { GSI1PK: string; GSI1SK: string } => ({
+    GSI1PK: "ACCOUNT_DELETIONS",
+    GSI1SK: `${String(at).padStart(12, "0")}#${sub}`,
+  }),
   /** The index attributes that make an account a lockable candidate from `at` on. */
   inactivity: (sub: string, at: number): { GSI1PK: string; GSI1SK: string } => {
     let hash = 0;

@@ -289,6 +289,22 @@ describe("what each change means", () => {
     expect(typesFor(change("MODIFY", user, { ...user, lastLoginAt: 5, updatedAt: 5 }))).toEqual([]);
   });
 
+  it("when its owner deletes an account, the lock and mark are account.updated; the profile's removal is account.deleted with the sub alone", () => {
+    const user = item("user");
+    const marked = { ...user, locked: true, deletionScheduledAt: 1_700_600_000, GSI1PK: "ACCOUNT_DELETIONS" };
+    const [updated] = eventsOf(change("MODIFY", user, marked), SOURCE);
+    expect(updated.data).toEqual({ sub: "anna", changed: ["locked", "deletionScheduledAt"] });
+    const [deleted, ...more] = eventsOf(change("REMOVE", marked, undefined), SOURCE);
+    expect(more).toEqual([]);
+    expect(deleted).toMatchObject({
+      type: `${EVENT_TYPE_PREFIX}account.deleted`,
+      subject: "anna",
+      data: { sub: "anna" },
+    });
+    expect(Object.keys(deleted.data)).toEqual(["sub"]);
+    expectValid(deleted);
+  });
+
   it("when a password is put over the old one, password.changed says it is not the first", () => {
     const credential = item("password-credential");
     const [changed] = eventsOf(change("MODIFY", credential, { ...credential, changedAt: 1_700_000_500 }), SOURCE);

@@ -89,8 +89,6 @@ export const NO_2XX: Record<string, string> = {
     "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
   "hosted.device-code":
     "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
-  "hosted.account":
-    "a redirect (303) to the account console's sign-in methods, which is its one answer; test/functions/account-console.test.ts follows it",
   "account.confirm": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",
   "account.confirm-password":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
@@ -129,6 +127,16 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session signed in within 10 minutes, its CSRF cookie and a linked account; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.link-start":
     "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium against a provider on loopback",
+  "account.activity":
+    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.not-me":
+    "the form needs a browser session and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data":
+    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data-export":
+    "the download needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
+  "account.data-delete":
+    "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
   "security.passkey-attach":
     "the body is an authenticator's answer to a challenge signed a moment before; test/functions/passkeys.test.ts drives it with a software authenticator",
   "security.passkey-rename":

@@ -52,6 +52,11 @@ export interface Account {
   state?: AccountState;
   /** Unix time of the last successful login. */
   lastLoginAt?: number;
+  /**
+   * Unix time the owner's deletion of the account is due (docs/account/data.md); the account
+   * is locked meanwhile, and an operator unlocking it cancels the deletion.
+   */
+  deletionScheduledAt?: number;
   createdAt: number;
   updatedAt: number;
 }

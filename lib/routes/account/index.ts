@@ -1,4 +1,5 @@
 import { group } from "../../http/route";
+import { activityRoutes } from "./activity";
 import { appRoutes } from "./apps";
 import { confirmRoutes } from "./confirm";
 import { deviceRoutes } from "./devices";
@@ -7,6 +8,7 @@ import { passwordRoutes } from "./password";
 import { profileRoutes } from "./profile";
 import { signInMethodRoutes } from "./sign-in-methods";
 import type { AccountConsoleUseCases } from "./use-cases";
+import { yourDataRoutes } from "./your-data";
 
 export type { AccountConsoleUseCases } from "./use-cases";
 
@@ -24,4 +26,6 @@ export const accountRoutes = (uc: AccountConsoleUseCases) =>
     ...deviceRoutes(uc),
     ...appRoutes(uc),
     ...linkedRoutes(uc),
+    ...activityRoutes(uc),
+    ...yourDataRoutes(uc),
   ]);

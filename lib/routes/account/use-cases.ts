@@ -1,3 +1,4 @@
+import type { ActivityUseCases } from "../../domain/account-console/activity";
 import type { ConnectedAppsUseCases } from "../../domain/account-console/connected-apps";
 import type { ConsoleSessionUseCases } from "../../domain/account-console/console-session";
 import type { ConsoleDevicesUseCases } from "../../domain/account-console/devices";
@@ -5,6 +6,7 @@ import type { LinkedAccountsUseCases } from "../../domain/account-console/linked
 import type { ConsolePasswordUseCases } from "../../domain/account-console/password";
 import type { ProfileUseCases } from "../../domain/account-console/profile";
 import type { SignInMethodsUseCases } from "../../domain/account-console/sign-in-methods";
+import type { YourDataUseCases } from "../../domain/account-console/your-data";
 
 /** What the account console's routes are handed (functions/account.ts builds them from the container). */
 export interface AccountConsoleUseCases {
@@ -22,4 +24,8 @@ export interface AccountConsoleUseCases {
   apps: ConnectedAppsUseCases;
   /** Accounts at external providers linked to this one. */
   linked: LinkedAccountsUseCases;
+  /** Recent activity and "This wasn't me". */
+  activity: ActivityUseCases;
+  /** The account's data: its download and its deletion. */
+  data: YourDataUseCases;
 }
