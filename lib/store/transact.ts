@@ -11,6 +11,8 @@ type TransactItems = NonNullable<TransactWriteCommandInput["TransactItems"]>;
 
 /** DynamoDB's TransactWriteItems limit. */
 const MAX_TRANSACTION_ITEMS = 100;
+/** BatchWriteItem's limit. */
+const WRITE_BATCH_ITEMS = 25;
 
 // Concurrent logins of one account all touch its profile: enough tries, spread out, for
 // a burst of them to pass one after another rather than fail.
@@ -52,7 +54,7 @@ export async function transactUnlessRefused(client: DynamoDBDocumentClient, item
  * which may carry conditions). Where they fit, one transaction, so the clean-up costs
  * one write; otherwise the deletes in batches first, then `finishing` in a transaction
  * (a retry after a partial failure deletes what is left and finishes). With nothing to
- * finish, the deletes go in batches, cheaper than a transaction.
+ * finish and one batch's worth of deletes, one batch, cheaper than a transaction.
  */
 export async function deleteAndFinish(
   client: DynamoDBDocumentClient,
@@ -62,7 +64,10 @@ export async function deleteAndFinish(
 ): Promise<void> {
   // One transaction may not name an item twice; the same key twice is one delete.
   const unique = [...new Map(deletes.map((Key) => [`${Key.PK}\n${Key.SK}`, Key])).values()];
-  if (finishing.length > 0 && unique.length + finishing.length <= MAX_TRANSACTION_ITEMS) {
+  // One call either way: a transaction when there is something to finish or more than one
+  // batch of deletes (a password change ending 30 sessions), else the cheaper batch.
+  const oneBatch = finishing.length === 0 && unique.length <= WRITE_BATCH_ITEMS;
+  if (!oneBatch && unique.length + finishing.length <= MAX_TRANSACTION_ITEMS) {
     await transactWrite(client, [...unique.map((Key) => ({ Delete: { TableName: tableName, Key } })), ...finishing]);
     return;
   }

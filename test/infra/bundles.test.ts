@@ -86,8 +86,8 @@ describe("Lambda bundles", () => {
   it.each(FUNCTION_NAMES)(
     "when %s is bundled, it carries the common-password list (75 KiB) only if it checks new passwords",
     (fn) => {
-      // Registration, password changes, and the password grant's forced change (interface §4.2).
-      const checksPasswords = ["registration", "passwords", "token", "hosted"].includes(fn);
+      // Registration, password changes (the API's and the account console's), and the password grant's forced change (interface §4.2).
+      const checksPasswords = ["registration", "passwords", "token", "hosted", "account"].includes(fn);
       const list = inputs(fn).some((path) => path.endsWith("lib/domain/passwords/common-passwords.txt"));
       expect(list).toBe(checksPasswords);
     },
