@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     server.listen(settings.port, "127.0.0.1", () => done());
   });
   const { port } = server.address() as AddressInfo;
+  console.log(`account console: http://127.0.0.1:${port}/svc/account`);
   console.log(`svc ready at http://127.0.0.1:${port}`);
 }
 
