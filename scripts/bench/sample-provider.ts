@@ -14,7 +14,12 @@ const SAMPLE_PROVIDER_URL = "http://127.0.0.1:8081";
  * Connect server, on a free loopback port, and the sample settings pointed at it. With
  * it the round-trip sweep brings bind, callback and the stored provider token to a 2xx.
  */
-export async function startSampleProvider(): Promise<{ settings: Record<string, unknown>; stop: () => Promise<void> }> {
+export async function startSampleProvider(): Promise<{
+  settings: Record<string, unknown>;
+  /** Sign-ins at the provider from now on are this person (its `sub` in tokens and userinfo); undefined: the default one. */
+  signInAs: (sub: string | undefined) => void;
+  stop: () => Promise<void>;
+}> {
   const server = new OAuth2Server();
   await server.issuer.keys.generate("RS256");
   await server.start(0, "127.0.0.1");
@@ -23,5 +28,15 @@ export async function startSampleProvider(): Promise<{ settings: Record<string, 
     {},
     ...SAMPLE_SETTINGS.map((file) => JSON.parse(readFileSync(file, "utf8").replaceAll(SAMPLE_PROVIDER_URL, url))),
   );
-  return { settings, stop: () => server.stop() };
+  let person: string | undefined;
+  server.service.on("beforeTokenSigning", (token) => {
+    if (person) token.payload.sub = person;
+  });
+  server.service.on("beforeUserinfo", (userinfo) => {
+    if (person) userinfo.body = { ...(userinfo.body as object), sub: person };
+  });
+  const signInAs = (sub: string | undefined) => {
+    person = sub;
+  };
+  return { settings, signInAs, stop: () => server.stop() };
 }

@@ -22,13 +22,14 @@ import {
   serveAssembly,
   synthesize,
 } from "../support/cloud-assembly";
-import { createClient, seedAccount, systemBearer } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
+import { lastCode } from "../support/outbox";
 import { expectVersionShape, firstSampleOfEachRoute, NO_2XX, PLACEHOLDER_VALUES } from "../support/route-samples";
 import { sweepEverySample } from "../support/sample-sweep";
 import { createPasskey } from "../support/soft-authenticator";
-import { storedItems } from "../support/stored";
+import { storedItem, storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
 import { virtualAuthenticator } from "../support/virtual-authenticator";
 
@@ -49,6 +50,7 @@ setEnvDefaults({ SVC_DATA_KEY: Buffer.from(DATA_KEY_TEXT).toString("base64") });
 const NOTHING_TO_REFUSE: Record<string, string> = {
   "hosted.logout": "a logout without parameters is valid: it ends the session and shows the signed-out page",
   "hosted.device": "without a code the page asks for one",
+  "hosted.account-sign-in": "without ui_locales the sign-in page speaks the browser's language",
 };
 
 const ITEM_ACTIONS_WHY =
@@ -380,6 +382,102 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       await done("The passkey was removed.");
       expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
       await context.close();
+    });
+
+    it("when a person walks the account console's other sections, the account bundle answers each step", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      // A third-party client the person allows, so the console lists an application.
+      const { config: party, redirectUri } = await relyingParty({ firstParty: false });
+      const started = await startAuthorization(party, redirectUri);
+      const { context, page } = await fillSignInForm(started.url, account.sub);
+      await page.getByRole("button", { name: "Allow" }).click();
+      await backAtClient(page);
+      const done = (text: string | RegExp) => page.getByRole("status").filter({ hasText: text }).waitFor();
+      const at = (path: string) => `${config().issuer}/account${path}`;
+      // account.profile, account.names
+      await page.goto(at(""));
+      await page.getByLabel("Given name").fill("Anna");
+      await page.getByRole("button", { name: "Save name" }).click();
+      await done("Your name was saved.");
+      // account.email-change, account.email-confirm, account.phone-change, account.phone-confirm
+      const address = `${uniqueId("new")}@example.com`;
+      await page.getByLabel("New e-mail address").fill(address);
+      await page.getByRole("button", { name: "Change e-mail" }).click();
+      await page.getByLabel(`Code sent to ${address}`).fill(lastCode(address));
+      await page.getByRole("button", { name: "Confirm e-mail" }).click();
+      await done("Your e-mail address was changed and is confirmed.");
+      const phone = `79${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
+      await page.getByLabel("New phone number").fill(`+${phone}`);
+      await page.getByRole("button", { name: "Change phone" }).click();
+      await page.getByLabel(`Code sent to ${phone}`).fill(lastCode(phone));
+      await page.getByRole("button", { name: "Confirm phone" }).click();
+      await done("Your phone number was changed and is confirmed.");
+      // account.password, account.password-change
+      await page.goto(at("/password"));
+      await page.getByLabel("New password", { exact: true }).fill(`${PASSWORD} again`);
+      await page.getByLabel("Repeat the new password").fill(`${PASSWORD} again`);
+      await page.getByRole("button", { name: "Change password" }).click();
+      await done("Your password was changed.");
+      // account.devices, account.device-sign-out, account.devices-sign-out-others: two more browsers sign in.
+      const elsewhere = [];
+      for (const _ of [1, 2]) {
+        const other = await fillSignInForm(
+          (await startAuthorization(party, redirectUri)).url,
+          account.sub,
+          `${PASSWORD} again`,
+        );
+        await backAtClient(other.page);
+        elsewhere.push(other);
+      }
+      await page.goto(at("/devices"));
+      await page
+        .getByRole("button", { name: /^Sign out (?!of this device|everywhere)/ })
+        .first()
+        .click();
+      await done("The device was signed out.");
+      await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+      await done("You were signed out everywhere else.");
+      for (const other of elsewhere) {
+        expect((await other.page.goto(at("/devices")))?.status()).toBe(401);
+        await other.context.close();
+      }
+      // account.apps, account.app-remove
+      await page.goto(at("/apps"));
+      await page.getByRole("button", { name: /^Remove access for / }).click();
+      await done("The application's access was removed.");
+      // account.linked, account.link-start (the provider answers at once), account.link-remove
+      await page.goto(at("/linked"));
+      // Another person at the provider than the one an earlier flow linked.
+      provider.signInAs(uniqueId("mock-person-"));
+      await page.getByRole("button", { name: "Link a mock account" }).click();
+      await done("The account was linked.");
+      provider.signInAs(undefined);
+      await page.getByRole("button", { name: /^Unlink mock/ }).click();
+      await done("The account was unlinked.");
+      // account.activity, account.data, account.data-export
+      await page.goto(at("/activity"));
+      expect(await page.locator("main ul.items > li").count()).toBeGreaterThan(3);
+      await page.goto(at("/data"));
+      const exported = await page.request.get(at("/data/export"));
+      expect(exported.status()).toBe(200);
+      expect(JSON.stringify(await exported.json())).toContain(address);
+      // account.not-me: every session ends.
+      await page.goto(at("/activity"));
+      await page.getByRole("button", { name: "This wasn't me" }).click();
+      await page.getByRole("heading", { name: "You are signed out everywhere" }).waitFor();
+      expect(await storedItems(account.sub, keys.sessionPrefix)).toEqual([]);
+      await context.close();
+      // account.data-delete, by another person.
+      const leaving = await seedAccount({}, PASSWORD);
+      const gone = await fillSignInForm((await startAuthorization(party, redirectUri)).url, leaving.sub);
+      await gone.page.getByRole("button", { name: "Allow" }).click();
+      await backAtClient(gone.page);
+      await gone.page.goto(at("/data"));
+      await gone.page.getByLabel("I understand that my account and its data will be deleted").check();
+      await gone.page.getByRole("button", { name: "Delete my account" }).click();
+      await gone.page.getByRole("heading", { name: "Your account was deleted" }).waitFor();
+      expect(await storedItem(keys.userProfile(leaving.sub))).toBeUndefined();
+      await gone.context.close();
     });
 
     it("when an authenticator enrols a passkey over the API, it is attached, renamed and deleted through the security bundle", async () => {
