@@ -5,6 +5,7 @@ import {
   accountDeletionDeps,
   attributeDeps,
   bindDeps,
+  courier,
   passkeyDeps,
   passwordChangeDeps,
   perCall,
@@ -28,6 +29,7 @@ import { deviceUseCases } from "../lib/domain/devices/devices";
 import { accountSecurityUseCases } from "../lib/domain/security/account-security";
 import { totpUseCases } from "../lib/domain/security/totp-management";
 import { createApiFunction } from "../lib/http/pipeline";
+import { log } from "../lib/log";
 import { accountRoutes } from "../lib/routes/account";
 
 const useCases = {
@@ -35,7 +37,12 @@ const useCases = {
     consoleSessionUseCases({ sessions: services().sessions, logins: services().logins, passkeys: passkeyDeps() }),
   ),
   profile: perCall(() =>
-    profileUseCases({ accounts: services().accounts, attributes: attributeDeps, events: services().events }),
+    profileUseCases({
+      accounts: services().accounts,
+      attributes: attributeDeps,
+      events: services().events,
+      notices: { courier: courier(), log: log.warn },
+    }),
   ),
   password: perCall(() => consolePasswordUseCases(passwordChangeDeps())),
   methods: perCall(() =>
@@ -45,6 +52,7 @@ const useCases = {
       totp: totpUseCases({ ...totpDeps(), accounts: services().accounts }),
       security: accountSecurityUseCases({ ...services(), secondFactor: secondFactorMethodDeps() }),
       events: services().events,
+      notices: { courier: courier(), log: log.warn },
     }),
   ),
   devices: perCall(() => consoleDevicesUseCases({ devices: deviceUseCases(services()) })),

@@ -7,6 +7,7 @@ import { generatedPassword } from "./templates/generated-password";
 import { passwordChanged } from "./templates/password-changed";
 import { passwordResetCode } from "./templates/password-reset-code";
 import { registrationAttempt } from "./templates/registration-attempt";
+import { securityChange } from "./templates/security-change";
 import { signInCode } from "./templates/sign-in-code";
 
 /** One template per message the domain names. */
@@ -16,6 +17,7 @@ const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "password-changed": passwordChanged,
   "password-reset-code": passwordResetCode,
   "registration-attempt": registrationAttempt,
+  "security-change": securityChange,
   "sign-in-code": signInCode,
 };
 

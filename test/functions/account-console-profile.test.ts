@@ -103,6 +103,11 @@ describe("the profile section", () => {
     const changed = await profileOf(account.sub);
     expect(changed.email).toEqual({ value: address, verified: true });
     expect(changed.pending_email).toBeUndefined();
+    // The notice goes to the address as it was, with no code in it.
+    const notice = outbox(account.email?.value).at(-1);
+    expect(notice).toMatchObject({ channel: "email", subject: "The e-mail address of your account was changed" });
+    expect(notice?.text).toMatch(/This wasn't me/);
+    expect(notice?.text).not.toContain(code);
     expect((await page.locator("main").textContent()) ?? "").toContain(`${address} (confirmed)`);
     expect(await eventsOf(account.sub)).toEqual(
       expect.arrayContaining([

@@ -3,6 +3,7 @@ import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
 import { seedAccount } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
+import { outbox } from "../support/outbox";
 import { storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
 import { virtualAuthenticator } from "../support/virtual-authenticator";
@@ -61,6 +62,8 @@ describe("the account console", () => {
     await page.getByRole("status").filter({ hasText: "The passkey was added." }).waitFor();
     expect(await storedItems(account.sub, keys.passkeyPrefix)).toMatchObject([{ name: "laptop" }]);
     expect(await authenticator.credentials()).toHaveLength(1);
+    // A new way in: the account's e-mail hears of it.
+    expect(outbox(account.email?.value).at(-1)).toMatchObject({ subject: "A passkey was added to your account" });
     await page.getByLabel("New name").fill("work laptop");
     await page.getByRole("button", { name: "Rename laptop" }).click();
     await page.getByRole("status").filter({ hasText: "The passkey was renamed." }).waitFor();
@@ -94,6 +97,10 @@ describe("the account console", () => {
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByRole("status").filter({ hasText: "The authenticator app is on." }).waitFor();
     expect(await page.locator("main").textContent()).not.toContain(fresh);
+    expect(outbox(account.email?.value).at(-1)).toMatchObject({
+      subject: "An authenticator app was set up for your account",
+    });
+    expect(outbox(account.email?.value).at(-1)?.text).not.toContain(fresh);
     await page.getByRole("button", { name: "Ask at every sign-in" }).click();
     await page.getByRole("status").filter({ hasText: "Every sign-in now asks for a second step." }).waitFor();
     expect((await storedItems(account.sub, "PROFILE"))[0]).toMatchObject({ requiredFactor: 2 });

@@ -12,7 +12,8 @@ import type { AccountRepository } from "../accounts/ports";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { ApiError } from "../errors";
-import type { Language } from "../messages/ports";
+import type { Courier, Language } from "../messages/ports";
+import { sendSecurityNotice } from "./security-notice";
 import type { ConsoleActor } from "./sign-in-methods";
 
 export type ContactField = "email" | "phone_number";
@@ -22,6 +23,8 @@ export interface ProfileDeps {
   /** What an attribute change needs, a courier among them: built only for changes. */
   attributes: () => AttributeDeps;
   events: Pick<SecurityEventLog, "record">;
+  /** The notice of a changed contact, to the account's e-mail as it was. */
+  notices: { courier: Courier; log: (message: string, fields: Record<string, unknown>) => void };
 }
 
 /** A contact change waiting for its code, as the page shows it (never the code's digest). */
@@ -150,8 +153,9 @@ export function profileUseCases(deps: ProfileDeps) {
       state: string,
       code: string,
       actor: ConsoleActor,
+      language: Language,
     ): Promise<CodeOutcome> {
-      return recorded(
+      const outcome = await recorded(
         account.sub,
         actor,
         EVENT_TYPES[field],
@@ -159,6 +163,11 @@ export function profileUseCases(deps: ProfileDeps) {
         async () => outcomeOf(await confirmContactChange(deps.accounts, account.sub, field, state, code, account)),
         (outcome) => (outcome.status === "changed" ? "ok" : outcome.status),
       );
+      if (outcome.status === "changed") {
+        const change = field === "email" ? "email-changed" : "phone-changed";
+        await sendSecurityNotice(deps.notices, account, change, language, Math.floor(Date.now() / 1000));
+      }
+      return outcome;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
+import type { Courier, Language } from "../messages/ports";
 import { addPasskey, deletePasskey, type PasskeyDeps, registrationOptions, renamePasskey } from "../passkeys/passkeys";
 import type { AccountSecurityUseCases } from "../security/account-security";
 import {
@@ -12,6 +13,10 @@ import {
 } from "../security/recovery-codes";
 import type { TotpUseCases } from "../security/totp-management";
 
+import { sendSecurityNotice } from "./security-notice";
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
 /** Who made a change from the console, for its security event. */
 export type ConsoleActor = Omit<SecurityEvent, "type" | "result" | "sbj">;
 
@@ -21,6 +26,8 @@ export interface SignInMethodsDeps {
   totp: TotpUseCases;
   security: AccountSecurityUseCases;
   events: Pick<SecurityEventLog, "record">;
+  /** The notice of a new way in, to the account's e-mail. */
+  notices: { courier: Courier; log: (message: string, fields: Record<string, unknown>) => void };
 }
 
 /**
@@ -49,12 +56,16 @@ export function signInMethodsUseCases(deps: SignInMethodsDeps) {
       };
     },
 
-    addPasskey: (
-      sub: string,
+    async addPasskey(
+      account: Account,
       input: { response: RegistrationResponseJSON; name?: string },
       binding: string,
       actor: ConsoleActor,
-    ) => addPasskey(deps.passkeys, sub, input, binding, actor),
+      language: Language,
+    ) {
+      await addPasskey(deps.passkeys, account.sub, input, binding, actor);
+      await sendSecurityNotice(deps.notices, account, "passkey-added", language, nowSeconds());
+    },
 
     async renamePasskey(sub: string, id: string, name: string, actor: ConsoleActor) {
       await renamePasskey(deps.passkeys, sub, id, name);
@@ -75,12 +86,14 @@ export function signInMethodsUseCases(deps: SignInMethodsDeps) {
 
     /** The app's first code proves it holds the secret; then the app is a second factor. */
     async attachAuthenticator(
-      sub: string,
+      account: Account,
       input: { base32Secret: string; otpCode: string; name?: string },
       actor: ConsoleActor,
+      language: Language,
     ) {
-      await deps.totp.attach(sub, input);
-      await recorded(sub, actor, "totp_attach");
+      await deps.totp.attach(account.sub, input);
+      await recorded(account.sub, actor, "totp_attach");
+      await sendSecurityNotice(deps.notices, account, "authenticator-added", language, nowSeconds());
     },
 
     async removeAuthenticator(sub: string, id: string, actor: ConsoleActor) {

@@ -15,11 +15,16 @@ export interface MessageParams {
   "generated-password": { password: string };
   /** Notice that the password was changed, and when (UTC). */
   "password-changed": { when: string };
+  /** Notice of a change to how the account signs in or is reached, and when (UTC); says what to do if it was not you. */
+  "security-change": { change: SecurityChange; when: string };
   /** Notice to an address's owner that someone registered with it (no code: it completes nothing). */
   "registration-attempt": { contact: "email" | "phone" };
 }
 
 export type MessageName = keyof MessageParams;
+
+/** The changes a security notice tells of. */
+export type SecurityChange = "passkey-added" | "authenticator-added" | "email-changed" | "phone-changed";
 
 export interface Courier {
   /** Throws MessageNotSentError when the message could not be sent. */

@@ -179,7 +179,14 @@ function confirmChange(uc: AccountConsoleUseCases, field: ContactField) {
             const code = (call.body.code ?? "").trim();
             const actor = consoleActor(call, visit);
             const state = call.body.state ?? "";
-            const outcome = await uc.profile.confirmContactChange(visit.browser.account, field, state, code, actor);
+            const outcome = await uc.profile.confirmContactChange(
+              visit.browser.account,
+              field,
+              state,
+              code,
+              actor,
+              visit.lang,
+            );
             if (outcome.status === "changed") return afterChange("profile", `${field}-changed`);
             return showProfile(uc, call, { problem: outcomeProblem(outcome) }, 400);
           },

@@ -113,13 +113,9 @@ const addPasskey = (uc: AccountConsoleUseCases) =>
           const response = credentialOf<RegistrationResponseJSON>(call.body.credential);
           if (!response) return showMethods(uc, call, () => ({ problem: "passkeyRefused" }), 400);
           const name = call.body.name?.trim();
-          const sub = visit.browser.account.sub;
-          await uc.methods.addPasskey(
-            sub,
-            { response, ...(name && { name }) },
-            bindingOf(visit),
-            consoleActor(call, visit),
-          );
+          const input = { response, ...(name && { name }) };
+          const actor = consoleActor(call, visit);
+          await uc.methods.addPasskey(visit.browser.account, input, bindingOf(visit), actor, visit.lang);
           return afterChange("methods", "passkey-added");
         }),
       ),
@@ -217,7 +213,7 @@ const attachApp = (uc: AccountConsoleUseCases) =>
             otpCode: (call.body.code ?? "").trim(),
             ...(name && { name }),
           };
-          await uc.methods.attachAuthenticator(visit.browser.account.sub, input, consoleActor(call, visit));
+          await uc.methods.attachAuthenticator(visit.browser.account, input, consoleActor(call, visit), visit.lang);
           return afterChange("methods", "app-added");
         }),
       ),
