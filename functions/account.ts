@@ -28,6 +28,7 @@ import { deviceUseCases } from "../lib/domain/devices/devices";
 import { accountSecurityUseCases } from "../lib/domain/security/account-security";
 import { totpUseCases } from "../lib/domain/security/totp-management";
 import { createApiFunction } from "../lib/http/pipeline";
+import { brandOf, brandPages } from "../lib/pages/brand";
 import { accountRoutes } from "../lib/routes/account";
 
 const useCases = {
@@ -72,5 +73,8 @@ const useCases = {
     }),
   ),
 };
+
+// The pages this function serves show the operator's product name, logo and theme.
+brandPages(() => brandOf(config().settings.branding));
 
 export const handler = createApiFunction("account", accountRoutes(useCases), validators, requestChecks());
