@@ -30,6 +30,7 @@ import { accountSecurityUseCases } from "../lib/domain/security/account-security
 import { totpUseCases } from "../lib/domain/security/totp-management";
 import { createApiFunction } from "../lib/http/pipeline";
 import { log } from "../lib/log";
+import { brandOf, brandPages } from "../lib/pages/brand";
 import { accountRoutes } from "../lib/routes/account";
 
 const useCases = {
@@ -80,5 +81,8 @@ const useCases = {
     }),
   ),
 };
+
+// The pages this function serves show the operator's product name, logo and theme.
+brandPages(() => brandOf(config().settings.branding));
 
 export const handler = createApiFunction("account", accountRoutes(useCases), validators, requestChecks());

@@ -17,6 +17,7 @@ import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
 import { browserSignInUseCases } from "../lib/domain/sign-in/browser-sign-in";
 import { selfServiceUseCases } from "../lib/domain/sign-in/self-service";
 import { createApiFunction } from "../lib/http/pipeline";
+import { brandOf, brandPages } from "../lib/pages/brand";
 import { hostedRoutes } from "../lib/routes/hosted";
 import { idTokenHints } from "../lib/tokens/id-token-hint";
 
@@ -44,5 +45,8 @@ const useCases = {
   signIn: perCall(signIn),
   selfService: perCall(() => selfServiceUseCases({ registration: registrationDeps(), reset: passwordResetDeps() })),
 };
+
+// The pages this function serves show the operator's product name, logo and theme.
+brandPages(() => brandOf(config().settings.branding));
 
 export const handler = createApiFunction("hosted", hostedRoutes(useCases), validators, requestChecks());

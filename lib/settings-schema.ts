@@ -1,3 +1,4 @@
+import { BRAND_COLORS } from "./config/settings";
 import { HOOK_NAMES, type HookName } from "./domain/hooks/contracts";
 /**
  * The schema of the operator's settings (SVC_CONFIG, docs/configuration.md). Its validator is compiled
@@ -20,9 +21,39 @@ const HOOK_SETTING = {
   },
 } as const;
 
+/** Hex colours only (#rgb, #rrggbb): a colour is written into CSS, where anything else could inject rules. */
+export const HEX_COLOR_PATTERN = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$";
+
+/** One check for every colour name, not one per name: the validator is in every function's bundle. */
+const BRAND_COLORS_SETTING = {
+  type: "object",
+  propertyNames: { enum: BRAND_COLORS },
+  additionalProperties: { type: "string", pattern: HEX_COLOR_PATTERN },
+} as const;
+
+/**
+ * What a client may override of the look, checked by one function for the operator's and each
+ * client's ($ref). The logo is a data: URL of an image (the pages' CSP admits images from data:
+ * and our origin only); on AWS the whole file is at most 3,072 bytes.
+ */
+const CLIENT_BRANDING = {
+  productName: { type: "string", minLength: 1, maxLength: 64 },
+  logo: {
+    type: "string",
+    maxLength: 3072,
+    pattern: "^data:image/(png|gif|jpeg|webp|svg\\+xml)(;base64,[A-Za-z0-9+/]+=*|,[A-Za-z0-9%._~!$&()*+,;=:@/?-]+)$",
+  },
+  colors: { $ref: "#/definitions/colors" },
+  darkColors: { $ref: "#/definitions/colors" },
+} as const;
+
 export const settingsSchema = {
   type: "object",
   additionalProperties: false,
+  definitions: {
+    colors: BRAND_COLORS_SETTING,
+    clientBranding: { type: "object", additionalProperties: false, properties: CLIENT_BRANDING },
+  },
   properties: {
     passwordPolicy: {
       type: "object",
@@ -192,6 +223,21 @@ export const settingsSchema = {
         rpId: { type: "string", minLength: 1, maxLength: 253 },
         rpName: { type: "string", minLength: 1, maxLength: 64 },
         origins: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1 } },
+      },
+    },
+    // The hosted pages' look (docs/configuration.md#branding); colour contrast is checked in lib/config/validation.ts.
+    branding: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        ...CLIENT_BRANDING,
+        // Served as text/css by us: the CSP keeps it from loading anything but our files and data: images.
+        stylesheet: { type: "string", maxLength: 16384 },
+        clients: {
+          type: "object",
+          propertyNames: { minLength: 1, maxLength: 512 },
+          additionalProperties: { $ref: "#/definitions/clientBranding" },
+        },
       },
     },
   },

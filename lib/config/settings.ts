@@ -64,6 +64,40 @@ export interface ClientRegistrationPolicy {
   metadataDocuments: boolean;
 }
 
+/** The colours of the hosted pages an operator may set (lib/pages/style.css.txt's custom properties), as hex. */
+export const BRAND_COLORS = [
+  "accent",
+  "onAccent",
+  "background",
+  "card",
+  "text",
+  "muted",
+  "line",
+  "danger",
+  "ok",
+  "field",
+] as const;
+export type BrandColor = (typeof BRAND_COLORS)[number];
+export type BrandColors = Partial<Record<BrandColor, string>>;
+
+/** What one client may change of the look (docs/configuration.md#branding). */
+export interface ClientBranding {
+  productName?: string;
+  /** A data: URL of an image: the CSP admits images from data: and our origin only. */
+  logo?: string;
+  /** Light scheme; dark pages keep our dark colours unless `darkColors` names them. */
+  colors?: BrandColors;
+  darkColors?: BrandColors;
+}
+
+/** The hosted pages' and account console's look (docs/configuration.md#branding); nothing set: our own look. */
+export interface BrandingSettings extends ClientBranding {
+  /** The operator's extra CSS, appended to /svc/oauth/theme.css. */
+  stylesheet?: string;
+  /** Overrides for the sign-in pages of one client, by client id. */
+  clients: Record<string, ClientBranding>;
+}
+
 export interface ServiceSettings {
   passwordPolicy: {
     minLength: number;
@@ -116,6 +150,7 @@ export interface ServiceSettings {
   passkeys: { rpId?: string; rpName: string; origins: string[] };
   /** Configured extension hooks by name; none by default. */
   hooks: Partial<Record<HookName, HookSettings>>;
+  branding: BrandingSettings;
 }
 
 /**
@@ -189,6 +224,7 @@ export const defaultSettings: ServiceSettings = {
   cors: { allowedOrigins: [] },
   passkeys: { rpName: "svc-identity", origins: [] },
   hooks: {},
+  branding: { clients: {} },
 };
 
 /** How long a hook may take when its entry names no timeoutMs. */

@@ -4,7 +4,9 @@ import { validateSettings } from "../compiled/settings-validator";
 import { HOOK_NAMES } from "../domain/hooks/contracts";
 import { permissionKind } from "../domain/permissions";
 import { type CorsSettings, corsOriginProblem } from "../http/cors";
+import { brandingProblems } from "./branding";
 import {
+  type BrandingSettings,
   DEFAULT_BREACHED_TIMEOUT_MS,
   DEFAULT_HOOK_TIMEOUT_MS,
   DEFAULT_PROVIDER_SCOPE,
@@ -52,6 +54,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     cors: corsSettings(given.cors),
     passkeys: passkeySettings(given.passkeys),
     hooks: hookSettings(given.hooks as Record<string, { target: string; timeoutMs?: number }> | undefined),
+    branding: brandingSettings(given.branding),
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
@@ -146,6 +149,13 @@ function passkeySettings(given: Partial<ServiceSettings["passkeys"]> | undefined
   });
   if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
   return settings;
+}
+
+function brandingSettings(given: Partial<BrandingSettings> | undefined): BrandingSettings {
+  const branding = { ...structuredClone(given), clients: structuredClone(given?.clients ?? {}) };
+  const found = brandingProblems(branding);
+  if (found.length > 0) throw new ConfigError(`SVC_CONFIG is invalid: ${found.join("; ")}`);
+  return branding;
 }
 
 const MODULE_FILE = /\.(mjs|js|cjs|ts|mts)$/;

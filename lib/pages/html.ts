@@ -29,7 +29,13 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 /** The one style sheet of every page we serve (lib/pages/style.css.txt), from our own origin. */
 export const STYLE_PATH = "/svc/oauth/style.css";
 
-export const STYLESHEETS = new Html(`<link rel="stylesheet" href="${STYLE_PATH}">`);
+/** Ours, then the operator's theme (lib/pages/brand.ts) when one is configured: linked last, it wins. */
+export function styleSheets(theme?: string): Html {
+  return html`<link rel="stylesheet" href="${STYLE_PATH}">${theme ? html`<link rel="stylesheet" href="${theme}">` : ""}`;
+}
+
+/** The error shaper's bare page (below) has our look only: it must render whatever failed. */
+export const STYLESHEETS = styleSheets();
 
 /** Only our own script and style files, no inline ones, no framing; never cached, never sent as a referrer. */
 export const PAGE_HEADERS = {

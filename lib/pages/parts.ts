@@ -3,15 +3,21 @@
  * password rules broken, links within a sign-in and the passkey script with its forms.
  */
 import { describeViolation, type PolicyViolation } from "../domain/passwords/policy";
-import { type Html, html, STYLESHEETS } from "./html";
+import { type Brand, brandMark, pageBrand } from "./brand";
+import { type Html, html, styleSheets } from "./html";
 import type { Language } from "./text";
 
-export function layout(lang: Language, title: string, body: Html): string {
+/** A hosted page: the product's name and logo above the card when configured (docs/account/look.md). */
+export function layout(lang: Language, title: string, body: Html, brand: Brand = pageBrand()): string {
+  const header =
+    brand.productName || brand.logo
+      ? html`<header class="brand-top"><p class="brand">${brandMark(brand, lang)}</p></header>`
+      : html``;
   return html`<!doctype html>
 <html lang="${lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>${STYLESHEETS}</head>
-<body><main class="card"><h1>${title}</h1>${body}</main></body>
+<title>${brand.productName ? `${title} · ${brand.productName}` : title}</title>${styleSheets(brand.theme)}</head>
+<body>${header}<main class="card"><h1>${title}</h1>${body}</main></body>
 </html>`.markup;
 }
 

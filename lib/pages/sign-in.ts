@@ -1,5 +1,6 @@
 import { ACCOUNT_CONSOLE_CLIENT } from "../domain/account-console/console-client";
 import type { PolicyViolation } from "../domain/passwords/policy";
+import type { Brand } from "./brand";
 import { type Html, html } from "./html";
 import {
   alert,
@@ -40,6 +41,8 @@ export interface SignInView {
   passkeyOptions?: string;
   /** Channels a sign-in code can be sent by, offered on the code step. */
   codeChannels?: ReadonlyArray<"email" | "sms">;
+  /** The client's brand when it has one of its own; unset, the operator's. */
+  brand?: Brand;
 }
 
 /**
@@ -124,7 +127,7 @@ ${
       : html``
 }
 ${links}`;
-  return layout(view.lang, t.signInTitle, body);
+  return layout(view.lang, t.signInTitle, body, view.brand);
 }
 
 /** What the sign-in leads to: the application, or the account console (which has no name of its own). */

@@ -1,4 +1,5 @@
-import { type Html, html, STYLESHEETS } from "../html";
+import { brandMark, pageBrand } from "../brand";
+import { type Html, html, styleSheets } from "../html";
 import type { Language } from "../text";
 
 /**
@@ -81,6 +82,7 @@ export type ConsoleTexts = (typeof CONSOLE_TEXT)[Language];
 /** A signed-in page of the console; `section` is marked as the current one in the navigation. */
 export function consolePage(view: { lang: Language; section: Section | undefined; title: string; body: Html }) {
   const t = CONSOLE_TEXT[view.lang];
+  const brand = pageBrand();
   const links = SECTIONS.map(
     (s) =>
       html`<li><a href="${SECTION_PATHS[s]}"${s === view.section ? html` aria-current="page"` : html``}>${t.sections[s]}</a></li>`,
@@ -88,8 +90,8 @@ export function consolePage(view: { lang: Language; section: Section | undefined
   return html`<!doctype html>
 <html lang="${view.lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${view.title} · ${t.consoleTitle}</title>${STYLESHEETS}</head>
-<body><header class="console-top"><a class="brand" href="${SECTION_PATHS.profile}">${t.consoleTitle}</a>
+<title>${view.title} · ${t.consoleTitle}${brand.productName ? ` · ${brand.productName}` : ""}</title>${styleSheets(brand.theme)}</head>
+<body><header class="console-top"><a class="brand" href="${SECTION_PATHS.profile}">${brandMark(brand, view.lang, false)}${brand.productName || brand.logo ? html`<span class="brand-sub">${t.consoleTitle}</span>` : t.consoleTitle}</a>
 <a class="button secondary" href="/svc/oauth/logout?ui_locales=${view.lang}">${t.signOut}</a></header>
 <div class="console"><nav aria-label="${t.navLabel}"><ul>${links}</ul></nav>
 <main class="card"><h1>${view.title}</h1>${view.body}</main></div></body>

@@ -6,6 +6,7 @@ import type { AfterSignIn } from "../../domain/sign-in/authorization";
 import type { BrowserLogin, SignInDecision } from "../../domain/sign-in/browser-sign-in";
 import { COOKIES, pageResult, readCookie, setCookie } from "../../http/browser";
 import type { CommonCall, HttpResult } from "../../http/route";
+import { brandOf } from "../../pages/brand";
 import { consentPage } from "../../pages/consent";
 import type { FormState } from "../../pages/parts";
 import { type SignInView, signInPage } from "../../pages/sign-in";
@@ -39,7 +40,9 @@ export async function signInPageFor(
     view.step !== "change" && relyingParty(config()).offered
       ? JSON.stringify(await uc.signIn.passkeyOptions(view.state.csrf))
       : undefined;
-  return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings) });
+  // The client's own name, logo and colours when the operator gave it any (clientName is its id).
+  const brand = brandOf(config().settings.branding, view.clientName);
+  return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings), brand });
 }
 
 /** The sign-in page again, with why another way of signing in did not work. */
