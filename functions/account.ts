@@ -54,6 +54,7 @@ const useCases = {
       security: accountSecurityUseCases({ ...services(), secondFactor: secondFactorMethodDeps() }),
       events: services().events,
       notices: { courier: courier(), log: log.warn },
+      codeSettings: config().settings,
     }),
   ),
   devices: perCall(() => consoleDevicesUseCases({ devices: deviceUseCases(services()) })),

@@ -3,6 +3,7 @@ import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
 import { seedAccount } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
+import { useSettings } from "../support/oauth-provider";
 import { outbox } from "../support/outbox";
 import { storedItems } from "../support/stored";
 import { totpCode } from "../support/totp-codes";
@@ -109,6 +110,24 @@ describe("the account console", () => {
     expect((await storedItems(account.sub, "PROFILE"))[0].requiredFactor).toBeUndefined();
     await page.getByRole("button", { name: "Remove phone app" }).click();
     await page.getByRole("status").filter({ hasText: "The authenticator app was removed." }).waitFor();
+    await context.close();
+  });
+
+  it("lists where second-step codes can go when the operator switched codes on, and then lets the second step be required", async () => {
+    const { account, context, page } = await signedIn();
+    await page.goto(at("/svc/account/sign-in-methods"));
+    expect(await page.getByText("Codes by e-mail or SMS are not offered").count()).toBe(1);
+    useSettings({ secondFactor: { emailCodes: true } });
+    try {
+      await page.goto(at("/svc/account/sign-in-methods"));
+      expect(await page.getByText(`A code to ${account.email?.value} can be your second step.`).count()).toBe(1);
+      // A confirmed e-mail with codes on is a method to ask for: no app or passkey needed.
+      await page.getByRole("button", { name: "Ask at every sign-in" }).click();
+      await page.getByRole("status").filter({ hasText: "Every sign-in now asks for a second step." }).waitFor();
+      expect((await storedItems(account.sub, "PROFILE"))[0]).toMatchObject({ requiredFactor: 2 });
+    } finally {
+      useSettings({});
+    }
     await context.close();
   });
 

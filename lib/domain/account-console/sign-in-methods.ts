@@ -11,6 +11,7 @@ import {
   type RecoveryCodeDeps,
   recoveryCodeStatus,
 } from "../security/recovery-codes";
+import { codeContact, type SecondFactorDeps } from "../security/second-factor";
 import type { TotpUseCases } from "../security/totp-management";
 
 import { sendSecurityNotice } from "./security-notice";
@@ -26,6 +27,8 @@ export interface SignInMethodsDeps {
   totp: TotpUseCases;
   security: AccountSecurityUseCases;
   events: Pick<SecurityEventLog, "record">;
+  /** Which second-step codes by e-mail or SMS the operator switched on. */
+  codeSettings: SecondFactorDeps["settings"];
   /** The notice of a new way in, to the account's e-mail. */
   notices: { courier: Courier; log: (message: string, fields: Record<string, unknown>) => void };
 }
@@ -47,11 +50,17 @@ export function signInMethodsUseCases(deps: SignInMethodsDeps) {
         deps.totp.list(account.sub),
         deps.security.authModes(account.sub, account),
       ]);
+      // Second-step codes go to a confirmed contact, by the channels the operator switched on.
+      const codesTo = (["email", "sms"] as const).flatMap((channel) => {
+        const to = codeContact(deps.codeSettings, account, channel);
+        return to ? [{ channel, to }] : [];
+      });
       return {
         passkeys,
         options,
         recoveryLeft: codes.remaining,
         authenticators,
+        codesTo,
         secondFactorRequired: modes.requiredFactor === 2,
       };
     },

@@ -72,7 +72,7 @@ const AMR: Record<SecondFactorMethod, string[]> = {
 const ok = (method: SecondFactorMethod): SecondFactorVerdict => ({ ok: true, method, amr: AMR[method] });
 
 /** The confirmed contact a channel sends to, when the operator switched that channel on. */
-function codeContact(settings: SecondFactorDeps["settings"], account: Account, channel: CodeChannel) {
+export function codeContact(settings: SecondFactorDeps["settings"], account: Account, channel: CodeChannel) {
   const enabled = channel === "email" ? settings.secondFactor.emailCodes : settings.secondFactor.smsCodes;
   const contact = account[FIELD[channel]];
   return enabled && contact?.verified ? contact.value : undefined;

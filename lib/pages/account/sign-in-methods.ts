@@ -33,6 +33,12 @@ const TEXT = {
     appName: "Name of the app (optional)",
     code: "Code from the app",
     attach: "Turn on",
+    codes: "Codes by e-mail or SMS",
+    codesTo: (channel: "email" | "sms", to: string) =>
+      channel === "email"
+        ? `A code to ${to} can be your second step.`
+        : `A code by SMS to ${to} can be your second step.`,
+    noCodes: "Codes by e-mail or SMS are not offered, or you have no confirmed address for them.",
     recovery: "Recovery codes",
     recoveryLeft: (n: number) =>
       `${n} of 10 recovery codes left. Each signs you in once when your second factor is not at hand.`,
@@ -87,6 +93,10 @@ const TEXT = {
     appName: "Название приложения (необязательно)",
     code: "Код из приложения",
     attach: "Включить",
+    codes: "Коды по e-mail или SMS",
+    codesTo: (channel: "email" | "sms", to: string) =>
+      channel === "email" ? `Вторым шагом может быть код на ${to}.` : `Вторым шагом может быть код по SMS на ${to}.`,
+    noCodes: "Коды по e-mail или SMS не предлагаются, или для них нет подтверждённого адреса.",
     recovery: "Резервные коды",
     recoveryLeft: (n: number) =>
       `Осталось резервных кодов: ${n} из 10. Каждый один раз заменяет второй фактор, если его нет под рукой.`,
@@ -130,6 +140,8 @@ export interface MethodsView {
   passkeys: readonly PasskeyView[];
   creationOptions: string;
   authenticators: readonly TotpView[];
+  /** Where a second-step code can go (the operator's channels, the account's confirmed contacts). */
+  codesTo: ReadonlyArray<{ channel: "email" | "sms"; to: string }>;
   recoveryLeft: number;
   secondFactorRequired: boolean;
   done?: string;
@@ -191,6 +203,11 @@ export function methodsBody(view: MethodsView): Html {
   return html`${notice(view.done === undefined ? undefined : t.done[view.done])}${alert(view.problem && t.problems[view.problem])}
 <h2>${t.passkeys}</h2><p class="note">${t.passkeysWhy}</p>${passkeys}${add}
 ${authenticatorPart(view)}
+<h2>${t.codes}</h2>${
+    view.codesTo.length
+      ? html`<ul class="items">${view.codesTo.map((c) => html`<li>${t.codesTo(c.channel, c.to)}</li>`)}</ul>`
+      : html`<p>${t.noCodes}</p>`
+  }
 <h2>${t.recovery}</h2>${recovery}
 <form method="post" action="/svc/account/sign-in-methods/recovery-codes">${csrfField(view.csrf)}<button type="submit" class="secondary">${t.recoveryCreate}</button></form>
 <h2>${t.secondFactor}</h2><p>${required ? t.secondFactorOn : t.secondFactorOff}</p>

@@ -32,6 +32,7 @@ function showMethods(uc: AccountConsoleUseCases, call: CommonCall, extra: (visit
       passkeys: shown.passkeys,
       creationOptions: JSON.stringify(shown.options),
       authenticators: shown.authenticators,
+      codesTo: shown.codesTo,
       recoveryLeft: shown.recoveryLeft,
       secondFactorRequired: shown.secondFactorRequired,
       ...extra(visit),
