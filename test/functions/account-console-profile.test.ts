@@ -5,7 +5,7 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
-import { seedAccount, uniqueId } from "../support/fixtures";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { lastCode, outbox } from "../support/outbox";
 import { storedItem, storedItems } from "../support/stored";
@@ -16,8 +16,18 @@ import { storedItem, storedItems } from "../support/stored";
  * the codes read from the outbox as the user reads them from their mail or phone.
  */
 
-const { signedIn, ageSignIn, at, browser, relyingParty, startAuthorization, fillSignInForm, backAtClient, alertText } =
-  await useAccountConsole();
+const {
+  signedIn,
+  ageSignIn,
+  at,
+  browser,
+  relyingParty,
+  startAuthorization,
+  fillSignInForm,
+  backAtClient,
+  alertText,
+  issuer,
+} = await useAccountConsole();
 
 const NEW_PASSWORD = "a different horse jumps the fence";
 
@@ -66,6 +76,13 @@ describe("the profile section", () => {
     expect(stored).toMatchObject({ given_name: "Anna", family_name: "Petrova" });
     expect(stored.middle_name).toBeUndefined();
     expect(await page.getByLabel("Family name").inputValue()).toBe("Petrova");
+    // As an application reads it back through the management API.
+    const read = await fetch(`${issuer}/api/v3/users/${account.sub}`, {
+      headers: { authorization: await systemBearer(["svc_api_sys_users"]) },
+    });
+    const body = (await read.json()) as Record<string, unknown>;
+    expect(JSON.stringify(body)).toContain("Petrova");
+    expect(JSON.stringify(body)).not.toContain("Ivanovich");
     // Saved again unchanged: nothing is written, and the page says so.
     await page.getByRole("button", { name: "Save name" }).click();
     await status(page, "Nothing to save");

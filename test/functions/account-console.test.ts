@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
-import { seedAccount } from "../support/fixtures";
+import { seedAccount, systemBearer } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
 import { outbox } from "../support/outbox";
@@ -14,7 +14,19 @@ import { virtualAuthenticator } from "../support/virtual-authenticator";
  * (docs/account.md): each change read back from the table, each refusal in words.
  */
 
-const { signedIn, ageSignIn, at, browser } = await useAccountConsole();
+const { signedIn, ageSignIn, at, browser, issuer } = await useAccountConsole();
+
+/** The text of the element the keyboard is on (evaluated in the page). */
+const FOCUSED_TEXT = "document.activeElement?.textContent?.trim() ?? ''";
+
+/** What the management API answers about the account, as an application reads it back. */
+async function throughTheApi(path: string, scopes: string[]) {
+  const answer = await fetch(`${issuer}/api/v3/users/${path}`, {
+    headers: { authorization: await systemBearer(scopes) },
+  });
+  expect(answer.status).toBe(200);
+  return answer.json() as Promise<Record<string, unknown>>;
+}
 
 describe("the account console", () => {
   it("answers 401 to a browser that is not signed in, whose sign-in link leads through the hosted sign-in back to the console", async () => {
@@ -69,6 +81,9 @@ describe("the account console", () => {
     await page.getByRole("button", { name: "Rename laptop" }).click();
     await page.getByRole("status").filter({ hasText: "The passkey was renamed." }).waitFor();
     expect(await storedItems(account.sub, keys.passkeyPrefix)).toMatchObject([{ name: "work laptop" }]);
+    expect(await throughTheApi(`${account.sub}/passkeys`, ["svc_api_sys_usec"])).toMatchObject([
+      { name: "work laptop" },
+    ]);
     await page.getByRole("button", { name: "Remove work laptop" }).click();
     await page.getByRole("status").filter({ hasText: "The passkey was removed." }).waitFor();
     expect(await storedItems(account.sub, keys.passkeyPrefix)).toEqual([]);
@@ -125,6 +140,7 @@ describe("the account console", () => {
       await page.getByRole("button", { name: "Ask at every sign-in" }).click();
       await page.getByRole("status").filter({ hasText: "Every sign-in now asks for a second step." }).waitFor();
       expect((await storedItems(account.sub, "PROFILE"))[0]).toMatchObject({ requiredFactor: 2 });
+      expect(await throughTheApi(`${account.sub}/auth`, ["svc_api_sys_usec"])).toMatchObject({ requiredFactor: 2 });
     } finally {
       useSettings({});
     }
@@ -175,6 +191,30 @@ describe("the account console", () => {
     await page.waitForURL(/\/svc\/account\/sign-in-methods\?done=confirmed/);
     await page.getByRole("button", { name: /^Remove / }).click();
     await page.getByRole("status").filter({ hasText: "The passkey was removed." }).waitFor();
+    await context.close();
+  });
+
+  it("works from the keyboard alone: the sections are reached by Tab, a change is made with Enter, focus is visible", async () => {
+    const { context, page } = await signedIn();
+    await page.goto(at("/svc/account/password"));
+    // From the top of the page, Tab reaches the navigation; Enter follows the link.
+    let focused = "";
+    for (let i = 0; i < 15 && focused !== "Sign-in methods"; i++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate<string>(FOCUSED_TEXT);
+    }
+    expect(focused).toBe("Sign-in methods");
+    const outline = await page.evaluate<string>("getComputedStyle(document.activeElement).outlineStyle");
+    expect(outline).toBe("solid");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/svc\/account\/sign-in-methods$/);
+    for (let i = 0; i < 40 && focused !== "Create new recovery codes"; i++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate<string>(FOCUSED_TEXT);
+    }
+    expect(focused).toBe("Create new recovery codes");
+    await page.keyboard.press("Enter");
+    await page.getByText("Save these codes now").waitFor();
     await context.close();
   });
 
