@@ -51,6 +51,7 @@ const NOTHING_TO_REFUSE: Record<string, string> = {
   "hosted.logout": "a logout without parameters is valid: it ends the session and shows the signed-out page",
   "hosted.device": "without a code the page asks for one",
   "hosted.account-sign-in": "without ui_locales the sign-in page speaks the browser's language",
+  "hosted.theme": "without client the operator's theme is served",
 };
 
 const ITEM_ACTIONS_WHY =
