@@ -83,8 +83,8 @@ export async function invoke(fn: FunctionName, event: APIGatewayProxyEventV2) {
   const result = (await handler(event, lambdaContext(fn, event.requestContext.requestId))) as HttpResult;
   return {
     ...result,
-    // Pages answer HTML and the passkey script JavaScript; everything else JSON.
-    json: (result.body && !/^text\/(html|javascript)/.test(result.headers["content-type"] ?? "")
+    // Pages answer HTML, the passkey script JavaScript and the style sheets CSS; everything else JSON.
+    json: (result.body && !/^text\/(html|javascript|css)/.test(result.headers["content-type"] ?? "")
       ? JSON.parse(result.body)
       : {}) as Record<string, unknown>,
   };
