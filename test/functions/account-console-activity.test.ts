@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import axe from "axe-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
@@ -9,6 +8,7 @@ import { documentClient } from "../../lib/document-client";
 import { deleteDueAccounts } from "../../lib/domain/accounts/deletion";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
+import { seriousViolations } from "../support/axe";
 import { seedAccount } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
@@ -66,22 +66,6 @@ function keysOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(keysOf);
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]);
-}
-
-async function seriousViolations(page: Page): Promise<Array<{ id: string; targets: string[] }>> {
-  await page.addScriptTag({ content: axe.source });
-  const violations = await page.evaluate(async () => {
-    const page = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
-    const run = await page.axe.run(page.document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-    });
-    return run.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact ?? "",
-      targets: v.nodes.map((n) => n.target.join(" ")),
-    }));
-  });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
 describe("recent activity", () => {

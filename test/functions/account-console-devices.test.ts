@@ -1,5 +1,4 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import axe from "axe-core";
 import * as oidc from "openid-client";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import { HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
 import { consentId } from "../../lib/store/consents";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
+import { seriousViolations } from "../support/axe";
 import { createClient, seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { signedIn as passwordSignIn } from "../support/login";
@@ -294,21 +294,6 @@ describe("another account's ids posted to the console", () => {
     await context.close();
   });
 });
-
-/** axe-core on the page as it is: serious and critical violations (test/functions/hosted-a11y.test.ts). */
-async function seriousViolations(page: Page) {
-  await page.addScriptTag({ content: axe.source });
-  const { violations, passed } = await page.evaluate(async () => {
-    const scope = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
-    const run = await scope.axe.run(scope.document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-    });
-    const found = run.violations.map((v) => ({ id: v.id, impact: v.impact ?? "", targets: v.nodes.length }));
-    return { passed: run.passes.length, violations: found };
-  });
-  expect(passed).toBeGreaterThan(5);
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
 
 describe.each([
   ["en-US", "en", "Devices and sessions"],

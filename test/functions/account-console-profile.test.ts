@@ -1,10 +1,10 @@
-import axe from "axe-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { Account } from "../../lib/domain/accounts/account";
 import { HOSTED_CLIENT } from "../../lib/domain/oidc/browser-session";
 import { keys } from "../../lib/store/keys";
 import { useAccountConsole } from "../support/account-console";
+import { type Found, seriousViolations } from "../support/axe";
 import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { lastCode, outbox } from "../support/outbox";
@@ -357,33 +357,6 @@ describe("in Russian", () => {
     await context.close();
   });
 });
-
-interface Found {
-  id: string;
-  impact: string;
-  targets: string[];
-}
-
-/** axe-core's serious and critical violations of the page (WCAG 2.1 A and AA, best practices). */
-async function seriousViolations(page: Page): Promise<Found[]> {
-  await page.addScriptTag({ content: axe.source });
-  const { violations, passed } = await page.evaluate(async () => {
-    const page = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
-    const run = await page.axe.run(page.document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-    });
-    return {
-      passed: run.passes.length,
-      violations: run.violations.map((v) => ({
-        id: v.id,
-        impact: v.impact ?? "",
-        targets: v.nodes.map((n) => n.target.join(" ")),
-      })),
-    };
-  });
-  expect(passed).toBeGreaterThan(5);
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
 
 describe.each([
   ["en-US", "en"],

@@ -111,3 +111,15 @@ export const sectionQuery = {
   type: "object",
   properties: { done: { type: "string", maxLength: 32, description: "the change just made, announced on the page" } },
 } as const;
+
+/** What a section's page answers. */
+export const SECTION_RESPONSES = {
+  200: { description: "The section", contentType: "text/html" },
+  401: { description: "Not signed in", contentType: "text/html" },
+} as const;
+
+/** What a section's change answers besides its 303 (which each route words for itself). */
+export const CHANGE_REFUSALS = {
+  400: { description: "The section with why not, or an expired form", contentType: "text/html" },
+  401: { description: "Not signed in", contentType: "text/html" },
+} as const;

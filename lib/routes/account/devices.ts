@@ -4,8 +4,10 @@ import { type CommonCall, type HttpResult, route } from "../../http/route";
 import { type DevicesProblem, devicesBody, devicesTitle } from "../../pages/account/devices";
 import {
   afterChange,
+  CHANGE_REFUSALS,
   consoleActor,
   consoleForm,
+  SECTION_RESPONSES,
   sectionChange,
   sectionPage,
   sectionQuery,
@@ -32,8 +34,7 @@ function showDevices(uc: AccountConsoleUseCases, call: CommonCall, extra: { done
 
 const changeResponses = {
   303: { description: "Signed out: to the section, which says so; to the signed-out page when it was this device" },
-  400: { description: "The section with why not, or an expired form", contentType: "text/html" },
-  401: { description: "Not signed in", contentType: "text/html" },
+  ...CHANGE_REFUSALS,
 } as const;
 
 const devices = { section: "devices", sensitive: false } as const;
@@ -48,10 +49,7 @@ const view = (uc: AccountConsoleUseCases) =>
     summary: "The account console's devices and sessions: where the account is signed in",
     tags: ["account"],
     request: { query: sectionQuery },
-    responses: {
-      200: { description: "The section", contentType: "text/html" },
-      401: { description: "Not signed in", contentType: "text/html" },
-    },
+    responses: SECTION_RESPONSES,
     handler: (call) => showDevices(uc, call, call.query.done ? { done: call.query.done } : {}),
   });
 

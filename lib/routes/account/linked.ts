@@ -5,7 +5,15 @@ import { seeOther } from "../../http/browser";
 import { type CommonCall, route } from "../../http/route";
 import { type LinkedProblem, linkedBody, linkedTitle } from "../../pages/account/linked";
 import { PROVIDER_PART_PATTERN } from "../../settings-schema";
-import { afterChange, consoleActor, consoleForm, sectionChange, sectionPage } from "./console";
+import {
+  afterChange,
+  CHANGE_REFUSALS,
+  consoleActor,
+  consoleForm,
+  SECTION_RESPONSES,
+  sectionChange,
+  sectionPage,
+} from "./console";
 import type { AccountConsoleUseCases } from "./use-cases";
 
 /**
@@ -49,8 +57,7 @@ const linkedQuery = {
 
 const changeResponses = {
   303: { description: "Changed: to the section, which says so; or to confirm it's you first" },
-  400: { description: "The section with why not, or an expired form", contentType: "text/html" },
-  401: { description: "Not signed in", contentType: "text/html" },
+  ...CHANGE_REFUSALS,
 } as const;
 
 const linked = { section: "linked", sensitive: true } as const;
@@ -65,10 +72,7 @@ const view = (uc: AccountConsoleUseCases) =>
     summary: "The account console's linked accounts: accounts at external providers that sign in here",
     tags: ["account"],
     request: { query: linkedQuery },
-    responses: {
-      200: { description: "The section", contentType: "text/html" },
-      401: { description: "Not signed in", contentType: "text/html" },
-    },
+    responses: SECTION_RESPONSES,
     handler: (call) => {
       const { done, error } = call.query;
       return showLinked(uc, call, { ...(done && { done }), ...(error && { bindError: error }) });

@@ -3,7 +3,16 @@ import { ApiError } from "../../domain/errors";
 import { type CommonCall, type HttpResult, route } from "../../http/route";
 import { type ProfilePageView, type ProfileProblem, profileBody, profileTitle } from "../../pages/account/profile";
 import { PRINTABLE_PATTERN } from "../schemas";
-import { afterChange, consoleActor, consoleForm, sectionChange, sectionPage, sectionQuery } from "./console";
+import {
+  afterChange,
+  CHANGE_REFUSALS,
+  consoleActor,
+  consoleForm,
+  SECTION_RESPONSES,
+  sectionChange,
+  sectionPage,
+  sectionQuery,
+} from "./console";
 import type { AccountConsoleUseCases } from "./use-cases";
 
 /**
@@ -63,8 +72,7 @@ async function refusedAs(
 
 const changeResponses = {
   303: { description: "Done: to the section, which says so; or to confirm it's you first" },
-  400: { description: "The section with why not, or an expired form", contentType: "text/html" },
-  401: { description: "Not signed in", contentType: "text/html" },
+  ...CHANGE_REFUSALS,
 } as const;
 
 const form = <const P extends Record<string, unknown>>(fields: P) =>
@@ -82,10 +90,7 @@ const view = (uc: AccountConsoleUseCases) =>
     summary: "The account console's profile: names, e-mail and phone with a change waiting for its code",
     tags: ["account"],
     request: { query: sectionQuery },
-    responses: {
-      200: { description: "The section", contentType: "text/html" },
-      401: { description: "Not signed in", contentType: "text/html" },
-    },
+    responses: SECTION_RESPONSES,
     handler: (call) => showProfile(uc, call, call.query.done ? { done: call.query.done } : {}),
   });
 

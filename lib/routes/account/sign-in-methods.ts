@@ -6,8 +6,10 @@ import { type MethodsProblem, type MethodsView, methodsBody, methodsTitle } from
 import { credentialOf } from "../hosted/answers";
 import {
   afterChange,
+  CHANGE_REFUSALS,
   consoleActor,
   consoleForm,
+  SECTION_RESPONSES,
   sectionChange,
   sectionPage,
   sectionQuery,
@@ -69,8 +71,7 @@ function problemOf(error: unknown): MethodsProblem | undefined {
 
 const changeResponses = {
   303: { description: "Changed: to the section, which says so; or to confirm it's you first" },
-  400: { description: "The section with why not, or an expired form", contentType: "text/html" },
-  401: { description: "Not signed in", contentType: "text/html" },
+  ...CHANGE_REFUSALS,
 } as const;
 
 const methods = { section: "methods", sensitive: true } as const;
@@ -85,10 +86,7 @@ const view = (uc: AccountConsoleUseCases) =>
     summary: "The account console's sign-in methods: passkeys, authenticator apps, recovery codes, second step",
     tags: ["account"],
     request: { query: sectionQuery },
-    responses: {
-      200: { description: "The section", contentType: "text/html" },
-      401: { description: "Not signed in", contentType: "text/html" },
-    },
+    responses: SECTION_RESPONSES,
     handler: (call) => showMethods(uc, call, () => (call.query.done ? { done: call.query.done } : {})),
   });
 
