@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
+import { seriousViolations as axeViolations, type Found } from "../support/axe";
 import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 
@@ -16,12 +16,6 @@ import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 
 const { issuer, browser, relyingParty, startAuthorization, submit, rp } = await useHostedSignIn();
 
-interface Found {
-  id: string;
-  impact: string;
-  targets: string[];
-}
-
 /** `npm run screenshots` sets it: each page checked is also saved there, for the docs. */
 const SCREENSHOTS = process.env.SVC_SCREENSHOTS;
 
@@ -30,24 +24,7 @@ async function seriousViolations(page: Page, name: string): Promise<Found[]> {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${await page.getAttribute("html", "lang")}.png`) });
   }
-  await page.addScriptTag({ content: axe.source });
-  const { violations, passed } = await page.evaluate(async () => {
-    const page = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
-    const run = await page.axe.run(page.document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-    });
-    return {
-      passed: run.passes.length,
-      violations: run.violations.map((v) => ({
-        id: v.id,
-        impact: v.impact ?? "",
-        targets: v.nodes.map((n) => n.target.join(" ")),
-      })),
-    };
-  });
-  // axe ran its rules on a page that has content.
-  expect(passed).toBeGreaterThan(5);
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return axeViolations(page);
 }
 
 async function pageIn(locale: string) {
