@@ -1,6 +1,7 @@
 import { validators } from "../lib/compiled/users-validators";
 import { config } from "../lib/config";
-import { attributeDeps, perCall, requestChecks, services } from "../lib/container";
+import { accountDeletionDeps, attributeDeps, perCall, requestChecks, services } from "../lib/container";
+import { accountRemovalUseCases } from "../lib/domain/accounts/deletion";
 import { userUseCases } from "../lib/domain/accounts/users";
 import { createApiFunction } from "../lib/http/pipeline";
 import { usersRoutes } from "../lib/routes/users";
@@ -11,4 +12,6 @@ const users = perCall(() => {
   return userUseCases({ accounts, properties, accountSearch, attributes: attributeDeps, indexedAttributes });
 });
 
-export const handler = createApiFunction("users", usersRoutes(users), validators, requestChecks());
+const deletion = perCall(() => accountRemovalUseCases(accountDeletionDeps()));
+
+export const handler = createApiFunction("users", usersRoutes(users, deletion), validators, requestChecks());

@@ -30,7 +30,7 @@ export const routes: readonly RouteDefinition[] = [
   ...hostedRoutes(specsOnly()),
   ...accountRoutes(specsOnly()),
   ...metaRoutes(specsOnly()),
-  ...usersRoutes(specsOnly()),
+  ...usersRoutes(specsOnly(), specsOnly()),
   ...registrationRoutes(specsOnly()),
   ...passwordsRoutes(specsOnly()),
   ...securityRoutes(specsOnly()),

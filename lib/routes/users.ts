@@ -1,3 +1,4 @@
+import type { AccountRemovalUseCases } from "../domain/accounts/deletion";
 import { CONTACT_STATE_PATTERN } from "../domain/accounts/instance-id";
 import type { UserUseCases } from "../domain/accounts/users";
 import { jsonResult } from "../http/error-body";
@@ -337,9 +338,43 @@ const searchRoute = (users: UserUseCases) =>
     handler: async (call) => jsonResult(200, await users.search(call.query.query)),
   });
 
-export const usersRoutes = (users: UserUseCases) =>
+const deleteRoute = (deletion: AccountRemovalUseCases) =>
+  route({
+    id: "users.delete",
+    method: "DELETE",
+    path: "/svc/api/v3/users/{subjectId}",
+    version: "v3",
+    auth: "bearer",
+    permissions: { system: ["svc_api_sys_users_chg"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    recentSignIn: true,
+    summary: "Delete an account at once (system mode; the admin console)",
+    description:
+      "Every item of the account goes in one write (profile, credentials, sessions, devices, links, rights both ways): its tokens stop working at once. accountDeletion.graceDays does not apply; an owner deleting their own account uses the account console. The account's trail keeps one account_delete event for audit.retentionDays, and the event stream publishes account.deleted. An operator of the admin console must have signed in within 10 minutes.",
+    tags: ["users"],
+    request: { params: subjectIdParam },
+    responses: {
+      204: { description: "Deleted" },
+      400: { description: "Malformed subject id", schema: v3Error },
+      401: { description: "bad_access_token", schema: v3Error },
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => {
+      const actor = {
+        ts: Date.now(),
+        cId: call.principal?.clientId ?? "system",
+        ip: call.sourceIp,
+        ua: call.userAgent,
+      };
+      await deletion.deleteNow(call.subject, actor, Math.floor(Date.now() / 1000));
+      return jsonResult(204, undefined);
+    },
+  });
+
+export const usersRoutes = (users: UserUseCases, deletion: AccountRemovalUseCases) =>
   group("users", [
     getRoute(users),
+    deleteRoute(deletion),
     propsGet(users),
     propsChange(users),
     changeRoute(users),

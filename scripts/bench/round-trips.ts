@@ -629,6 +629,15 @@ export async function seedSampleAccounts(
     createdAt: now,
     updatedAt: now,
   });
+  // The account the deletion sample removes (events/users/delete-user-system.json).
+  await services().accounts.create({
+    sub: "sample-leaver",
+    family_name: "Leaver",
+    given_name: "Lena",
+    locked: false,
+    createdAt: now,
+    updatedAt: now,
+  });
   await seedSampleDevices();
   // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.

@@ -85,3 +85,19 @@ export async function deleteDueAccounts(
   }
   return { examined: due.length, deleted, cancelled };
 }
+
+/**
+ * An operator deletes an account (the management API, the admin console): at once, whatever
+ * accountDeletion.graceDays says, as Cognito's AdminDeleteUser does; the owner's grace is
+ * for changing one's mind, which an operator's call does not need.
+ */
+export function deleteAccountNow(deps: AccountDeletionDeps, sub: string, actor: DeletionActor, now: number) {
+  return requestAccountDeletion({ ...deps, graceDays: 0 }, sub, actor, now);
+}
+
+/** The management API's deletion, as the users routes are handed it. */
+export function accountRemovalUseCases(deps: AccountDeletionDeps) {
+  return { deleteNow: (sub: string, actor: DeletionActor, now: number) => deleteAccountNow(deps, sub, actor, now) };
+}
+
+export type AccountRemovalUseCases = ReturnType<typeof accountRemovalUseCases>;

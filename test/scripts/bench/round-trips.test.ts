@@ -25,6 +25,11 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     writes: 2,
     why: "the client's record (its redirect URIs and grants) when this container has not cached it (clients.cacheSeconds), the login's one read of account, credential and counters as in the password grant, and the user's consents, since the sample client is third-party (a first-party client skips that read); writes: the guess's attempt, taken before the hash so parallel guesses cannot pass the brute-force limits (issue 21 item 2), then the login's commit, which gives it back",
   },
+  "users.delete system": {
+    reads: 2,
+    writes: 2,
+    why: "a deletion reads what it removes: the account's partition (one Query) and its e-mail and phone claims (one BatchGetItem, so only claims still the account's go); writes: the mark that locks the account first, so an interrupted deletion is finished by the daily job, then one transaction removing everything with the account_delete event",
+  },
   "federation.bind user": {
     reads: 2,
     writes: 4,
