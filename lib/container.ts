@@ -13,6 +13,7 @@ import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
+import type { KeyDeps } from "./domain/keys/keys";
 import type { DpopDeps } from "./domain/oauth/dpop";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
@@ -66,6 +67,7 @@ import { createAccessTokens, issueIdToken } from "./tokens/access-token";
 import { statelessNonces } from "./tokens/dpop-nonces";
 import { readDpopProof } from "./tokens/dpop-proof";
 import { createKeyRing } from "./tokens/key-ring";
+import { createKeyRotator } from "./tokens/rotation";
 
 /**
  * The one wiring point. Clients and stores are built on first use, once per container;
@@ -178,6 +180,12 @@ export const deviceVerificationUri = (): string => `${config().issuer}/oauth/dev
 
 /** The account console's landing page (docs/account.md): where its own sign-in ends. */
 export const accountConsoleUri = (): string => `${config().issuer}/account`;
+
+/** The signing keys' use cases: the admin API and `svc-admin keys rotate` rotate alike. */
+export const keyDeps = (): KeyDeps => ({
+  signingKeys: createKeyRotator(services().signingKeys, config().settings.tokens.accessTtlSeconds),
+  events: services().events,
+});
 
 /** Client registration (RFC 7591/7592) under the policy of this moment. */
 export const clientRegistrationDeps = (): ClientRegistrationDeps => {

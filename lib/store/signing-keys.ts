@@ -1,7 +1,9 @@
 import type { JWK } from "jose";
+import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
 
 export interface SigningKeyRecord {
@@ -54,9 +56,15 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
 
     /**
      * Adds the next keys and retires the given ones in one transaction. False when one of
-     * them was retired meanwhile (a concurrent rotation): nothing is written.
+     * them was retired meanwhile (a concurrent rotation): nothing is written. `alsoWrite`
+     * (the rotation's security event) commits with them.
      */
-    async rotate(added: SigningKeyWithSecret[], retiring: string[], retireAt: number): Promise<boolean> {
+    async rotate(
+      added: SigningKeyWithSecret[],
+      retiring: string[],
+      retireAt: number,
+      alsoWrite: PendingWrite[] = [],
+    ): Promise<boolean> {
       return transactUnlessRefused(client, [
         ...added.map((key) => ({
           Put: {
@@ -77,6 +85,7 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
             ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },
           },
         })),
+        ...transactItems(alsoWrite),
       ]);
     },
   };

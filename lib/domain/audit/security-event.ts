@@ -20,3 +20,6 @@ export interface SecurityEvent {
   result: string;
   prms?: Record<string, string | number | boolean | string[]>;
 }
+
+/** Who made an admin API change and from where (interface §6): the application's event, `prms` never a secret. */
+export type AdminChangeEvent = Pick<SecurityEvent, "type" | "cId" | "ip" | "ua" | "prms">;
