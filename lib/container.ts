@@ -265,12 +265,13 @@ export { powertoolsMetrics as metrics };
 
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {
-  const { accounts, registrations, dynamicClients, sessions } = services();
+  const { accounts, registrations, dynamicClients, sessions, events } = services();
   return {
     accounts,
     registrations,
     dynamicClients,
     sessions,
+    events,
     courier: courier(),
     settings: config().settings,
     breachedPasswords: breachedPasswords(),

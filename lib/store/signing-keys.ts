@@ -61,7 +61,7 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
      */
     async rotate(
       added: SigningKeyWithSecret[],
-      retiring: string[],
+      retiring: { kid: string; signed: boolean }[],
       retireAt: number,
       alsoWrite: PendingWrite[] = [],
     ): Promise<boolean> {
@@ -74,12 +74,13 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
             ConditionExpression: "attribute_not_exists(PK)",
           },
         })),
-        ...retiring.map((kid) => ({
+        ...retiring.map(({ kid, signed }) => ({
           Update: {
             TableName: tableName,
             Key: keys.signingKey(kid),
-            // TTL removes the item a day after it leaves JWKS.
-            UpdateExpression: "SET retireAt = :at, expiresAt = :gone",
+            // TTL removes the item a day after it leaves JWKS. A key retired before it signed
+            // (an emergency rotation during a staged one) never signs: it activates as it leaves.
+            UpdateExpression: `SET retireAt = :at, expiresAt = :gone${signed ? "" : ", activatesAt = :at"}`,
             // Only a key that is still active is retired; an earlier retirement stands.
             ConditionExpression: "attribute_exists(PK) AND attribute_not_exists(retireAt)",
             ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },

@@ -72,7 +72,8 @@ export async function rotateSigningKeys(
     retired: live.map((k) => k.kid),
     retireAt,
   };
-  if (!(await store.rotate(keys, rotation.retired, retireAt, options.alsoWrite?.(rotation) ?? []))) {
+  const retiring = live.map((k) => ({ kid: k.kid, signed: (k.activatesAt ?? k.createdAt) <= at }));
+  if (!(await store.rotate(keys, retiring, retireAt, options.alsoWrite?.(rotation) ?? []))) {
     throw new ConcurrentRotationError();
   }
   return rotation;

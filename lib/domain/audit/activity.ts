@@ -1,5 +1,6 @@
 import { problems } from "../errors";
 import type { EventFilter, EventPosition, EventTally, ListedEvent, SecurityEventIndex } from "./ports";
+import { REGISTRATION_EVENT, SIGN_IN_EVENT } from "./security-event";
 
 /**
  * Every party's security events for operators (the admin console's activity screen and
@@ -12,11 +13,6 @@ export const ACTIVITY_LIMITS = { defaultLimit: 50, maxLimit: 100, defaultHours: 
 const HOUR_MS = 3_600_000;
 /** Hours counted at once: each is one Query per index shard, so this bounds the calls in flight. */
 const HOURS_IN_FLIGHT = 4;
-
-/** The event a sign-in records (lib/domain/sign-in): `ok`, or the error that refused it. */
-export const SIGN_IN_EVENT = "login";
-/** The event an account's creation by registration records, in its transaction (lib/domain/registration). */
-export const REGISTRATION_EVENT = "registration";
 
 export interface ActivityDeps {
   index: SecurityEventIndex;

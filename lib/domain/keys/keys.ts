@@ -63,9 +63,11 @@ export function keyStates(published: PublishedSigningKey[], now: number): KeyVie
         (a, b) => b.activatesAt - a.activatesAt || Number(a.retireAt !== undefined) - Number(b.retireAt !== undefined),
       );
     const signing = ofAlg.find((k) => k.activatesAt <= now);
-    const successor = ofAlg.filter((k) => k.activatesAt > now).at(-1);
+    // A key retired before it signed activates as it leaves JWKS (lib/store/signing-keys.ts): never next.
+    const next = ofAlg.filter((k) => k.activatesAt > now && k.retireAt === undefined);
+    const successor = next.at(-1);
     for (const key of ofAlg) {
-      const state: KeyState = key.activatesAt > now ? "next" : key === signing ? "signing" : "retiring";
+      const state: KeyState = next.includes(key) ? "next" : key === signing ? "signing" : "retiring";
       views.push({
         kid: key.kid,
         alg: key.alg,
