@@ -17,7 +17,9 @@ const activityQuery = {
     outcome: { enum: ["ok", "refused"], description: "refused: every result but ok" },
     sbj: { type: "string", minLength: 1, maxLength: 256, description: "one account's sub (or an application's id)" },
     cId: { type: "string", minLength: 1, maxLength: 256, description: "the application the events came through" },
-    from: msParam("ms since the epoch, inclusive (default: the retention's start)"),
+    from: msParam(
+      `ms since the epoch, inclusive (default: ${ACTIVITY_LIMITS.defaultWindowHours} hours ago; at most audit.retentionDays back)`,
+    ),
     to: msParam("ms since the epoch, inclusive (default: now)"),
     limit: {
       type: "string",

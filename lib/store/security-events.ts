@@ -16,7 +16,7 @@ import { queryPages } from "./paging";
 import { pendingWrite } from "./pending-writes";
 
 /** Hours one page of the cross-account listing walks at most, so an empty stretch costs a bounded number of Queries. */
-export const HOURS_PER_PAGE = 4;
+export const HOURS_PER_PAGE = 6;
 /** Items one shard's Query evaluates per call, and calls per shard and hour within one page. */
 const EVALUATED_PER_CALL = 200;
 const CALLS_PER_SHARD = 2;

@@ -9,6 +9,7 @@ import { keys } from "../../lib/store/keys";
 import { ACTIVATION_DELAY_SECONDS } from "../../lib/tokens/rotation";
 import { systemBearer, systemToken, uniqueId } from "../support/fixtures";
 import { request } from "../support/requests";
+import { storedClientEvents } from "../support/stored";
 import { svcAdmin } from "../support/svc-admin";
 
 /**
@@ -47,17 +48,6 @@ async function storedKeys() {
       TableName: config().tableName,
       KeyConditionExpression: "PK = :pk",
       ExpressionAttributeValues: { ":pk": keys.signingKeysPartition },
-    }),
-  );
-  return Items;
-}
-
-async function clientEvents(clientId: string) {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      KeyConditionExpression: "PK = :pk",
-      ExpressionAttributeValues: { ":pk": keys.clientSecurityEvent(clientId, 0, "").PK },
     }),
   );
   return Items;
@@ -156,7 +146,7 @@ describe("POST /svc/admin/api/v3/keys/rotate", () => {
     expect(newKids).toContain(decodeProtectedHeader(await systemToken(["svc_api_sys_keys"])).kid);
 
     // The rotation is the caller's security event, committed with the keys.
-    const events = await clientEvents(caller);
+    const events = await storedClientEvents(caller);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       sbj: caller,
@@ -223,7 +213,7 @@ describe("POST /svc/admin/api/v3/keys/rotate", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/new ES256 signing key \([^)]*\): \S+/);
     expect(run.stderr).toContain("Emergency rotation");
-    const events = await clientEvents("svc-admin");
+    const events = await storedClientEvents("svc-admin");
     expect(events.at(-1)).toMatchObject({ type: "keys.rotate", cId: "svc-admin", prms: { now: true } });
   });
 });

@@ -8,7 +8,14 @@ import { REGISTRATION_EVENT, SIGN_IN_EVENT } from "./security-event";
  * events the service records anyway (docs/interface.md §4.18).
  */
 
-export const ACTIVITY_LIMITS = { defaultLimit: 50, maxLimit: 100, defaultHours: 24, maxHours: 72 } as const;
+export const ACTIVITY_LIMITS = {
+  defaultLimit: 50,
+  maxLimit: 100,
+  defaultHours: 24,
+  maxHours: 72,
+  /** Without `from`, a listing reaches this far back: every page of an empty stretch costs Queries. */
+  defaultWindowHours: 24,
+} as const;
 
 const HOUR_MS = 3_600_000;
 /** Hours counted at once: each is one Query per index shard, so this bounds the calls in flight. */
@@ -64,7 +71,10 @@ export function activityUseCases(deps: ActivityDeps) {
     async list(query: ActivityQuery): Promise<{ events: ListedEvent[]; next?: string }> {
       const now = clock();
       // Events past their retention may wait for TTL a while; they are not shown.
-      const from = Math.max(query.from ?? 0, now - deps.retentionDays * 86_400_000);
+      const from = Math.max(
+        query.from ?? now - ACTIVITY_LIMITS.defaultWindowHours * HOUR_MS,
+        now - deps.retentionDays * 86_400_000,
+      );
       const to = query.to ?? now + 60_000;
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (from > to) return { events: [] };
