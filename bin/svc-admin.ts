@@ -87,10 +87,10 @@ commands:
   users export [--out FILE] [--with-factors] [--segments N]
       every account as JSON lines (docs/schemas/user-export.schema.json) with its password
       hash, groups and rights; --with-factors adds TOTP secrets (in the clear) and passkeys
-  operators add --user SUB [--read-only]
+  operators grant --sub SUB [--read-only]
       make an account an operator of the admin console (<issuer>/console/): APP_ADMIN over the
       console's application, or SYS_MON with --read-only; it signs in with a second factor
-  operators remove --user SUB     take both rights away; the account's console calls fail at once
+  operators revoke --sub SUB      take both rights away; the account's console calls fail at once
   operators list                  the accounts holding either right, with the right
   passkeys claim                  upgrade step, once after upgrading to credential id claims: each
                                   passkey stored without a claim gets one (a rerun writes nothing);
@@ -141,7 +141,7 @@ const OPTIONS = {
   uri: { type: "string" },
   name: { type: "string" },
   consent: { type: "string" },
-  user: { type: "string" },
+  sub: { type: "string" },
   "read-only": { type: "boolean" },
 } as const;
 
@@ -186,8 +186,8 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
   "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
   "passkeys claim": { options: [], positionals: [] },
-  "operators add": { options: ["user", "read-only"], positionals: [] },
-  "operators remove": { options: ["user"], positionals: [] },
+  "operators grant": { options: ["sub", "read-only"], positionals: [] },
+  "operators revoke": { options: ["sub"], positionals: [] },
   "operators list": { options: [], positionals: [] },
 };
 
@@ -351,12 +351,12 @@ async function clientsDelete(values: Values): Promise<number> {
 }
 
 /** The console's operators are rights over it (docs/console.md); the rights use cases check the account exists. */
-async function operatorsChange(values: Values, change: "add" | "remove"): Promise<number> {
-  const sub = requireOption(values, "user");
+async function operatorsChange(values: Values, change: "grant" | "revoke"): Promise<number> {
+  const sub = requireOption(values, "sub");
   const rights = rightUseCases(services());
   const grant = { subject: sub, object: OPERATOR_CONSOLE_CLIENT, objectType: "its" as const };
   try {
-    if (change === "remove") {
+    if (change === "revoke") {
       await rights.revoke({ ...grant, rights: ["APP_ADMIN", "SYS_MON"] });
       out(`${sub} is no longer an operator`);
       return 0;
@@ -742,12 +742,12 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
     }
     case "passkeys claim":
       return { table, run: passkeysClaim };
-    case "operators add":
-      requireOption(values, "user");
-      return { table, run: () => operatorsChange(values, "add") };
-    case "operators remove":
-      requireOption(values, "user");
-      return { table, run: () => operatorsChange(values, "remove") };
+    case "operators grant":
+      requireOption(values, "sub");
+      return { table, run: () => operatorsChange(values, "grant") };
+    case "operators revoke":
+      requireOption(values, "sub");
+      return { table, run: () => operatorsChange(values, "revoke") };
     case "operators list":
       return { table, run: operatorsList };
     default: {

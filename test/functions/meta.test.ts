@@ -119,7 +119,7 @@ describe("unmatched requests ($default route)", () => {
   it("when the path exists with other methods, it answers 405 with Allow", async () => {
     const response = await invoke("meta", await sampleEvent("events/meta/wrong-method.json"));
     expect(response.statusCode).toBe(405);
-    expect(response.headers.allow).toBe("GET, POST");
+    expect(response.headers.allow).toBe("DELETE, GET, POST");
     expect(response.json).toMatchObject({ type: "input_error", error: "method_not_allowed" });
   });
 

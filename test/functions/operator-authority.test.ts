@@ -315,21 +315,21 @@ describe("the management API with an operator's token", () => {
 describe("svc-admin operators", () => {
   it("adds an operator who can then sign in to the console, lists and removes them", async () => {
     const { account, secret } = await operator(undefined);
-    const added = await svcAdmin("operators", "add", "--user", account.sub, "--read-only");
+    const added = await svcAdmin("operators", "grant", "--sub", account.sub, "--read-only");
     expect(added).toMatchObject({ code: 0 });
     expect(added.stdout).toContain("SYS_MON");
     expect((await svcAdmin("operators", "list")).stdout).toContain(`${account.sub}\tSYS_MON`);
     const tokens = await consoleTokens(account, secret as string);
     expect(tokens.claims()?.svc_op).toBe("monitor");
 
-    expect(await svcAdmin("operators", "remove", "--user", account.sub)).toMatchObject({ code: 0 });
+    expect(await svcAdmin("operators", "revoke", "--sub", account.sub)).toMatchObject({ code: 0 });
     expect((await svcAdmin("operators", "list")).stdout).not.toContain(account.sub);
     const refused = await api(tokens.access_token, `/svc/api/v3/users/${account.sub}`);
     expect(refused.status).toBe(401);
   });
 
   it("refuses an account that does not exist, writing nothing", async () => {
-    const run = await svcAdmin("operators", "add", "--user", "no-such-account-0000");
+    const run = await svcAdmin("operators", "grant", "--sub", "no-such-account-0000");
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("no account has this identifier");
     expect((await svcAdmin("operators", "list")).stdout).not.toContain("no-such-account-0000");

@@ -61,7 +61,10 @@ describe("the route table", () => {
 
   it("when a path is matched, literal segments win and methods are told apart", () => {
     expect(matchRoute("GET", "/svc/api/v3/users/abc")).toMatchObject({ kind: "route", params: { subjectId: "abc" } });
-    expect(matchRoute("PATCH", "/svc/api/v3/users/abc")).toEqual({ kind: "wrong-method", allowed: ["GET", "POST"] });
+    expect(matchRoute("PATCH", "/svc/api/v3/users/abc")).toEqual({
+      kind: "wrong-method",
+      allowed: ["DELETE", "GET", "POST"],
+    });
     expect(matchRoute("GET", "/svc/api/v3/users/abc/def/ghi")).toEqual({ kind: "none" });
     expect(matchRoute("GET", "/svc/api/v3/users/a%20b")).toMatchObject({ params: { subjectId: "a b" } });
   });
