@@ -3,6 +3,7 @@ import { accountRoutes } from "./account";
 import { auditRoutes } from "./audit";
 import { clientRegistrationRoutes } from "./client-registration";
 import { clientsRoutes } from "./clients";
+import { consoleRoutes } from "./console";
 import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
 import { groupsRoutes } from "./groups";
@@ -29,6 +30,7 @@ export const routes: readonly RouteDefinition[] = [
   ...oidcRoutes(specsOnly()),
   ...hostedRoutes(specsOnly()),
   ...accountRoutes(specsOnly()),
+  ...consoleRoutes(specsOnly()),
   ...metaRoutes(specsOnly()),
   ...usersRoutes(specsOnly()),
   ...registrationRoutes(specsOnly()),
