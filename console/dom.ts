@@ -56,14 +56,17 @@ export function section(title: string, ...children: (Child | Child[])[]): HTMLEl
   return h("section", { "aria-labelledby": id }, h("h2", { id }, title), ...children);
 }
 
-/** A table with a header row; `caption` names it. */
+/** A table with a header row; `caption` names it; no rows show a dash, so an empty list reads as one. */
 export function table(caption: string, head: string[], rows: Child[][]): HTMLTableElement {
+  const body = rows.length
+    ? rows.map((row) => h("tr", {}, ...row.map((cell) => h("td", {}, cell))))
+    : [h("tr", {}, h("td", { colspan: head.length }, "—"))];
   return h(
     "table",
     {},
     h("caption", {}, caption),
     h("thead", {}, h("tr", {}, ...head.map((cell) => h("th", { scope: "col" }, cell)))),
-    h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((cell) => h("td", {}, cell))))),
+    h("tbody", {}, ...body),
   );
 }
 

@@ -155,8 +155,8 @@ export function showSecret(secret: string): Promise<void> {
     const copied = h("p", { role: "status", "aria-live": "polite" });
     const dialog = h(
       "dialog",
-      { "aria-label": t.secretLabel },
-      h("p", {}, t.secretOnce),
+      { "aria-labelledby": "secret-once" },
+      h("p", { id: "secret-once" }, t.secretOnce),
       h("label", { for: value.id }, t.secretLabel),
       value,
       copied,
