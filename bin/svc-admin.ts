@@ -19,9 +19,11 @@ import { type ClientChange, type ClientDefinition, weakSecretWarnings } from "..
 import { ClientExistsError } from "../lib/domain/clients/ports";
 import { clientRegistrationUseCases } from "../lib/domain/clients/registration";
 import { ApiError } from "../lib/domain/errors";
+import { OPERATOR_CONSOLE_CLIENT } from "../lib/domain/operators/console-client";
 import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
 import { resourceUseCases } from "../lib/domain/resources/management";
 import { type ResourceConsent, resourceId } from "../lib/domain/resources/resource";
+import { rightUseCases } from "../lib/domain/rights/rights";
 import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
@@ -85,6 +87,11 @@ commands:
   users export [--out FILE] [--with-factors] [--segments N]
       every account as JSON lines (docs/schemas/user-export.schema.json) with its password
       hash, groups and rights; --with-factors adds TOTP secrets (in the clear) and passkeys
+  operators add --user SUB [--read-only]
+      make an account an operator of the admin console (<issuer>/console/): APP_ADMIN over the
+      console's application, or SYS_MON with --read-only; it signs in with a second factor
+  operators remove --user SUB     take both rights away; the account's console calls fail at once
+  operators list                  the accounts holding either right, with the right
   passkeys claim                  upgrade step, once after upgrading to credential id claims: each
                                   passkey stored without a claim gets one (a rerun writes nothing);
                                   a credential id held by two accounts is listed, exit 2
@@ -134,6 +141,8 @@ const OPTIONS = {
   uri: { type: "string" },
   name: { type: "string" },
   consent: { type: "string" },
+  user: { type: "string" },
+  "read-only": { type: "boolean" },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -177,6 +186,9 @@ const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }>
   "users import": { options: ["concurrency", "format"], positionals: ["FILE"] },
   "users export": { options: ["out", "with-factors", "segments"], positionals: [] },
   "passkeys claim": { options: [], positionals: [] },
+  "operators add": { options: ["user", "read-only"], positionals: [] },
+  "operators remove": { options: ["user"], positionals: [] },
+  "operators list": { options: [], positionals: [] },
 };
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -335,6 +347,33 @@ async function clientsDelete(values: Values): Promise<number> {
   const clientId = requireOption(values, "id");
   if (!(await services().clients.delete(clientId))) throw new CommandError(`no client ${clientId}`);
   out(`deleted client ${clientId}`);
+  return 0;
+}
+
+/** The console's operators are rights over it (docs/console.md); the rights use cases check the account exists. */
+async function operatorsChange(values: Values, change: "add" | "remove"): Promise<number> {
+  const sub = requireOption(values, "user");
+  const rights = rightUseCases(services());
+  const grant = { subject: sub, object: OPERATOR_CONSOLE_CLIENT, objectType: "its" as const };
+  try {
+    if (change === "remove") {
+      await rights.revoke({ ...grant, rights: ["APP_ADMIN", "SYS_MON"] });
+      out(`${sub} is no longer an operator`);
+      return 0;
+    }
+    const right = values["read-only"] === true ? "SYS_MON" : "APP_ADMIN";
+    await rights.assign({ ...grant, rights: [right], tags: ["operator"] });
+    out(`${sub} is an operator (${right}); the admin console asks them for a TOTP code or a passkey`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(error.desc);
+    throw error;
+  }
+}
+
+async function operatorsList(): Promise<number> {
+  const holders = await rightUseCases(services()).rightsOn({ kind: "its", id: OPERATOR_CONSOLE_CLIENT });
+  for (const [subject, rights] of Object.entries(holders)) out(`${subject}\t${rights.join(" ")}`);
   return 0;
 }
 
@@ -698,6 +737,14 @@ function plan(argv: string[]): { run: () => Promise<number>; table?: string } | 
     }
     case "passkeys claim":
       return { table, run: passkeysClaim };
+    case "operators add":
+      requireOption(values, "user");
+      return { table, run: () => operatorsChange(values, "add") };
+    case "operators remove":
+      requireOption(values, "user");
+      return { table, run: () => operatorsChange(values, "remove") };
+    case "operators list":
+      return { table, run: operatorsList };
     default: {
       const path = resolve(rest[0]);
       const concurrency = parseConcurrency(values);

@@ -5,6 +5,7 @@ import {
   bindDeps,
   deviceVerificationUri,
   oauthClients,
+  operatorConsoleUri,
   passkeyDeps,
   passwordLoginDeps,
   passwordResetDeps,
@@ -13,6 +14,7 @@ import {
   requestChecks,
   services,
 } from "../lib/container";
+import { withOperatorConsoleRecord } from "../lib/domain/operators/console-client";
 import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
 import { browserSignInUseCases } from "../lib/domain/sign-in/browser-sign-in";
 import { selfServiceUseCases } from "../lib/domain/sign-in/self-service";
@@ -26,6 +28,7 @@ const authorization = () => {
   const idTokenHint = idTokenHints(keyRing, config().issuer);
   return authorizationUseCases({
     ...stores,
+    clients: withOperatorConsoleRecord(stores.clients, operatorConsoleUri()),
     clientCredentials: oauthClients(),
     idTokenHint,
     ownResource: config().issuer,

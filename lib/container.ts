@@ -14,6 +14,7 @@ import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
 import type { DpopDeps } from "./domain/oauth/dpop";
+import { withOperatorConsole } from "./domain/operators/console-client";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -150,7 +151,7 @@ export function perCall<T extends object>(build: () => T): T {
  */
 export const oauthClients = /* @__PURE__ */ once(() =>
   withMetadataDocuments(
-    services().clientCredentials,
+    withOperatorConsole(services().clientCredentials, operatorConsoleUri()),
     // Loaded on the first document URL: a container that never sees one never evaluates it.
     async (url) =>
       (await import("./metadata-document-fetch")).fetchMetadataDocument(url, config().dynamodbEndpoint !== undefined),
@@ -176,6 +177,9 @@ export const tokenEndpointDpop = (): DpopDeps => ({
 /** The hosted page where a device's user types its code (RFC 8628 verification_uri). */
 export const deviceVerificationUri = (): string => `${config().issuer}/oauth/device`;
 
+/** The admin console (docs/console.md): its page is its OAuth redirect URI. */
+export const operatorConsoleUri = (): string => `${config().issuer}/console/`;
+
 /** The account console's landing page (docs/account.md): where its own sign-in ends. */
 export const accountConsoleUri = (): string => `${config().issuer}/account`;
 
@@ -195,8 +199,9 @@ export const clientRegistrationDeps = (): ClientRegistrationDeps => {
 /** What the request pipeline asks of every call before its route runs. */
 export const requestChecks = (): CallerChecks =>
   perCall(() => {
-    const { accessTokens, keyRing, clientCredentials, sessions, logins, events } = services();
+    const { accessTokens, keyRing, clientCredentials, sessions, logins, events, rights } = services();
     return callerChecks({
+      rights,
       accessTokens,
       dpop: resourceDpop(),
       warmKeys: () => keyRing.warm(),
@@ -234,9 +239,10 @@ const breachedPasswords = (): BreachedPasswordCheck | undefined => {
 
 /** What the password and refresh grants need. */
 export const loginDeps = (): LoginDeps => {
-  const { logins, sessions, events, consents, accessTokens, keyRing } = services();
+  const { logins, sessions, events, consents, accessTokens, keyRing, rights } = services();
   const settings = config().settings;
   return {
+    rights,
     logins,
     sessions,
     events,

@@ -26,8 +26,15 @@ export interface ApiErrorDetails {
    * (no error attribute) for a request without a token, or the scope a route needs.
    */
   challenge?: {
-    error?: "insufficient_scope" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce";
+    error?:
+      | "insufficient_scope"
+      | "invalid_token"
+      | "invalid_dpop_proof"
+      | "use_dpop_nonce"
+      | "insufficient_user_authentication";
     scope?: string;
+    /** RFC 9470 3: how recent the sign-in must be, in seconds. */
+    maxAge?: number;
     /** RFC 9449 7.1: a refusal of a DPoP presentation is a DPoP challenge. */
     scheme?: "DPoP";
   };

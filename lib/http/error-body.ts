@@ -105,7 +105,7 @@ function authenticateHeaders(
   if (challenge?.scheme === "DPoP") bearer = `DPoP error="${challenge.error}", algs="${DPOP_ALGS.join(" ")}"`;
   else if (challenge && !challenge.error) bearer = `Bearer realm="svc"${metadata}`;
   else if (challenge?.error)
-    bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}${metadata}`;
+    bearer = `Bearer realm="svc", error="${challenge.error}"${challenge.scope ? `, scope="${challenge.scope}"` : ""}${challenge.maxAge !== undefined ? `, max_age=${challenge.maxAge}` : ""}${metadata}`;
   return { "www-authenticate": version === "v2" || version === "v1" ? `${bearer}, Basic realm="svc"` : bearer };
 }
 

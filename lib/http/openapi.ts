@@ -92,6 +92,8 @@ function operationOf(route: RouteDefinition, names: SchemaNames) {
     security: securityOf(route),
     "x-svc-version": route.version,
     "x-svc-function": route.fn,
+    // An admin console operator must have signed in within 10 minutes (docs/interface.md §5.1).
+    ...(route.recentSignIn && { "x-svc-recent-sign-in": true }),
   };
 }
 

@@ -12,6 +12,7 @@ import { callerRequired } from "./middleware/caller-required";
 import { errorShaper } from "./middleware/error-shaper";
 import { keyWarmUp } from "./middleware/key-warm-up";
 import { requestMetrics } from "./middleware/metrics";
+import { operatorAuthority } from "./middleware/operator-authority";
 import { routeResolution } from "./middleware/route-resolution";
 import { securityEvent } from "./middleware/security-event";
 import { sessionLiveness } from "./middleware/session-liveness";
@@ -111,6 +112,7 @@ export function createApiFunction(
     .use(userPassword(checks))
     .use(callerRequired())
     .use(sessionLiveness(checks))
+    .use(operatorAuthority(checks))
     .use(authorization())
     .use(securityEvent(checks))
     .handler(dispatch);

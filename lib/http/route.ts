@@ -109,6 +109,8 @@ export interface RouteSpec {
   invalidInput?: "invalid_client_metadata";
   /** User mode must send the user's X-Forwarded-For and User-Agent (interface §5.1); they go into security events. */
   userHeaders?: boolean;
+  /** Destructive: an operator of the admin console must have signed in within 10 minutes (RFC 9470 step-up). */
+  recentSignIn?: boolean;
   summary: string;
   description?: string;
   tags: readonly string[];

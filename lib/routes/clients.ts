@@ -326,6 +326,7 @@ const deleteRoute = (clients: ClientUseCases) =>
     id: "clients.delete",
     method: "DELETE",
     path: "/svc/admin/api/v3/clients/{clientId}",
+    recentSignIn: true,
     ...clientsCall,
     permissions: changing,
     summary: "Delete an application (interface §4.17)",

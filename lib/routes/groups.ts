@@ -263,6 +263,7 @@ const deleteRoute = (groups: GroupUseCases) =>
     id: "groups.delete",
     method: "DELETE",
     path: "/svc/api/v2/grps/{groupId}",
+    recentSignIn: true,
     ...groupCall,
     summary: "Delete a group with its members and the rights held on it (interface §4.8)",
     description:

@@ -1,4 +1,4 @@
-import type { ClientRecord } from "../clients/client";
+import { BUILT_IN_CLIENT_IDS, builtInClient, type ClientRecord } from "../clients/client";
 
 /**
  * The account console as a client of the hosted sign-in: first-party (no consent), no grants
@@ -6,29 +6,16 @@ import type { ClientRecord } from "../clients/client";
  * session the sign-in opens. Not stored: nobody can change or delete it.
  */
 
-export const ACCOUNT_CONSOLE_CLIENT = "svc-account";
+export const ACCOUNT_CONSOLE_CLIENT = BUILT_IN_CLIENT_IDS.account;
 
 /** The parameter that marks a sealed sign-in as the console's (the authorization endpoint drops it). */
 export const CONSOLE_MARK = "account_console";
 
 export function accountConsoleClient(consoleUri: string): ClientRecord {
-  return {
-    clientId: ACCOUNT_CONSOLE_CLIENT,
+  return builtInClient(ACCOUNT_CONSOLE_CLIENT, {
     scopes: [],
     redirectUris: [consoleUri],
-    hasRestPassword: false,
-    public: true,
     grantTypes: [],
     postLogoutRedirectUris: [],
-    resources: [],
-    exchangeFrom: [],
-    firstParty: true,
-    idTokenSignedResponseAlg: "ES256",
-    dpopBoundAccessTokens: false,
-    trustRelayedAddress: false,
-    requirePushedAuthorizationRequests: false,
-    bootstrap: false,
-    createdAt: 0,
-    updatedAt: 0,
-  };
+  });
 }

@@ -9,6 +9,8 @@ import type { LoginRepository } from "../login/ports";
 import { verifyUserPassword, waitOf } from "../login/verify-user-password";
 import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
+import { currentRole, type OperatorRole } from "../operators/operator";
+import type { RightRepository } from "../rights/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { rehashItems } from "../sign-in/password-change";
 import type { Prefetch } from "../unit-of-work";
@@ -24,6 +26,8 @@ export interface CallerCheckDeps {
   sessions: Pick<SessionRepository, "sessionAndAccount">;
   logins: LoginRepository;
   events: Pick<SecurityEventLog, "record">;
+  /** The admin console's operators hold their authority as rights (lib/domain/operators). */
+  rights: Pick<RightRepository, "readGrants">;
   log: { info(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -112,6 +116,22 @@ export function callerChecks(deps: CallerCheckDeps) {
       if (!session || session.expiresAt <= now || !account) throw problems.badAccessToken("session_ended");
       if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
       return { account, prefetched };
+    },
+
+    /**
+     * An admin console operator's standing: the session as for any user token, and the
+     * operator's right read beside it (in parallel: one round trip's wait), so an ended
+     * session or a revoked right refuses the very next call.
+     */
+    async liveOperator(sub: string, sid: string, now: number): Promise<{ role: OperatorRole; authTime: number }> {
+      const [{ session, account }, role] = await Promise.all([
+        deps.sessions.sessionAndAccount(sub, sid),
+        currentRole(deps.rights, sub),
+      ]);
+      if (!session || session.expiresAt <= now || !account) throw problems.badAccessToken("session_ended");
+      if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
+      if (!role) throw problems.badAccessToken("not_an_operator");
+      return { role, authTime: session.authTime ?? session.createdAt };
     },
 
     /** The security event of a user-mode call (interface §6). */

@@ -162,6 +162,32 @@ export function weakSecretWarnings(def: ClientDefinition): string[] {
   return warnings;
 }
 
+/** The service's own clients (the account and admin consoles), built in, never stored: their ids are taken. */
+export const BUILT_IN_CLIENT_IDS = { account: "svc-account", console: "svc-console" } as const;
+
+/** A client of ours that lives in code: public, first-party, nothing stored or changeable. */
+export function builtInClient(
+  clientId: (typeof BUILT_IN_CLIENT_IDS)[keyof typeof BUILT_IN_CLIENT_IDS],
+  powers: Pick<ClientRecord, "scopes" | "grantTypes" | "redirectUris" | "postLogoutRedirectUris">,
+): ClientRecord {
+  return {
+    clientId,
+    ...powers,
+    hasRestPassword: false,
+    public: true,
+    resources: [],
+    exchangeFrom: [],
+    firstParty: true,
+    idTokenSignedResponseAlg: "ES256",
+    dpopBoundAccessTokens: false,
+    trustRelayedAddress: false,
+    requirePushedAuthorizationRequests: false,
+    bootstrap: false,
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
 /** An id for a client registered without one: 80 random bits are unique without a counter to read. */
@@ -247,6 +273,8 @@ export function clientDefinitionProblems(def: ClientDefinition): ClientProblem[]
   if (!CLIENT_ID_PATTERN.test(def.clientId)) {
     add("clientId", "client id must be 1-128 letters, digits or . _ ~ - and start with a letter or digit");
   }
+  if ((Object.values(BUILT_IN_CLIENT_IDS) as string[]).includes(def.clientId))
+    add("clientId", "this client id belongs to the service's own console");
   if (def.secret === "" || def.restPassword === "") add("secret", "a secret cannot be empty");
   const unknown = def.scopes.filter((s) => permissionKind(s) === undefined && !isOidcScope(s));
   if (unknown.length > 0) add("scopes", `unknown permissions: ${unknown.join(" ")}`);

@@ -2,6 +2,7 @@ import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
+import { consoleTokenRole } from "../operators/operator";
 import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "../sign-in/login-commit";
 
@@ -49,6 +50,7 @@ export async function refreshGrant(
     scopes: session.scopes ?? [],
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
+  await consoleTokenRole(deps.rights, client.clientId, parsed.sub);
   const next = newRefreshToken(parsed.sub, parsed.sid);
   const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
   if ("refused" in outcome) {

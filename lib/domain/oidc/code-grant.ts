@@ -5,6 +5,7 @@ import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
 import { endReusedSession } from "../login/refresh-grant";
+import { consoleTokenRole } from "../operators/operator";
 import { consentScope } from "../resources/resource";
 import { backchannelLogoutOf } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
@@ -180,6 +181,7 @@ export async function tokensForSignIn(
     scopes: record.scopes,
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
+  const operator = await consoleTokenRole(deps.rights, client.clientId, record.sub);
   const committed = await deps.logins.commit([
     redeem(session.sid),
     deps.sessions.putItem(session),
@@ -224,7 +226,12 @@ export async function tokensForSignIn(
         nonce: record.nonce,
         accessToken: token,
         amr: record.amr,
-        claims: { ...added.id, ...claimsFor(account, record.scopes, record.claims?.idToken) },
+        claims: {
+          ...added.id,
+          ...claimsFor(account, record.scopes, record.claims?.idToken),
+          // The console shows who is signed in and what they may do; the API decides by itself.
+          ...(operator && { svc_op: operator }),
+        },
         alg: client.idTokenSignedResponseAlg,
       })
     : undefined;

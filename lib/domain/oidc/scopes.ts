@@ -1,6 +1,7 @@
 import type { Account } from "../accounts/account";
 import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
+import { OPERATOR_SCOPE } from "../operators/console-client";
 import { isOidcScope, parseScope, permissionKind } from "../permissions";
 import { resourceScopes, type Target } from "../resources/target";
 
@@ -17,7 +18,10 @@ export function authorizationScopes(client: ClientRecord, scope: string | undefi
       requested.length > 0 ? requested : target.resource.scopes.map((s) => s.name),
     );
   if (requested.length === 0) throw new OAuthError("invalid_scope", "scope is required");
-  const unknown = requested.filter((s) => !isOidcScope(s) && permissionKind(s) !== "user");
+  // The operator scope is no permission of the catalogue: only the built-in console is granted it.
+  const unknown = requested.filter(
+    (s) => !isOidcScope(s) && permissionKind(s) !== "user" && !(s === OPERATOR_SCOPE && client.scopes.includes(s)),
+  );
   if (unknown.length > 0) throw new OAuthError("invalid_scope", "the scope names something that is not a user scope");
   const notGranted = requested.filter((s) => permissionKind(s) === "user" && !client.scopes.includes(s));
   if (notGranted.length > 0) throw new OAuthError("invalid_scope", "the scope asks for a permission the client lacks");

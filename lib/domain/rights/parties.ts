@@ -1,5 +1,5 @@
 import { SUB_PATTERN } from "../accounts/new-account";
-import { CLIENT_ID_PATTERN } from "../clients/client";
+import { BUILT_IN_CLIENT_IDS, CLIENT_ID_PATTERN } from "../clients/client";
 import { GROUP_ID_PATTERN, PROFILE_PATTERN } from "../groups/group";
 
 /**
@@ -56,4 +56,9 @@ export function partyIdProblem(party: Party): string | undefined {
     if (!PROFILE.test(party.profile)) return "not a group profile";
   }
   return undefined;
+}
+
+/** The service's own applications (the consoles) exist in code, with no record to check: the admin console's operators hold rights over it. */
+export function isBuiltInParty(party: Party): boolean {
+  return party.kind === "its" && (Object.values(BUILT_IN_CLIENT_IDS) as string[]).includes(party.id);
 }

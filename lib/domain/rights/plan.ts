@@ -1,5 +1,5 @@
 import { appliesTo, builtinRight } from "./catalogue";
-import { type Party, type PartyKind, partyKey } from "./parties";
+import { isBuiltInParty, type Party, type PartyKind, partyKey } from "./parties";
 import { rightProblems } from "./problems";
 
 /**
@@ -126,7 +126,7 @@ function partyChecks(changes: RightChange[]): Check[] {
     parties.set(partyKey(change.subject), change.subject);
     parties.set(partyKey(change.object), change.object);
   }
-  return [...parties.values()].map((party) => ({ kind: "party", party }));
+  return [...parties.values()].filter((party) => !isBuiltInParty(party)).map((party) => ({ kind: "party", party }));
 }
 
 /**

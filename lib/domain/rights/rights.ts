@@ -9,7 +9,7 @@ import {
   type NewRightBody,
   readRightDefinition,
 } from "./catalogue-admin";
-import type { Party } from "./parties";
+import { isBuiltInParty, type Party } from "./parties";
 import {
   builtinKindProblem,
   type Check,
@@ -93,7 +93,7 @@ export async function changeRights(
 /** interface §4.3 rights of a subject: object key -> right -> tags. */
 export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record<string, Record<string, string[]>>> {
   const { grants, exists } = await deps.rights.grantsOfParty(subject);
-  if (!exists) throw rightProblems.unknownParty(subject);
+  if (!exists && !isBuiltInParty(subject)) throw rightProblems.unknownParty(subject);
   const out: Record<string, Record<string, string[]>> = {};
   for (const grant of grants) {
     out[grant.objectKey] ??= {};
@@ -105,7 +105,7 @@ export async function rightsOf(deps: RightsDeps, subject: Party): Promise<Record
 /** interface §4.3 rights on an object: subject key -> right names. */
 export async function rightsOn(deps: RightsDeps, object: Party): Promise<Record<string, string[]>> {
   const { holders, exists } = await deps.rights.holdersOnParty(object);
-  if (!exists) throw rightProblems.unknownParty(object);
+  if (!exists && !isBuiltInParty(object)) throw rightProblems.unknownParty(object);
   const out: Record<string, string[]> = {};
   for (const holder of holders) {
     out[holder.subjectKey] ??= [];

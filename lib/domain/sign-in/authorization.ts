@@ -20,9 +20,11 @@ import {
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode, signInOf } from "../oidc/code-grant";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
+import { admitOperator, isConsoleClient, provedSecondFactor } from "../operators/operator";
 import type { ResourceRepository } from "../resources/ports";
 import { consentScope, type ResourceScope } from "../resources/resource";
 import { targetOf } from "../resources/target";
+import type { RightRepository } from "../rights/ports";
 import type { ConsentRepository, SessionRepository } from "../sessions/ports";
 
 /**
@@ -46,6 +48,8 @@ export interface AuthorizationDeps {
   pushedRequests: Pick<PushedAuthorizationRepository, "take">;
   /** The hosted device page (RFC 8628 verification_uri): where the user's answer to a device lands. */
   deviceUri: string;
+  /** The admin console's operators hold their authority as rights over it (lib/domain/operators). */
+  rights: Pick<RightRepository, "readGrants">;
   /** The account console: where a sign-in started from it goes back to. */
   consoleUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
@@ -225,6 +229,8 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     /** Whether the browser's session may answer this request without asking the user. */
     async usableSession(browser: LiveBrowserSession | undefined, request: AuthorizationRequest, now: number) {
       if (!browser || request.prompt.includes("login")) return false;
+      // The admin console needs a second factor: a session without one signs in again, with it.
+      if (isConsoleClient(request.clientId) && !provedSecondFactor(browser.session.amr)) return false;
       // max_age=0 asks for a sign-in in this very request (OIDC Core 3.1.2.1): no session, however fresh, is one.
       if (request.maxAge === 0) return false;
       const authTime = browser.session.authTime ?? browser.session.createdAt;
@@ -237,6 +243,14 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     async signedIn(found: FoundRequest, browser: LiveBrowserSession, now: number): Promise<AfterSignIn> {
       const { client, request } = found;
       if (request.console) return { kind: "back", redirectUri: request.redirectUri, responseMode: "query", params: {} };
+      if (isConsoleClient(client.clientId)) {
+        try {
+          await admitOperator(deps.rights, browser.account.sub, browser.session.amr);
+        } catch (error) {
+          if (!(error instanceof OAuthError)) throw error;
+          return { kind: "error", error: refusalOf(request, error) };
+        }
+      }
       if (await consentNeeded(client, request, browser.account.sub)) {
         if (!request.prompt.includes("none"))
           return {

@@ -10,6 +10,7 @@ import type { QrLoginRepository } from "../login/ports";
 import { createQrLogin, qrPng } from "../login/qr-login";
 import type { Language } from "../messages/ports";
 import { HOSTED_CLIENT } from "../oidc/browser-session";
+import { isConsoleClient } from "../operators/operator";
 import { authenticationOptions, type PasskeyDeps, passkeySecondFactor } from "../passkeys/passkeys";
 import type { PolicyViolation } from "../passwords/policy";
 import type { AfterSignIn, AuthorizationUseCases, FoundRequest } from "./authorization";
@@ -96,6 +97,7 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     userAgent: origin.userAgent,
     addresses: origin.addresses,
     language: origin.language,
+    secondFactorRequired: isConsoleClient(found.request.clientId),
     now: origin.now,
   });
 

@@ -58,6 +58,10 @@ export type FlowOutcome =
   /** A paused sign-in past its time, or whose account is gone. */
   | { kind: "expired" };
 
+/** The account asks two factors, or the application does of everyone; a method that proved two (a passkey) is enough. */
+const needsSecondFactor = (proved: Proved, context: SignInContext) =>
+  (proved.account.requiredFactor === 2 || (context.secondFactorRequired ?? false)) && !proved.amr.includes("mfa");
+
 const filled = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 export function signInFlow(deps: LoginDeps) {
@@ -94,7 +98,7 @@ export function signInFlow(deps: LoginDeps) {
       return refuse(proved, context, "inactivity_lock", "the account is locked for inactivity");
     if (account.methodsLocked?.includes(proved.method))
       return refuse(proved, context, "method_locked", `${proved.method} login is locked for this account`);
-    if (account.requiredFactor === 2 && proved.secondFactor === "refuse")
+    if (needsSecondFactor(proved, context) && proved.secondFactor === "refuse")
       return refuse(proved, context, "refused", "the account requires a second factor");
     if (resumed) return undefined;
     // Every way in asks it, once proved, so a block the hook decides holds for all.
@@ -161,7 +165,7 @@ export function signInFlow(deps: LoginDeps) {
     const refused = await checks(first, context, at !== undefined);
     if (refused) return refused;
     let proved = first;
-    if (proved.account.requiredFactor === 2 && proved.secondFactor === "ask" && !proved.factor) {
+    if (needsSecondFactor(proved, context) && proved.secondFactor === "ask" && !proved.factor) {
       const step = await secondFactorStep(deps, proved, answers, context, settle);
       if (step.kind === "ask")
         return {

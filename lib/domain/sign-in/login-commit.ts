@@ -11,6 +11,7 @@ import type { UserMigrationDeps } from "../login/user-migration";
 import type { MetricsPort } from "../metrics";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import type { BreachedPasswordCheck } from "../passwords/ports";
+import type { RightRepository } from "../rights/ports";
 import type { SecondFactorDeps } from "../security/second-factor";
 import type { BackchannelLogout } from "../sessions/backchannel-logout";
 import { openSession } from "../sessions/open-session";
@@ -41,6 +42,8 @@ export interface LoginDeps {
   migration?: UserMigrationDeps;
   /** Counts sign-ins by method and result; unset: not counted. */
   metrics?: MetricsPort;
+  /** The admin console's operators hold their authority as rights; unset: the console gets no tokens. */
+  rights?: Pick<RightRepository, "readGrants">;
   now?: () => number;
 }
 

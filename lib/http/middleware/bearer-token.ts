@@ -2,6 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import type { CallerChecks } from "../../domain/callers/caller-checks";
 import { problems } from "../../domain/errors";
+import { asksOperatorScope, isConsoleClient } from "../../domain/operators/operator";
 import type { SvcContext } from "../request-state";
 
 /**
@@ -29,6 +30,17 @@ export function bearerToken(
         url: publicUrl(request.event.rawPath),
       });
       const scopes = new Set(claims.scope.split(" ").filter(Boolean));
+      // The console's token names a person, but acts with the authority the operator check grants.
+      if (
+        claims.sid &&
+        auth !== "user-bearer-or-user-basic" &&
+        isConsoleClient(claims.client_id) &&
+        asksOperatorScope(scopes)
+      ) {
+        const operator = { sub: claims.sub, sid: claims.sid, uaId: claims.ua_id };
+        state.principal = { mode: "system", clientId: claims.client_id, scopes: new Set(), via: "bearer", operator };
+        return;
+      }
       if (claims.sid) {
         state.principal = {
           mode: "user",
