@@ -1,4 +1,4 @@
-import { accessToken, issuerUrl, refresh } from "./auth";
+import { accessToken, issuerUrl, refresh, startAuthorization } from "./auth";
 
 /** A refused or failed call, with what the service said. */
 export class ApiProblem extends Error {
@@ -57,8 +57,11 @@ async function send(method: string, path: string, body: unknown): Promise<Respon
 export async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
   let response = await send(method, path, body);
   const challenge = () => response.headers.get("www-authenticate") ?? "";
-  if (response.status === 401 && /invalid_token/.test(challenge()) && (await refresh()))
-    response = await send(method, path, body);
+  if (response.status === 401 && /invalid_token/.test(challenge())) {
+    if (await refresh()) response = await send(method, path, body);
+    // No refresh token, or it was refused: authorize again, silently while the hosted session lasts.
+    else await startAuthorization({ returnTo: location.hash, prompt: "none", lang: document.documentElement.lang });
+  }
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : undefined;
   if (!response.ok) {
