@@ -8,7 +8,7 @@ import cliProgress from "cli-progress";
 import { config, processEnv, setEnvDefaults } from "../lib/config";
 import { LOCAL_TOOL_ENV } from "../lib/config/environment";
 import { ConfigError } from "../lib/config/validation";
-import { accountTransfer, clientRegistrationDeps, services } from "../lib/container";
+import { accountTransfer, clientRegistrationDeps, keyDeps, services } from "../lib/container";
 import { dataKeys } from "../lib/crypto/data-key";
 import { exportAccounts } from "../lib/domain/accounts/export";
 import { type TotpSealing, totpSealing } from "../lib/domain/accounts/export-line";
@@ -19,6 +19,7 @@ import { type ClientChange, type ClientDefinition, weakSecretWarnings } from "..
 import { ClientExistsError } from "../lib/domain/clients/ports";
 import { clientRegistrationUseCases } from "../lib/domain/clients/registration";
 import { ApiError } from "../lib/domain/errors";
+import { keyUseCases, type RotationView } from "../lib/domain/keys/keys";
 import { OPERATOR_CONSOLE_CLIENT } from "../lib/domain/operators/console-client";
 import { backfillPasskeyClaims } from "../lib/domain/passkeys/claim-backfill";
 import { resourceUseCases } from "../lib/domain/resources/management";
@@ -28,7 +29,6 @@ import { DATA_KEY_FILE, ensureLocalDataKey } from "../lib/local/data-key";
 import { JavaMissingError } from "../lib/local/dynamodb-local";
 import { attachLocalStorage } from "../lib/local/stack";
 import { ACCESS_TOKEN_ALG } from "../lib/tokens/key-ring";
-import { rotateSigningKeys } from "../lib/tokens/rotation";
 
 /** `svc-admin` (docs/administration.md): operator commands on the local stack, or on a deployed one with --table. */
 
@@ -454,13 +454,16 @@ function wholeOption(values: Values, name: OptionName, fallback: number, max: nu
 const parseCount = (values: Values): number => wholeOption(values, "count", 1, 1000);
 
 async function keysRotate(now: boolean): Promise<number> {
-  const { keys, retired, retireAt } = await rotateSigningKeys(
-    services().signingKeys,
-    config().settings.tokens.accessTtlSeconds,
-    { now },
-  );
+  let rotation: RotationView;
+  try {
+    // The admin API's use case: the rotation commits with svc-admin's security event.
+    rotation = await keyUseCases(keyDeps()).rotate(now, byAdmin("keys.rotate"));
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(error.desc.replace("with now", "with --now"));
+    throw error;
+  }
   const time = (seconds: number) => new Date(seconds * 1000).toISOString();
-  for (const { alg, kid, activatesAt } of keys) {
+  for (const { alg, kid, activatesAt } of rotation.keys) {
     out(
       `new ${alg} signing key (${alg === ACCESS_TOKEN_ALG ? "access tokens, ID tokens registered ES256" : "ID tokens"}): ${kid}`,
     );
@@ -468,8 +471,10 @@ async function keysRotate(now: boolean): Promise<number> {
       `${alg} signs from: ${time(activatesAt)}${now ? " (now: verifiers with an older JWKS refuse its tokens)" : ""}`,
     );
   }
+  const { retired, retiredUntil } = rotation;
   out(`retired: ${retired.length > 0 ? retired.join(" ") : "none"}`);
-  if (retired.length > 0) out(`retired keys sign until then and stay in JWKS until ${time(retireAt)}`);
+  if (retired.length > 0) out(`retired keys sign until then and stay in JWKS until ${time(retiredUntil)}`);
+  if (rotation.warning) err(rotation.warning);
   return 0;
 }
 

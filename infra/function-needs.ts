@@ -48,7 +48,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   security: { table: "read-write", dataKey: true, hashes: true },
   // Devices forgotten and sessions ended.
   devices: { table: "read-write" },
-  // Security events read; consents withdrawn with their application's sessions.
+  // Security events read, one account's from its partition and every account's from GSI1 (the
+  // table grant covers its indexes); consents withdrawn with their application's sessions.
   audit: { table: "read-write" },
   // The sign-in pages: passwords hashed and checked, TOTP secrets unsealed, interaction
   // states signed with the data key, registration and reset codes sent.
@@ -56,7 +57,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The account console: the hosted session's own account; passwords checked again and changed,
   // TOTP secrets sealed, contact codes and change notices sent.
   account: { table: "read-write", dataKey: true, hashes: true, messaging: true },
-  // Applications registered, changed and deleted over the admin API, with their security events.
+  // Applications registered, changed and deleted over the admin API, with their security events;
+  // the signing keys listed and rotated (public halves read, new keys written, never a private key read).
   clients: { table: "read-write" },
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },

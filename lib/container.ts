@@ -13,6 +13,7 @@ import type { ClientRegistrationDeps } from "./domain/clients/registration";
 import { reportHashesOverBounds } from "./domain/credentials/password-hash";
 import type { FederationDeps } from "./domain/federation/federation";
 import type { HookRunner } from "./domain/hooks/ports";
+import type { KeyDeps } from "./domain/keys/keys";
 import type { DpopDeps } from "./domain/oauth/dpop";
 import { withOperatorConsole } from "./domain/operators/console-client";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
@@ -67,6 +68,7 @@ import { createAccessTokens, issueIdToken } from "./tokens/access-token";
 import { statelessNonces } from "./tokens/dpop-nonces";
 import { readDpopProof } from "./tokens/dpop-proof";
 import { createKeyRing } from "./tokens/key-ring";
+import { createKeyRotator } from "./tokens/rotation";
 
 /**
  * The one wiring point. Clients and stores are built on first use, once per container;
@@ -183,6 +185,12 @@ export const operatorConsoleUri = (): string => `${config().issuer}/console/`;
 /** The account console's landing page (docs/account.md): where its own sign-in ends. */
 export const accountConsoleUri = (): string => `${config().issuer}/account`;
 
+/** The signing keys' use cases: the admin API and `svc-admin keys rotate` rotate alike. */
+export const keyDeps = (): KeyDeps => ({
+  signingKeys: createKeyRotator(services().signingKeys, config().settings.tokens.accessTtlSeconds),
+  events: services().events,
+});
+
 /** Client registration (RFC 7591/7592) under the policy of this moment. */
 export const clientRegistrationDeps = (): ClientRegistrationDeps => {
   const { clients, registrationAdmissions, events } = services();
@@ -263,12 +271,13 @@ export { powertoolsMetrics as metrics };
 
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {
-  const { accounts, registrations, dynamicClients, sessions } = services();
+  const { accounts, registrations, dynamicClients, sessions, events } = services();
   return {
     accounts,
     registrations,
     dynamicClients,
     sessions,
+    events,
     courier: courier(),
     settings: config().settings,
     breachedPasswords: breachedPasswords(),

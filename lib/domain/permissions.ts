@@ -33,6 +33,9 @@ export const SYSTEM_PERMISSIONS = [
   "svc_api_sys_clients_chg",
   // Grants what administers permissions (interface §4.17): svc_rights_full_access, the _chg above, itself.
   "svc_api_sys_clients_admin",
+  // The signing keys (interface §4.19): read their states; rotate them.
+  "svc_api_sys_keys",
+  "svc_api_sys_keys_chg",
   "fed_tkn_any",
 ] as const;
 

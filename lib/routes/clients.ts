@@ -1,9 +1,10 @@
 import type { ClientAdministrator } from "../domain/clients/authority";
 import { CLIENT_ID_PATTERN, GRANT_TYPES, ID_TOKEN_ALGS } from "../domain/clients/client";
-import { type ClientChangeEvent, type ClientUseCases, LIST_LIMITS } from "../domain/clients/management";
+import { type ClientUseCases, LIST_LIMITS } from "../domain/clients/management";
 import { problems } from "../domain/errors";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
+import { adminChangeEvent } from "./admin-change";
 import { badAccessToken, v3Error } from "./schemas";
 
 /** Schemas of the clients calls (interface §4.17). */
@@ -175,20 +176,6 @@ export const newSecret = {
   },
 } as const;
 
-/**
- * The security event of a change to a client (interface §4.17, 6), naming the application
- * that changed it. `prms` says what, never a value.
- */
-function clientEvent(call: CommonCall, prms: Record<string, string[]> = {}): ClientChangeEvent {
-  return {
-    type: call.route.event?.type ?? call.route.id,
-    cId: call.principal?.clientId ?? "unknown",
-    ip: call.sourceIp,
-    ua: call.userAgent,
-    prms: { route: call.route.id, ...prms },
-  };
-}
-
 /** The calling application and what its token holds: the use cases decide what it may grant. */
 function administrator(call: CommonCall): ClientAdministrator {
   const principal = call.principal;
@@ -229,7 +216,7 @@ const createRoute = (clients: ClientUseCases) =>
       409: { description: "client_exists", schema: v3Error },
     },
     handler: async (call) =>
-      jsonResult(201, await clients.create(call.body, administrator(call), clientEvent(call)), NO_STORE),
+      jsonResult(201, await clients.create(call.body, administrator(call), adminChangeEvent(call)), NO_STORE),
   });
 
 const listRoute = (clients: ClientUseCases) =>
@@ -290,7 +277,7 @@ const changeRoute = (clients: ClientUseCases) =>
       409: { description: "changed_concurrently", schema: v3Error },
     },
     handler: async (call) => {
-      const event = clientEvent(call, { fields: Object.keys(call.body) });
+      const event = adminChangeEvent(call, { fields: Object.keys(call.body) });
       return jsonResult(200, await clients.change(call.params.clientId, call.body, administrator(call), event));
     },
   });
@@ -316,7 +303,7 @@ const rotateRoute = (clients: ClientUseCases) =>
     handler: async (call) =>
       jsonResult(
         200,
-        await clients.rotateSecret(call.params.clientId, administrator(call), clientEvent(call)),
+        await clients.rotateSecret(call.params.clientId, administrator(call), adminChangeEvent(call)),
         NO_STORE,
       ),
   });
@@ -341,7 +328,7 @@ const deleteRoute = (clients: ClientUseCases) =>
       409: { description: "changed_concurrently", schema: v3Error },
     },
     handler: async (call) => {
-      await clients.remove(call.params.clientId, administrator(call), clientEvent(call));
+      await clients.remove(call.params.clientId, administrator(call), adminChangeEvent(call));
       return jsonResult(204, undefined);
     },
   });

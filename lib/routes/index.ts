@@ -1,5 +1,6 @@
 import { type RouteDefinition, specsOnly } from "../http/route";
 import { accountRoutes } from "./account";
+import { activityRoutes } from "./activity";
 import { auditRoutes } from "./audit";
 import { clientRegistrationRoutes } from "./client-registration";
 import { clientsRoutes } from "./clients";
@@ -8,6 +9,7 @@ import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
 import { groupsRoutes } from "./groups";
 import { hostedRoutes } from "./hosted";
+import { keysRoutes } from "./keys";
 import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
 import { passwordsRoutes } from "./passwords";
@@ -41,7 +43,9 @@ export const routes: readonly RouteDefinition[] = [
   ...rightsRoutes(specsOnly()),
   ...groupsRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
+  ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),
   ...clientRegistrationRoutes(specsOnly()),
   ...resourcesRoutes(specsOnly()),
+  ...keysRoutes(specsOnly()),
 ];

@@ -1,7 +1,8 @@
-import type { ResourceChangeEvent, ResourceUseCases } from "../domain/resources/management";
+import type { ResourceUseCases } from "../domain/resources/management";
 import { RESOURCE_CONSENTS } from "../domain/resources/resource";
 import { jsonResult } from "../http/error-body";
-import { type CommonCall, group, route } from "../http/route";
+import { group, route } from "../http/route";
+import { adminChangeEvent } from "./admin-change";
 import { badAccessToken, v3Error } from "./schemas";
 
 /** Schemas of the protected-resource calls (docs/sign-in.md "Protected resources"). */
@@ -90,16 +91,6 @@ const resourcesCall = { version: "v3", auth: "bearer", tags: ["clients"] } as co
 const reading = { system: ["svc_api_sys_clients"] } as const;
 const changing = { system: ["svc_api_sys_clients_chg"] } as const;
 
-function resourceEvent(call: CommonCall): ResourceChangeEvent {
-  return {
-    type: call.route.id,
-    cId: call.principal?.clientId ?? "unknown",
-    ip: call.sourceIp,
-    ua: call.userAgent,
-    prms: { route: call.route.id },
-  };
-}
-
 const createRoute = (resources: ResourceUseCases) =>
   route({
     id: "resources.create",
@@ -117,7 +108,7 @@ const createRoute = (resources: ResourceUseCases) =>
       401: badAccessToken,
       409: { description: "resource_exists", schema: v3Error },
     },
-    handler: async (call) => jsonResult(201, await resources.create(call.body, resourceEvent(call))),
+    handler: async (call) => jsonResult(201, await resources.create(call.body, adminChangeEvent(call))),
   });
 
 const listRoute = (resources: ResourceUseCases) =>
@@ -177,7 +168,7 @@ const replaceRoute = (resources: ResourceUseCases) =>
       404: unknownResource,
     },
     handler: async (call) =>
-      jsonResult(200, await resources.replace(call.params.resourceId, call.body, resourceEvent(call))),
+      jsonResult(200, await resources.replace(call.params.resourceId, call.body, adminChangeEvent(call))),
   });
 
 const deleteRoute = (resources: ResourceUseCases) =>
@@ -193,7 +184,7 @@ const deleteRoute = (resources: ResourceUseCases) =>
     request: { params: resourceIdParam },
     responses: { 204: { description: "Deleted" }, 400: wrongValues, 401: badAccessToken, 404: unknownResource },
     handler: async (call) => {
-      await resources.remove(call.params.resourceId, resourceEvent(call));
+      await resources.remove(call.params.resourceId, adminChangeEvent(call));
       return jsonResult(204, undefined);
     },
   });

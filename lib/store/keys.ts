@@ -95,6 +95,23 @@ export interface TableKey {
   SK: string;
 }
 
+/**
+ * Security events' index shards per hour (docs/scale.md "Security events across accounts",
+ * docs/decisions/security-event-index.md). Only ever raised: readers query shards
+ * 0..N-1, which covers every hour written with fewer.
+ */
+const SECURITY_EVENT_SHARDS = 8;
+const HOUR_MS = 3_600_000;
+
+/** A stable shard of `text` (a sub or a client id), so one party's items share a shard. */
+function shardOf(text: string, shards: number): number {
+  let hash = 0;
+  for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % shards;
+}
+
+const eventTime = (tsMs: number): string => String(tsMs).padStart(15, "0");
+
 export const keys = {
   userProfile: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "PROFILE" }),
   passwordCredential: (sub: string): TableKey => ({ PK: `USER#${sub}`, SK: "CRED#password" }),
@@ -155,16 +172,16 @@ export const keys = {
   /** A security event (interface §6): sorted by time so a period is one range query. */
   securityEvent: (sub: string, tsMs: number, id: string): TableKey => ({
     PK: `USER#${sub}`,
-    SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
+    SK: `EVENT#${eventTime(tsMs)}#${id}`,
   }),
-  eventSortAt: (tsMs: number): string => `EVENT#${String(tsMs).padStart(15, "0")}`,
+  eventSortAt: (tsMs: number): string => `EVENT#${eventTime(tsMs)}`,
   /**
    * A change to an application's registration (interface §4.17). A partition of its own, not
    * the client's: the rights reads of an application Query its partition by key range.
    */
   clientSecurityEvent: (clientId: string, tsMs: number, id: string): TableKey => ({
     PK: `CLIENT_EVENTS#${clientId}`,
-    SK: `EVENT#${String(tsMs).padStart(15, "0")}#${id}`,
+    SK: `EVENT#${eventTime(tsMs)}#${id}`,
   }),
   /** A QR-code login waiting to be confirmed by a signed-in user (svc_qr_auth). */
   qrLogin: (code: string): TableKey => ({ PK: `QR#${code}`, SK: "QR" }),
@@ -292,11 +309,25 @@ export const gsi1 = {
     GSI1SK: `${String(at).padStart(12, "0")}#${sub}`,
   }),
   /** The index attributes that make an account a lockable candidate from `at` on. */
-  inactivity: (sub: string, at: number): { GSI1PK: string; GSI1SK: string } => {
-    let hash = 0;
-    for (const char of sub) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-    return { GSI1PK: `INACTIVITY#${hash % INACTIVITY_SHARDS}`, GSI1SK: `${String(at).padStart(12, "0")}#${sub}` };
-  },
+  inactivity: (sub: string, at: number): { GSI1PK: string; GSI1SK: string } => ({
+    GSI1PK: `INACTIVITY#${shardOf(sub, INACTIVITY_SHARDS)}`,
+    GSI1SK: `${String(at).padStart(12, "0")}#${sub}`,
+  }),
+  /**
+   * Every party's security events by hour, spread over shards by the party (sub or client
+   * id), so a burst of sign-ins writes SECURITY_EVENT_SHARDS index partitions, not one.
+   * Sorted by time and the event's id, like the event's own SK.
+   */
+  securityEvent: (sbj: string, tsMs: number, id: string): { GSI1PK: string; GSI1SK: string } => ({
+    GSI1PK: `EVENTS#${Math.floor(tsMs / HOUR_MS)}#${shardOf(sbj, SECURITY_EVENT_SHARDS)}`,
+    GSI1SK: `${eventTime(tsMs)}#${id}`,
+  }),
+  securityEventsOf: (hour: number, shard: number): string => `EVENTS#${hour}#${shard}`,
+  /** Below every event of `tsMs` or later; with an id, the position of that one event. */
+  securityEventSortAt: (tsMs: number, id?: string): string => (id ? `${eventTime(tsMs)}#${id}` : eventTime(tsMs)),
+  securityEventShards: SECURITY_EVENT_SHARDS,
+  securityEventShardOf: (sbj: string): number => shardOf(sbj, SECURITY_EVENT_SHARDS),
+  hourMs: HOUR_MS,
 } as const;
 
 /** Stamp every item with its entity name and schema version. */

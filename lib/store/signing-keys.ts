@@ -1,7 +1,9 @@
 import type { JWK } from "jose";
+import type { PendingWrite } from "../domain/unit-of-work";
 import type { StoreDeps } from "./client";
 import { ENTITY, itemOf, keys } from "./keys";
 import { queryAll } from "./paging";
+import { transactItems } from "./pending-writes";
 import { transactUnlessRefused } from "./transact";
 
 export interface SigningKeyRecord {
@@ -54,9 +56,15 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
 
     /**
      * Adds the next keys and retires the given ones in one transaction. False when one of
-     * them was retired meanwhile (a concurrent rotation): nothing is written.
+     * them was retired meanwhile (a concurrent rotation): nothing is written. `alsoWrite`
+     * (the rotation's security event) commits with them.
      */
-    async rotate(added: SigningKeyWithSecret[], retiring: string[], retireAt: number): Promise<boolean> {
+    async rotate(
+      added: SigningKeyWithSecret[],
+      retiring: { kid: string; signed: boolean }[],
+      retireAt: number,
+      alsoWrite: PendingWrite[] = [],
+    ): Promise<boolean> {
       return transactUnlessRefused(client, [
         ...added.map((key) => ({
           Put: {
@@ -66,17 +74,19 @@ export function createSigningKeyStore({ client, tableName }: StoreDeps) {
             ConditionExpression: "attribute_not_exists(PK)",
           },
         })),
-        ...retiring.map((kid) => ({
+        ...retiring.map(({ kid, signed }) => ({
           Update: {
             TableName: tableName,
             Key: keys.signingKey(kid),
-            // TTL removes the item a day after it leaves JWKS.
-            UpdateExpression: "SET retireAt = :at, expiresAt = :gone",
+            // TTL removes the item a day after it leaves JWKS. A key retired before it signed
+            // (an emergency rotation during a staged one) never signs: it activates as it leaves.
+            UpdateExpression: `SET retireAt = :at, expiresAt = :gone${signed ? "" : ", activatesAt = :at"}`,
             // Only a key that is still active is retired; an earlier retirement stands.
             ConditionExpression: "attribute_exists(PK) AND attribute_not_exists(retireAt)",
             ExpressionAttributeValues: { ":at": retireAt, ":gone": retireAt + 86400 },
           },
         })),
+        ...transactItems(alsoWrite),
       ]);
     },
   };

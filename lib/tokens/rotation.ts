@@ -1,3 +1,10 @@
+import {
+  ConcurrentRotationError,
+  type KeyRotation,
+  RotationUnderWayError,
+  type SigningKeyRotator,
+} from "../domain/keys/ports";
+import type { PendingWrite } from "../domain/unit-of-work";
 import type { SigningKeyStore } from "../store/signing-keys";
 import {
   algOf,
@@ -16,11 +23,9 @@ const SKEW_SECONDS = 300;
  */
 export const ACTIVATION_DELAY_SECONDS = JWKS_MAX_AGE_SECONDS + CACHE_SECONDS + 60;
 
-export interface Rotation {
+export interface Rotation extends KeyRotation {
   /** One new key per algorithm. */
   keys: { alg: SigningAlg; kid: string; activatesAt: number }[];
-  retired: string[];
-  retireAt: number;
 }
 
 /**
@@ -35,7 +40,13 @@ export interface Rotation {
 export async function rotateSigningKeys(
   store: SigningKeyStore,
   accessTtlSeconds: number,
-  options: { now?: boolean; at?: number; algs?: readonly SigningAlg[] } = {},
+  options: {
+    now?: boolean;
+    at?: number;
+    algs?: readonly SigningAlg[];
+    /** Writes that commit with the rotation (its security event). */
+    alsoWrite?: (rotation: KeyRotation) => PendingWrite[];
+  } = {},
 ): Promise<Rotation> {
   const at = options.at ?? Math.floor(Date.now() / 1000);
   const algs = options.algs ?? SIGNING_ALGS;
@@ -43,10 +54,7 @@ export async function rotateSigningKeys(
   // The old key signs until the pending one activates; a second staged rotation would
   // make it sign past the retirement that the first one set.
   const pending = live.find((k) => (k.activatesAt ?? k.createdAt) > at);
-  if (pending && !options.now) {
-    const when = new Date((pending.activatesAt ?? pending.createdAt) * 1000).toISOString();
-    throw new Error(`key ${pending.kid} signs from ${when}: rotate after that, or now with --now`);
-  }
+  if (pending && !options.now) throw new RotationUnderWayError(pending.kid, pending.activatesAt ?? pending.createdAt);
   const keys = await Promise.all(
     algs.map(async (alg) => {
       const key = await generateSigningKey(alg, at);
@@ -59,11 +67,32 @@ export async function rotateSigningKeys(
   // The old keys may sign until the new ones activate, and a container that read them
   // just before may keep signing with them for its cache time.
   const retireAt = Math.max(...keys.map((k) => k.activatesAt)) + CACHE_SECONDS + accessTtlSeconds + SKEW_SECONDS;
-  const retired = live.map((k) => k.kid);
-  if (!(await store.rotate(keys, retired, retireAt))) {
-    throw new Error("another rotation retired these keys at the same time; nothing was written");
+  const rotation = {
+    keys: keys.map(({ alg, kid, activatesAt }) => ({ alg, kid, activatesAt })),
+    retired: live.map((k) => k.kid),
+    retireAt,
+  };
+  const retiring = live.map((k) => ({ kid: k.kid, signed: (k.activatesAt ?? k.createdAt) <= at }));
+  if (!(await store.rotate(keys, retiring, retireAt, options.alsoWrite?.(rotation) ?? []))) {
+    throw new ConcurrentRotationError();
   }
-  return { keys: keys.map(({ alg, kid, activatesAt }) => ({ alg, kid, activatesAt })), retired, retireAt };
+  return rotation;
+}
+
+/** The domain's port over the stored keys: what `svc-admin keys rotate` and the admin API rotate with. */
+export function createKeyRotator(store: SigningKeyStore, accessTtlSeconds: number): SigningKeyRotator {
+  return {
+    list: async () =>
+      (await store.listPublic()).map((key) => ({
+        kid: key.kid,
+        alg: algOf(key),
+        use: key.publicJwk.use ?? "sig",
+        createdAt: key.createdAt,
+        activatesAt: key.activatesAt ?? key.createdAt,
+        ...(key.retireAt !== undefined && { retireAt: key.retireAt }),
+      })),
+    rotate: (now, alsoWrite) => rotateSigningKeys(store, accessTtlSeconds, { now, alsoWrite }),
+  };
 }
 
 /**

@@ -71,7 +71,7 @@ async function committed(): Promise<{ records: DynamoDBRecord[]; events: CloudEv
 const typeAndSubject = (events: CloudEvent[]) => events.map((e) => [e.type.slice(EVENT_TYPE_PREFIX.length), e.subject]);
 
 describe("identity events from the table's stream", () => {
-  it("when an account registers with codes and confirms both, only the confirmation that creates it (and its session) publishes", async () => {
+  it("when an account registers with codes and confirms both, only the confirmation that creates it (its session and registration event) publishes", async () => {
     await committed();
     const values = {
       sub: uniqueId("reg-"),
@@ -95,8 +95,10 @@ describe("identity events from the table's stream", () => {
     expect(typeAndSubject(created.events)).toEqual([
       ["account.created", values.sub],
       ["password.changed", values.sub],
+      ["security.recorded", values.sub],
       ["session.started", values.sub],
     ]);
+    expect(created.events[2].data).toMatchObject({ kind: "registration", result: "ok" });
     expect(created.events[0].data).toMatchObject({
       sub: values.sub,
       email: { value: values.email, verified: true },

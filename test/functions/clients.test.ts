@@ -1,8 +1,5 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
 import { services } from "../../lib/container";
-import { documentClient } from "../../lib/document-client";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { ensureBootstrapClient } from "../../lib/local/bootstrap";
 import { keys } from "../../lib/store/keys";
@@ -10,7 +7,7 @@ import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixt
 import { useSettings } from "../support/oauth-provider";
 import { basicAuthorization, request } from "../support/requests";
 import { spentBy } from "../support/round-trips";
-import { storedItem } from "../support/stored";
+import { storedClientEvents, storedItem } from "../support/stored";
 import { expectNothingStored, tableSnapshot } from "../support/table-snapshot";
 
 // With clients.cacheSeconds 0 the token endpoint reads the client on every request, so a
@@ -125,19 +122,6 @@ function authorize(clientId: string, redirectUri: string) {
       ui_locales: "en",
     },
   });
-}
-
-/** The security events of changes to a client, oldest first. */
-async function clientEvents(clientId: string) {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      KeyConditionExpression: "PK = :pk",
-      ExpressionAttributeValues: { ":pk": keys.clientSecurityEvent(clientId, 0, "").PK },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
 }
 
 describe("client sample events", () => {
@@ -305,7 +289,7 @@ describe("POST /svc/admin/api/v3/clients", () => {
     const { result, reads, writes } = await spentBy(() => create({ clientId, scopes: [] }, authorization));
     expect(result.statusCode).toBe(201);
     expect({ reads, writes }).toEqual({ reads: 0, writes: 1 });
-    const events = await clientEvents(clientId);
+    const events = await storedClientEvents(clientId);
     expect(events).toEqual([
       expect.objectContaining({
         entity: "security-event",
@@ -500,7 +484,7 @@ describe("POST /svc/admin/api/v3/clients/{clientId}", () => {
     const authorization = await systemBearer(CHANGE, "admin-app");
     const changing = () => change(clientId, { firstParty: true, resources: [] }, authorization);
     expect(await costOf(changing)).toEqual({ status: 200, reads: 1, writes: 1 });
-    const events = await clientEvents(clientId);
+    const events = await storedClientEvents(clientId);
     expect(events.at(-1)).toMatchObject({
       type: "clients.change",
       cId: "admin-app",
@@ -543,7 +527,7 @@ describe("POST /svc/admin/api/v3/clients/{clientId}/secret/rotate", () => {
     expect(old.json.error).toBe("invalid_client");
     expect((await clientCredentials(clientId, fresh)).statusCode).toBe(200);
     expect((await getClient(clientId)).body).not.toContain(fresh);
-    const events = await clientEvents(clientId);
+    const events = await storedClientEvents(clientId);
     expect(events.at(-1)).toMatchObject({ type: "clients.rotate-secret", prms: { route: "clients.rotate-secret" } });
     expect(JSON.stringify(events)).not.toContain(fresh);
     expect(JSON.stringify(events)).not.toContain(digestSecret(fresh));
@@ -584,7 +568,7 @@ describe("DELETE /svc/admin/api/v3/clients/{clientId}", () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.json.error).toBe("invalid_client");
     expect(await storedItem(keys.client(clientId))).toBeUndefined();
-    expect((await clientEvents(clientId)).map((e) => e.type)).toEqual(["clients.create", "clients.delete"]);
+    expect((await storedClientEvents(clientId)).map((e) => e.type)).toEqual(["clients.create", "clients.delete"]);
     const again = await remove(clientId);
     expect(again.statusCode).toBe(404);
     expect(again.json.error).toBe("unknown_client");

@@ -1,15 +1,12 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { decodeJwt } from "jose";
 import * as oidc from "openid-client";
 import { describe, expect, it } from "vitest";
-import { config } from "../../lib/config";
 import { services } from "../../lib/container";
-import { documentClient } from "../../lib/document-client";
 import { resourceId } from "../../lib/domain/resources/resource";
 import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
-import { storedItem } from "../support/stored";
+import { storedClientEvents, storedItem } from "../support/stored";
 import { svcAdmin } from "../support/svc-admin";
 
 /**
@@ -49,18 +46,6 @@ async function registerResource(consent: "user" | "operator", uri = newUri()) {
   return uri;
 }
 
-/** The events the calling application's changes left in its partition. */
-async function eventsOf(clientId: string) {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      KeyConditionExpression: "PK = :pk",
-      ExpressionAttributeValues: { ":pk": keys.clientSecurityEvent(clientId, 0, "").PK },
-    }),
-  );
-  return Items;
-}
-
 describe("the resources of the admin API", () => {
   it("registers, lists, reads, replaces and deletes a resource, each change a security event of the caller", async () => {
     const uri = newUri();
@@ -96,7 +81,9 @@ describe("the resources of the admin API", () => {
     });
     expect((await api("DELETE", `${resourcesUrl()}/${resourceId(uri)}`)).status).toBe(404);
 
-    const mine = (await eventsOf("test-client")).filter((e) => (e.prms as { resource?: string })?.resource === uri);
+    const mine = (await storedClientEvents("test-client")).filter(
+      (e) => (e.prms as { resource?: string })?.resource === uri,
+    );
     expect(mine.map((e) => e.type).sort()).toEqual(["resources.create", "resources.delete", "resources.replace"]);
   });
 

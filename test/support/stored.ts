@@ -28,3 +28,16 @@ export async function storedItems(sub: string, prefix: string): Promise<Record<s
 export async function storedPasswordCredential(sub: string) {
   return (await storedItems(sub, "CRED#password"))[0] as never;
 }
+
+/** The security events of an application's admin API changes (interface §6, `sbjType` its), oldest first. */
+export async function storedClientEvents(clientId: string): Promise<Record<string, unknown>[]> {
+  const { Items } = await documentClient().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      KeyConditionExpression: "PK = :pk",
+      ExpressionAttributeValues: { ":pk": keys.clientSecurityEvent(clientId, 0, "").PK },
+      ConsistentRead: true,
+    }),
+  );
+  return Items ?? [];
+}

@@ -8,3 +8,59 @@ export interface SecurityEventLog {
   /** Events of [from, to] in ms, newest first. */
   list(sub: string, from: number, to: number, limit: number): Promise<SecurityEvent[]>;
 }
+
+/** Which events of every party a listing keeps; each part optional. */
+export interface EventFilter {
+  type?: string;
+  /** One result: `ok` or the error code of a refusal. */
+  result?: string;
+  /** `refused`: every result but ok; `ok`: as result=ok. */
+  outcome?: "ok" | "refused";
+  sbj?: string;
+  cId?: string;
+}
+
+/** Where a listing stopped: the next page holds events strictly older than this one. */
+export interface EventPosition {
+  ts: number;
+  /** Empty: before every event of `ts` (a page that stopped at an hour's start). */
+  id: string;
+}
+
+export interface ListedEvent extends SecurityEvent {
+  /** The event's id, unique with its ts. */
+  id: string;
+}
+
+export interface EventPage {
+  events: ListedEvent[];
+  /** Present while older events may follow. */
+  next?: EventPosition;
+}
+
+/** How many events of one type and result an hour holds. */
+export interface EventTally {
+  type: string;
+  result: string;
+  count: number;
+}
+
+/**
+ * Every party's security events by time, across accounts and applications (an index that
+ * may lag the writes by a moment). Events written before the index existed are not in it.
+ */
+export interface SecurityEventIndex {
+  /**
+   * Events of [from, to] in ms that `filter` keeps, newest first, older than `before`; at
+   * most `limit`. A page may hold fewer and still have `next`: each reads a bounded stretch.
+   */
+  page(
+    filter: EventFilter,
+    from: number,
+    to: number,
+    before: EventPosition | undefined,
+    limit: number,
+  ): Promise<EventPage>;
+  /** Events of `types` in the hour starting at `hourStart` (ms), counted by type and result. */
+  tally(hourStart: number, types: readonly string[]): Promise<EventTally[]>;
+}

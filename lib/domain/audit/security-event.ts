@@ -20,3 +20,11 @@ export interface SecurityEvent {
   result: string;
   prms?: Record<string, string | number | boolean | string[]>;
 }
+
+/** Who made an admin API change and from where (interface §6): the application's event, `prms` never a secret. */
+export type AdminChangeEvent = Pick<SecurityEvent, "type" | "cId" | "ip" | "ua" | "prms">;
+
+/** The event a sign-in records (lib/domain/sign-in): result `ok`, or the error that refused it. */
+export const SIGN_IN_EVENT = "login";
+/** The event an account's creation by registration records, in its transaction (lib/domain/registration). */
+export const REGISTRATION_EVENT = "registration";

@@ -1,5 +1,5 @@
 import type { SecurityEventLog } from "../audit/ports";
-import type { SecurityEvent } from "../audit/security-event";
+import type { AdminChangeEvent } from "../audit/security-event";
 import { digestSecret, generateSecret } from "../credentials/secret-digest";
 import { ApiError, problems } from "../errors";
 import type { PendingWrite } from "../unit-of-work";
@@ -228,7 +228,7 @@ export async function deleteClient(
 }
 
 /** What a change's security event says of who changed the client (interface §4.17, 6); `prms` never a value. */
-export type ClientChangeEvent = Pick<SecurityEvent, "type" | "cId" | "ip" | "ua" | "prms">;
+export type ClientChangeEvent = AdminChangeEvent;
 
 export interface ClientDeps {
   clients: ClientRepository;

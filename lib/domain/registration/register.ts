@@ -4,6 +4,8 @@ import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
 import { type NewAccountInput, prepareNewAccount } from "../accounts/new-account";
 import { AccountConflictError, type AccountRepository } from "../accounts/ports";
+import type { SecurityEventLog } from "../audit/ports";
+import { REGISTRATION_EVENT } from "../audit/security-event";
 import type { DynamicClientRepository } from "../clients/ports";
 import { generateCode, storeCode } from "../codes/one-time-code";
 import { sendConfirmationCode } from "../codes/send-code";
@@ -29,6 +31,8 @@ export interface RegistrationDeps {
   registrations: RegistrationRepository;
   dynamicClients: DynamicClientRepository;
   sessions: SessionRepository;
+  /** The account's creation is recorded as its first security event, in the same transaction. */
+  events: Pick<SecurityEventLog, "putItem">;
   courier: Courier;
   settings: ServiceSettings;
   /** Unset: new passwords are not looked up among breached ones. */
@@ -336,7 +340,21 @@ export async function createAccount(
     ttlSeconds: deps.settings.tokens.refreshTtlSeconds,
   });
   const withSession = caller.sessionCookie !== false;
-  const extra: PendingWrite[] = [...flowItems, ...(withSession ? [deps.sessions.putItem(session.record)] : [])];
+  const created = deps.events.putItem({
+    sbj: account.sub,
+    ts: now * 1000,
+    type: REGISTRATION_EVENT,
+    cId: caller.clientId,
+    ip: caller.ip,
+    ua: caller.userAgent,
+    ...(withSession && { sid: session.record.sid }),
+    result: "ok",
+  });
+  const extra: PendingWrite[] = [
+    ...flowItems,
+    created,
+    ...(withSession ? [deps.sessions.putItem(session.record)] : []),
+  ];
   const bindIndex = pending.dynamicClientId ? extra.length : -1;
   if (pending.dynamicClientId) extra.push(deps.dynamicClients.bindItem(pending.dynamicClientId, account.sub, now));
   try {

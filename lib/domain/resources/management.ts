@@ -1,5 +1,5 @@
 import type { SecurityEventLog } from "../audit/ports";
-import type { SecurityEvent } from "../audit/security-event";
+import type { AdminChangeEvent } from "../audit/security-event";
 import { ApiError, problems } from "../errors";
 import type { PendingWrite } from "../unit-of-work";
 import type { ResourceRepository } from "./ports";
@@ -31,7 +31,7 @@ export function resourceView(record: ResourceRecord) {
 }
 
 /** Who changed a resource and from where (interface §6); `prms` never a value beyond the URI. */
-export type ResourceChangeEvent = Pick<SecurityEvent, "type" | "cId" | "ip" | "ua" | "prms">;
+export type ResourceChangeEvent = AdminChangeEvent;
 
 export interface ResourceDeps {
   resources: ResourceRepository;

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ServiceSettings } from "../../config/settings";
 import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
+import { SIGN_IN_EVENT } from "../audit/security-event";
 import type { PasswordHash, StoredPasswordHash } from "../credentials/password-hash";
 import { type DeviceRecord, describeUserAgent } from "../devices/device";
 import { OAuthError } from "../errors";
@@ -158,7 +159,7 @@ export async function recordLogin(
     deps.events.putItem({
       sbj: account.sub,
       ts: now * 1000,
-      type: "login",
+      type: SIGN_IN_EVENT,
       cId: login.clientId,
       ip: origin.ip,
       ua: origin.userAgent,

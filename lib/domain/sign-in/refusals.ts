@@ -1,4 +1,5 @@
 import type { SecurityEventLog } from "../audit/ports";
+import { SIGN_IN_EVENT } from "../audit/security-event";
 import { type MetricsPort, noMetrics } from "../metrics";
 
 /** A sign-in the user did not get, by any method: counted, and recorded as a login event of the account. */
@@ -13,7 +14,7 @@ export async function recordRefusedSignIn(
   await deps.events.record({
     sbj: sub,
     ts: now * 1000,
-    type: "login",
+    type: SIGN_IN_EVENT,
     cId: login.clientId,
     ip: login.ip,
     ua: login.userAgent,
