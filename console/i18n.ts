@@ -156,6 +156,52 @@ const en = {
   revoke: "Revoke",
   granted: "Granted.",
   revoked: "Revoked.",
+  // Keys
+  keys: "Keys",
+  keysTitle: "Signing keys",
+  keysHint:
+    "The keys that sign tokens, as the JWKS publishes them. A new key is published first and signs once every cache has it; a retired key stops signing and stays published until the tokens it signed expire.",
+  keyId: "Key id",
+  keyAlg: "Algorithm",
+  keyState: "State",
+  keyActivates: "Signs from",
+  keyRetires: "Signs until / published until",
+  keyNext: "published, not signing yet",
+  keySigning: "signing",
+  keyRetiring: "retiring: verifies, signs no more",
+  rotation: "Rotation",
+  rotateStaged: "Rotate (staged)",
+  rotateNow: "Emergency rotation",
+  rotateStagedHint:
+    "A staged rotation publishes new keys; they sign in a few minutes, once every JWKS cache has them. Nothing stops working.",
+  rotateNowHint:
+    "Emergency rotation (a leaked key): the new keys sign at once. Applications holding the older JWKS refuse the new tokens until they read it again (up to 5 minutes); tokens the old keys signed still verify until they expire.",
+  rotateStagedQuestion: "Publish new signing keys now? They start signing in a few minutes.",
+  rotateNowQuestion:
+    "Rotate at once? Applications that cached the JWKS will refuse new tokens for up to 5 minutes. Use this when a key may have leaked.",
+  rotated: "Rotated. New keys:",
+  // Activity
+  activity: "Activity",
+  activityTitle: "Activity",
+  lastDay: "The last 24 hours",
+  signIns: "Sign-ins",
+  failedSignIns: "Failed sign-ins",
+  registrations: "Registrations",
+  chartText: (what: string, total: number, busiest: number, hours: number) =>
+    `${what}, last ${hours} hours, by hour: ${total} in total, ${busiest} in the busiest hour.`,
+  throttledNote:
+    "Guesses refused by the brute-force limits write no event, so they are not counted here; the SignInThrottled metric counts them.",
+  eventType: "Event type",
+  outcome: "Result",
+  anyOutcome: "any",
+  outcomeOk: "succeeded",
+  outcomeRefused: "refused",
+  filter: "Filter",
+  operatorActions: "Operators' actions",
+  when: "When",
+  details: "Details",
+  newest: "Newest",
+  older: "Older events",
 };
 
 export type Texts = typeof en;
@@ -314,6 +360,52 @@ const ru: Texts = {
   revoke: "Отозвать",
   granted: "Выдано.",
   revoked: "Отозвано.",
+  // Keys
+  keys: "Ключи",
+  keysTitle: "Ключи подписи",
+  keysHint:
+    "Ключи, которыми подписываются токены, как их публикует JWKS. Новый ключ сначала публикуется и начинает подписывать, когда его получат все кэши; выведенный ключ больше не подписывает и остаётся опубликованным, пока не истекут подписанные им токены.",
+  keyId: "Идентификатор ключа",
+  keyAlg: "Алгоритм",
+  keyState: "Состояние",
+  keyActivates: "Подписывает с",
+  keyRetires: "Подписывает до / опубликован до",
+  keyNext: "опубликован, ещё не подписывает",
+  keySigning: "подписывает",
+  keyRetiring: "выводится: проверяет, больше не подписывает",
+  rotation: "Смена ключей",
+  rotateStaged: "Сменить (поэтапно)",
+  rotateNow: "Экстренная смена",
+  rotateStagedHint:
+    "Поэтапная смена публикует новые ключи; они начнут подписывать через несколько минут, когда их получат все кэши JWKS. Ничего не перестаёт работать.",
+  rotateNowHint:
+    "Экстренная смена (ключ мог утечь): новые ключи подписывают сразу. Приложения со старой копией JWKS отклоняют новые токены, пока не перечитают её (до 5 минут); токены старых ключей проверяются, пока не истекут.",
+  rotateStagedQuestion: "Опубликовать новые ключи подписи? Они начнут подписывать через несколько минут.",
+  rotateNowQuestion:
+    "Сменить ключи сразу? Приложения, закэшировавшие JWKS, до 5 минут будут отклонять новые токены. Делайте так, если ключ мог утечь.",
+  rotated: "Ключи сменены. Новые ключи:",
+  // Activity
+  activity: "Активность",
+  activityTitle: "Активность",
+  lastDay: "Последние 24 часа",
+  signIns: "Входы",
+  failedSignIns: "Неудачные входы",
+  registrations: "Регистрации",
+  chartText: (what: string, total: number, busiest: number, hours: number) =>
+    `${what} за последние ${hours} ч. по часам: всего ${total}, в самый загруженный час ${busiest}.`,
+  throttledNote:
+    "Попытки, отклонённые защитой от перебора, не записывают событий и здесь не считаются; их считает метрика SignInThrottled.",
+  eventType: "Тип события",
+  outcome: "Результат",
+  anyOutcome: "любой",
+  outcomeOk: "успех",
+  outcomeRefused: "отказ",
+  filter: "Показать",
+  operatorActions: "Действия операторов",
+  when: "Когда",
+  details: "Подробности",
+  newest: "Самые новые",
+  older: "Более ранние события",
 };
 
 export type Language = "ru" | "en";

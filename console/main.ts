@@ -1,8 +1,10 @@
 import { finishAuthorization, operator, signOut, startAuthorization } from "./auth";
 import { h } from "./dom";
 import type { Language } from "./i18n";
+import { activityScreen } from "./screens/activity";
 import { clientScreen, clientsScreen, newClientScreen } from "./screens/clients";
 import { groupScreen, groupsScreen } from "./screens/groups";
+import { keysScreen } from "./screens/keys";
 import { rightsScreen } from "./screens/rights";
 import { onRedraw, type Screen } from "./screens/screen";
 import { userScreen } from "./screens/user";
@@ -24,6 +26,8 @@ function screenFor(hash: string): { screen: Screen | undefined; params: string[]
     clients: rest[0] === "new" ? newClientScreen : rest.length ? clientScreen : clientsScreen,
     groups: rest.length >= 2 ? groupScreen : groupsScreen,
     rights: rightsScreen,
+    keys: keysScreen,
+    activity: activityScreen,
   };
   return { screen: screens[name], params: rest, query };
 }
@@ -37,7 +41,16 @@ function navigation(): HTMLElement {
   return h(
     "nav",
     { "aria-label": t.navLabel },
-    h("ul", {}, link("users", t.users), link("clients", t.clients), link("groups", t.groups), link("rights", t.rights)),
+    h(
+      "ul",
+      {},
+      link("users", t.users),
+      link("clients", t.clients),
+      link("groups", t.groups),
+      link("rights", t.rights),
+      link("keys", t.keys),
+      link("activity", t.activity),
+    ),
   );
 }
 
