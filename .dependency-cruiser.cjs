@@ -58,6 +58,22 @@ module.exports = {
       to: { path: ["^lib/container\\.ts$", "^lib/document-client\\.ts$", "^lib/store/"] },
     },
     {
+      name: "console-is-browser-code",
+      comment:
+        "The admin console's front end (console/) runs in the browser and talks to the service over HTTP only: it imports nothing outside console/, and nothing imports it.",
+      severity: "error",
+      from: { path: "^console/" },
+      to: { pathNot: "^console/" },
+    },
+    {
+      name: "nothing-imports-the-console",
+      comment:
+        "The console function serves the committed bundle (lib/compiled/console-app.*.txt), never console/'s sources.",
+      severity: "error",
+      from: { pathNot: "^console/" },
+      to: { path: "^console/" },
+    },
+    {
       name: "nothing-imports-functions",
       comment: "Lambda handlers are entry points; only the local gateway (lib/local) loads them, as API Gateway would.",
       severity: "error",

@@ -8,8 +8,8 @@ import { HASHING_MEMORY_MB, MEMORY_MB } from "./sizing";
  * says what it needs here.
  */
 export interface FunctionNeeds {
-  /** stream: reads the table's stream only (its event source), never the table's items. */
-  table: "read" | "read-write" | "stream";
+  /** stream: reads the table's stream only (its event source), never the table's items; none: no grant at all. */
+  table: "none" | "read" | "read-write" | "stream";
   /** Publishes to the event bus (events:PutEvents on that bus only). */
   publishes?: true;
   /** Sends SMS (SNS) or e-mail (SES). */
@@ -65,6 +65,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The event stream: committed changes from the table's stream to the event bus (no HTTP route),
   // and Back-Channel Logout tokens for the sessions that ended.
   events: { table: "stream", publishes: true, signsLogoutTokens: true },
+  // The admin console's files (a page, its script and style sheet): the browser calls the API itself.
+  console: { table: "none" },
 };
 
 /** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */

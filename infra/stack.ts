@@ -321,7 +321,7 @@ export class SvcIdentityStack extends Stack {
     });
 
     if (needs.table === "stream") this.consumeStream(fn, role);
-    else {
+    else if (needs.table !== "none") {
       this.table.grant(role, ...(needs.table === "read-write" ? [...ITEM_READS, ...ITEM_WRITES] : ITEM_READS));
       this.acknowledgeIndexWildcard(role);
     }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { _, Ajv, type Options } from "ajv";
@@ -12,6 +12,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 import { routes } from "../lib/routes";
 import { oauthError, tokenError, v2Error, v3Error } from "../lib/routes/schemas";
 import { settingsSchema } from "../lib/settings-schema";
+import { staleFiles } from "./generated-files";
 
 /**
  * Compiles every JSON Schema the functions check at run time into plain JavaScript
@@ -190,20 +191,13 @@ export function compiledModules(): Record<string, string> {
 
 /** Paths whose committed text differs from what the generator makes now. */
 export function staleModules(): string[] {
-  return Object.entries(compiledModules())
-    .filter(([path, text]) => {
-      try {
-        return readFileSync(path, "utf8") !== text;
-      } catch {
-        return true;
-      }
-    })
-    .map(([path]) => path);
+  return staleFiles(compiledModules());
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  rmSync(COMPILED_DIR, { recursive: true, force: true });
+  // Only the TypeScript modules are this script's: the console's bundle (`.txt`) is build-console's.
   mkdirSync(COMPILED_DIR, { recursive: true });
+  for (const name of readdirSync(COMPILED_DIR)) if (name.endsWith(".ts")) rmSync(join(COMPILED_DIR, name));
   const modules = compiledModules();
   for (const [path, text] of Object.entries(modules)) {
     writeFileSync(path, text);

@@ -38,7 +38,14 @@ export type RouteMatch<R extends RouteShape> =
 /** A matcher over `routes`: the whole table in the local gateway, a function's own routes in it. */
 export function createRouteMatcher<R extends RouteShape>(routes: readonly R[]) {
   const compiled = routes.map(compile);
-  return (method: string, path: string): RouteMatch<R> => matchAmong(compiled, method, path);
+  return (method: string, path: string): RouteMatch<R> => {
+    const match = matchAmong(compiled, method, path);
+    // API Gateway routes `/a/b/` as `/a/b` (a route path cannot end in a slash), as the admin
+    // console's address `/svc/console/` needs.
+    return match.kind === "none" && path.length > 1 && path.endsWith("/")
+      ? matchAmong(compiled, method, path.slice(0, -1))
+      : match;
+  };
 }
 
 function matchAmong<R extends RouteShape>(compiled: Compiled<R>[], method: string, path: string): RouteMatch<R> {

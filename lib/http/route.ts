@@ -45,6 +45,7 @@ export const FUNCTION_NAMES = [
   "account",
   "clients",
   "events",
+  "console",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

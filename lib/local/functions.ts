@@ -21,6 +21,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   account: () => import("../../functions/account"),
   clients: () => import("../../functions/clients"),
   events: () => import("../../functions/events"),
+  console: () => import("../../functions/console"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -114,6 +114,7 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
   console.log(`account console: http://127.0.0.1:${port}/svc/account`);
+  console.log(`admin console: http://127.0.0.1:${port}/svc/console/`);
   console.log(`svc ready at http://127.0.0.1:${port}`);
 }
 

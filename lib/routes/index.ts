@@ -4,6 +4,7 @@ import { activityRoutes } from "./activity";
 import { auditRoutes } from "./audit";
 import { clientRegistrationRoutes } from "./client-registration";
 import { clientsRoutes } from "./clients";
+import { consoleRoutes } from "./console";
 import { devicesRoutes } from "./devices";
 import { federationRoutes } from "./federation";
 import { groupsRoutes } from "./groups";
@@ -31,6 +32,7 @@ export const routes: readonly RouteDefinition[] = [
   ...oidcRoutes(specsOnly()),
   ...hostedRoutes(specsOnly()),
   ...accountRoutes(specsOnly()),
+  ...consoleRoutes(specsOnly()),
   ...metaRoutes(specsOnly()),
   ...usersRoutes(specsOnly(), specsOnly()),
   ...registrationRoutes(specsOnly()),

@@ -93,6 +93,7 @@ const rotateRoute = (keys: KeyUseCases) =>
     id: "keys.rotate",
     method: "POST",
     path: "/svc/admin/api/v3/keys/rotate",
+    recentSignIn: true,
     ...keysCall,
     permissions: { system: ["svc_api_sys_keys_chg"] },
     summary: "Rotate the signing keys, staged or at once (interface §4.19)",

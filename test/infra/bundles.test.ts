@@ -113,7 +113,10 @@ describe("Lambda bundles", () => {
   it.each(FUNCTION_NAMES)("when %s is bundled, it does not load Node's web streams at import", (fn) => {
     // middy's import of node:stream/web goes to infra/lazy-stream-web.ts (about 3 ms of a cold start).
     expect(reports.get(fn)?.runtimeImports).not.toContain("node:stream/web");
-    expect(reports.get(fn)?.runtimeImports).toContain("node:http");
+    // The AWS SDK's HTTP handler is there, so the report saw the bundle's Node imports (the
+    // console serves files with no AWS client at all).
+    if (FUNCTION_NEEDS[fn].table !== "none") expect(reports.get(fn)?.runtimeImports).toContain("node:http");
+    else expect(reports.get(fn)?.runtimeImports).toContain("node:crypto");
   });
 
   it.each(FUNCTION_NAMES)(

@@ -4,6 +4,8 @@ import { dirname } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import CONSOLE_STYLE from "../../lib/compiled/console-app.css.txt";
+import CONSOLE_SCRIPT from "../../lib/compiled/console-app.js.txt";
 import { config, setEnvDefaults } from "../../lib/config";
 import { services } from "../../lib/container";
 import { GRANT } from "../../lib/domain/clients/client";
@@ -11,6 +13,7 @@ import { routeKey } from "../../lib/http/route";
 import { freePort } from "../../lib/local/dynamodb-local";
 import { prepareTable } from "../../lib/local/stack";
 import { routes } from "../../lib/routes";
+import { CONSOLE_CSP } from "../../lib/routes/console";
 import { keys } from "../../lib/store/keys";
 import { type RoundTripRow, succeeded } from "../../scripts/bench/round-trips";
 import { startSampleProvider } from "../../scripts/bench/sample-provider";
@@ -198,6 +201,25 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     ]) {
       expect(actions).toContain(action);
     }
+  });
+
+  it("when the admin console is opened at /svc/console/, the console bundle serves its page and files with the CSP and reads no table", async () => {
+    const page = await fetch(`${served.base}/svc/console/`, { headers: { "accept-language": "ru-RU,ru;q=0.9" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    const html = await page.text();
+    expect(html).toContain('<html lang="ru">');
+    const files = [...html.matchAll(/(?:src|href)="(\/svc\/console\/app\.(?:js|css)\?v=[\w-]+)"/g)];
+    expect(files).toHaveLength(2);
+    for (const [, path] of files) {
+      const file = await fetch(`${served.base}${path}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+      expect(await file.text()).toBe(path.includes(".js") ? CONSOLE_SCRIPT : CONSOLE_STYLE);
+    }
+    const calls = served.stack.endpoint.allowed().filter((c) => c.functionId.startsWith("ConsoleFunction"));
+    expect(calls).toEqual([]);
   });
 
   it("when the scheduled events reach the jobs bundle, each job runs through its role", () => {
