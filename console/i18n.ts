@@ -135,6 +135,11 @@ const en = {
   rightsOnGroup: "Rights on the group",
   backToGroups: "Back to groups",
   confirmDeleteGroup: "Delete this group with its members and the rights held on it?",
+  deleteAccount: "Delete the account",
+  deleteAccountHint:
+    "Everything of the account goes at once: its sign-ins, devices, links and rights. Its tokens stop working. One event stays in its trail.",
+  confirmDeleteAccount: "Delete this account for good? It cannot be undone.",
+  accountDeleted: "The account is deleted.",
   groupDeleted: "The group was deleted.",
   // Rights
   rightsTitle: "Rights",
@@ -340,6 +345,11 @@ const ru: Texts = {
   rightsOnGroup: "Права на группу",
   backToGroups: "К группам",
   confirmDeleteGroup: "Удалить группу вместе с участниками и правами на неё?",
+  deleteAccount: "Удалить учётную запись",
+  deleteAccountHint:
+    "Всё, что относится к учётной записи, удаляется сразу: входы, устройства, привязки и права. Её токены перестают действовать. В журнале остаётся одно событие.",
+  confirmDeleteAccount: "Удалить учётную запись навсегда? Это нельзя отменить.",
+  accountDeleted: "Учётная запись удалена.",
   groupDeleted: "Группа удалена.",
   rightsTitle: "Права",
   catalogue: "Каталог",

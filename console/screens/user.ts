@@ -1,6 +1,6 @@
 import { del, get, post, seg } from "../api";
 import { type Child, checkbox, field, h, input, section, table, when } from "../dom";
-import { changeButton, changeForm, lang, say, t } from "../ui";
+import { changeButton, changeForm, confirmDialog, goTo, lang, say, t } from "../ui";
 import { rerender, type Screen } from "./screen";
 import { nameOf } from "./users";
 
@@ -337,6 +337,19 @@ export const userScreen: Screen = async ({ params }) => {
       rightsSection,
       propsSection,
       eventSection,
+      section(
+        t.deleteAccount,
+        h("p", {}, t.deleteAccountHint),
+        changeButton(
+          t.deleteAccount,
+          async () => {
+            if (!(await confirmDialog(t.confirmDeleteAccount, t.deleteAccount))) return;
+            await del(`/api/v3/users/${seg(account.sub)}`);
+            goTo("#/users", t.accountDeleted);
+          },
+          { class: "danger" },
+        ),
+      ),
     ],
   };
 };

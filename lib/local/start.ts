@@ -113,9 +113,10 @@ async function main(): Promise<void> {
     server.listen(settings.port, "127.0.0.1", () => done());
   });
   const { port } = server.address() as AddressInfo;
-  console.log(`account console: http://127.0.0.1:${port}/svc/account`);
-  console.log(`admin console: http://127.0.0.1:${port}/svc/console/`);
   console.log(`svc ready at http://127.0.0.1:${port}`);
+  // DESIGN 6b: the consoles' addresses follow the ready line.
+  console.log(`admin console: http://127.0.0.1:${port}/svc/console/`);
+  console.log(`account console: http://127.0.0.1:${port}/svc/account`);
 }
 
 main().catch((error: unknown) => {

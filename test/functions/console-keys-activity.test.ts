@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useAdminConsole } from "../support/admin-console";
-import { createClient } from "../support/fixtures";
+import { createClient, seedAccount } from "../support/fixtures";
 import { signedIn as passwordGrant } from "../support/login";
 
 /**
@@ -11,6 +11,9 @@ import { signedIn as passwordGrant } from "../support/login";
 
 const { issuer, read, person, openConsole, ageConsoleSignIn, heading, expectAccessible, picture } =
   await useAdminConsole();
+
+// A sign-in again waits for the authenticator's next 30-second code, and axe-core runs on every screen.
+vi.setConfig({ testTimeout: 120_000 });
 
 interface KeyView {
   kid: string;
@@ -127,6 +130,22 @@ describe("the Activity screen", () => {
     await page.getByRole("link", { name: "Ключи" }).click();
     await heading(page).filter({ hasText: "Ключи подписи" }).waitFor();
     await expectAccessible(page);
+    await context.close();
+  });
+});
+
+describe("deleting an account from its page", () => {
+  it("deletes the account after the operator confirms, and the API no longer knows it", async () => {
+    const admin = await person("APP_ADMIN");
+    const leaver = await seedAccount({ given_name: "Lena", family_name: "Leaver" });
+    const { context, page } = await openConsole(admin);
+    await page.goto(`${page.url().split("#")[0]}#/users/${encodeURIComponent(leaver.sub)}`);
+    await heading(page).filter({ hasText: "Lena" }).waitFor();
+    await page.getByRole("button", { name: "Delete the account" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete the account" }).click();
+    await page.getByRole("status").filter({ hasText: "The account is deleted." }).waitFor();
+    await heading(page).filter({ hasText: "Users" }).waitFor();
+    expect((await read(`/users/${leaver.sub}`, ["svc_api_sys_users"])).status).toBe(404);
     await context.close();
   });
 });
