@@ -58,7 +58,8 @@ export async function generateRecoveryCodes(
   const digests = codes.map((code) => recoveryCodeDigest(normalizeRecoveryCode(code) as string));
   const event = deps.events.putItem({
     sbj: sub,
-    ts: now * 1000,
+    // The moment in ms like every other event: whole seconds would order it before an event of the same second.
+    ts: Date.now(),
     type: "recovery_codes_generate",
     ...context,
     result: "ok",
