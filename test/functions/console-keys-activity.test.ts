@@ -32,7 +32,7 @@ describe("the Keys screen", () => {
     const before = await keyList();
     for (const key of before) await page.getByRole("cell", { name: key.kid }).waitFor();
     await expectAccessible(page);
-    await picture(page, "keys");
+    await picture(page, "keys-en");
 
     await page.getByRole("button", { name: "Rotate (staged)" }).click();
     const dialog = page.getByRole("dialog");
@@ -116,7 +116,7 @@ describe("the Activity screen", () => {
     expect(await rows.count()).toBe(listed.events.length);
     expect(await rows.first().locator("td").nth(1).textContent()).toBe(listed.events[0].type);
     await expectAccessible(page);
-    await picture(page, "activity");
+    await picture(page, "activity-en");
     await context.close();
   });
 
