@@ -3,7 +3,7 @@ import { type Party, partyKey } from "../domain/rights/parties";
 import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/plan";
 import { grantId } from "../domain/rights/plan";
 import { type RightRepository, RightsCommitError } from "../domain/rights/ports";
-import type { PendingWrite } from "../domain/unit-of-work";
+import type { PendingWrite, Prefetch } from "../domain/unit-of-work";
 import { batchGetAll, batchWriteAll, type WriteRequest } from "./batch";
 import type { StoreDeps } from "./client";
 import { failedConditions, isConflictAfterRetries } from "./errors";
@@ -11,7 +11,7 @@ import { ENTITY, itemOf, keys, SCHEMA_VERSION, type TableKey } from "./keys";
 import { queryAll } from "./paging";
 import { readPartition } from "./partition-read";
 import { partyMarker, partyPartition, partyRecord } from "./party-keys";
-import { type TransactItem, transactItems } from "./pending-writes";
+import { prefetchOf, type TransactItem, transactItems } from "./pending-writes";
 import { transactWrite } from "./transact";
 
 // Conditions, named so each write says why it may fail.
@@ -176,6 +176,17 @@ export function createRightStore({ client, tableName }: StoreDeps): RightReposit
         if (item) read.set(grantId(ref), toGrantState(item));
       }
       return read;
+    },
+
+    /** The keys of these grants for another read's BatchGetItem; answers the grantIds found. */
+    heldPrefetch(refs: GrantRef[]): Prefetch<Set<string>> {
+      return prefetchOf({
+        keys: refs.map(grantKey),
+        read(found) {
+          const present = new Set(found.map((item) => `${item.PK}\n${item.SK}`));
+          return new Set(refs.filter((ref) => present.has(`${grantKey(ref).PK}\n${grantKey(ref).SK}`)).map(grantId));
+        },
+      });
     },
 
     /** Checks and writes in one transaction; throws RightsCommitError when refused. */

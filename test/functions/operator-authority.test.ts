@@ -5,6 +5,7 @@ import type { Account } from "../../lib/domain/accounts/account";
 import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { OPERATOR_CONSOLE_CLIENT } from "../../lib/domain/operators/console-client";
 import { attachGenerator, issueSecret } from "../../lib/domain/security/totp-generators";
+import { roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
 import { createClient, seedAccount, systemToken } from "../support/fixtures";
 import { useIssuerGateway } from "../support/gateway";
@@ -212,8 +213,12 @@ describe("the management API with an operator's token", () => {
     const { account, secret } = await operator("APP_ADMIN");
     const tokens = await consoleTokens(account, secret as string);
     const target = await seedAccount({});
+    await api(tokens.access_token, `/svc/api/v3/users/${target.sub}`); // warm: signing keys are read once per container
+    const before = roundTripCount();
     const read = await api(tokens.access_token, `/svc/api/v3/users/${target.sub}`);
     expect(read.status).toBe(200);
+    // The session, the account and both operator grants in one BatchGetItem, then the route's GetItem.
+    expect(roundTripCount() - before).toBe(2);
     expect(((await read.json()) as { sub: string }).sub).toBe(target.sub);
     // Reads leave no event: the trail holds what operators changed.
     expect(await operatorTrail(account.sub)).toEqual([]);

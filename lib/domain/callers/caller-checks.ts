@@ -9,7 +9,7 @@ import type { LoginRepository } from "../login/ports";
 import { verifyUserPassword, waitOf } from "../login/verify-user-password";
 import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
-import { currentRole, type OperatorRole } from "../operators/operator";
+import { type OperatorRole, operatorGrants, roleFrom } from "../operators/operator";
 import type { RightRepository } from "../rights/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { rehashItems } from "../sign-in/password-change";
@@ -27,7 +27,7 @@ export interface CallerCheckDeps {
   logins: LoginRepository;
   events: Pick<SecurityEventLog, "record">;
   /** The admin console's operators hold their authority as rights (lib/domain/operators). */
-  rights: Pick<RightRepository, "readGrants">;
+  rights: Pick<RightRepository, "heldPrefetch">;
   log: { info(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -120,14 +120,13 @@ export function callerChecks(deps: CallerCheckDeps) {
 
     /**
      * An admin console operator's standing: the session as for any user token, and the
-     * operator's right read beside it (in parallel: one round trip's wait), so an ended
-     * session or a revoked right refuses the very next call.
+     * operator's grants in the same BatchGetItem, so an ended session or a revoked right
+     * refuses the very next call for one round trip.
      */
     async liveOperator(sub: string, sid: string, now: number): Promise<{ role: OperatorRole; authTime: number }> {
-      const [{ session, account }, role] = await Promise.all([
-        deps.sessions.sessionAndAccount(sub, sid),
-        currentRole(deps.rights, sub),
-      ]);
+      const grants = deps.rights.heldPrefetch(operatorGrants(sub));
+      const { session, account, prefetched } = await deps.sessions.sessionAndAccount(sub, sid, grants);
+      const role = prefetched && roleFrom(sub, prefetched);
       if (!session || session.expiresAt <= now || !account) throw problems.badAccessToken("session_ended");
       if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
       if (!role) throw problems.badAccessToken("not_an_operator");

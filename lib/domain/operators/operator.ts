@@ -54,12 +54,22 @@ export const provedSecondFactor = (amr: readonly string[] | undefined) => amr?.i
  */
 export const OPERATOR_PERMISSIONS: ReadonlySet<string> = new Set([...SYSTEM_PERMISSIONS]);
 
+/** The role the grants found (by grantId) give `sub`. */
+export function roleFrom(sub: string, held: ReadonlySet<string>): OperatorRole | undefined {
+  return roleOf(
+    new Set(
+      operatorGrants(sub)
+        .filter((ref) => held.has(grantId(ref)))
+        .map((ref) => ref.right),
+    ),
+  );
+}
+
 /** The role `sub` holds now: one strongly consistent read of both grants. */
 export async function currentRole(rights: Pick<RightRepository, "readGrants">, sub: string) {
-  const refs = operatorGrants(sub);
-  const read = await rights.readGrants(refs);
+  const read = await rights.readGrants(operatorGrants(sub));
   // A grant exists while it has a tag (interface §2.4): absent ones read as null.
-  return roleOf(new Set(refs.filter((ref) => read.get(grantId(ref))).map((ref) => ref.right)));
+  return roleFrom(sub, new Set([...read].filter(([, state]) => state).map(([id]) => id)));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { PendingWrite } from "../unit-of-work";
+import type { PendingWrite, Prefetch } from "../unit-of-work";
 import type { RightDefinition } from "./catalogue";
 import type { Party } from "./parties";
 import type { Check, GrantRef, GrantWrite, ReadGrants } from "./plan";
@@ -62,6 +62,8 @@ export interface RightRepository {
   /** Rights held on an object, and whether it exists. */
   holdersOnParty(object: Party): Promise<{ exists: boolean; holders: RightHolder[] }>;
   partyExists(party: Party): Promise<boolean>;
+  /** Which of these grants exist (by grantId), read inside another repository's read. */
+  heldPrefetch(refs: GrantRef[]): Prefetch<Set<string>>;
   /** Whether one user holds a right on another: one strongly consistent read. */
   hasRight(subjectSub: string, objectSub: string, right: string): Promise<boolean>;
   /** Bulk load (administration and tests), no checks, replacing tags; not atomic, repeatable. */
