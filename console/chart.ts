@@ -17,7 +17,7 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 /** One bar per hour, tallest = the busiest hour; `describe` words the chart for the text alternative. */
 export function hourlyBars(
   counts: { start: number; count: number }[],
-  kind: "ok" | "refused" | "new",
+  kind: "ok" | "refused" | "limited" | "new",
   describe: (total: number, busiest: number) => string,
   hourLabel: (start: number) => string,
 ): SVGSVGElement {

@@ -187,6 +187,11 @@ const en = {
   rotated: "Rotated. New keys:",
   // Activity
   activity: "Activity",
+  eventStream: "Event stream",
+  eventStreamTitle: "Identity events",
+  eventStreamNote:
+    "What the event stream published (docs/events.md), newest first, kept for the days audit.identityEventDays says; an event appears a moment after its change.",
+  identityTypeHint: "e.g. session.started, account.updated, group.member_added",
   activityTitle: "Activity",
   lastDay: "The last 24 hours",
   signIns: "Sign-ins",
@@ -194,8 +199,9 @@ const en = {
   registrations: "Registrations",
   chartText: (what: string, total: number, busiest: number, hours: number) =>
     `${what}, last ${hours} hours, by hour: ${total} in total, ${busiest} in the busiest hour.`,
+  throttled: "Throttled",
   throttledNote:
-    "Guesses refused by the brute-force limits write no event, so they are not counted here; the SignInThrottled metric counts them.",
+    "Throttled counts the failed sign-ins that put an account or address under a brute-force limit. The guesses refused after that write no event; the SignInThrottled metric counts them.",
   eventType: "Event type",
   outcome: "Result",
   anyOutcome: "any",
@@ -396,6 +402,11 @@ const ru: Texts = {
   rotated: "Ключи сменены. Новые ключи:",
   // Activity
   activity: "Активность",
+  eventStream: "Поток событий",
+  eventStreamTitle: "События учётных записей",
+  eventStreamNote:
+    "Что опубликовал поток событий (docs/events.md), сначала новые; хранится столько дней, сколько задаёт audit.identityEventDays. Событие появляется через мгновение после изменения.",
+  identityTypeHint: "например, session.started, account.updated, group.member_added",
   activityTitle: "Активность",
   lastDay: "Последние 24 часа",
   signIns: "Входы",
@@ -403,8 +414,9 @@ const ru: Texts = {
   registrations: "Регистрации",
   chartText: (what: string, total: number, busiest: number, hours: number) =>
     `${what} за последние ${hours} ч. по часам: всего ${total}, в самый загруженный час ${busiest}.`,
+  throttled: "Ограничения",
   throttledNote:
-    "Попытки, отклонённые защитой от перебора, не записывают событий и здесь не считаются; их считает метрика SignInThrottled.",
+    "«Ограничения» считают неудачные входы, после которых защита от перебора ограничила учётную запись или адрес. Попытки, отклонённые после этого, событий не записывают; их считает метрика SignInThrottled.",
   eventType: "Тип события",
   outcome: "Результат",
   anyOutcome: "любой",

@@ -3,6 +3,7 @@ import { h } from "./dom";
 import type { Language } from "./i18n";
 import { activityScreen } from "./screens/activity";
 import { clientScreen, clientsScreen, newClientScreen } from "./screens/clients";
+import { eventsScreen } from "./screens/events";
 import { groupScreen, groupsScreen } from "./screens/groups";
 import { keysScreen } from "./screens/keys";
 import { rightsScreen } from "./screens/rights";
@@ -28,6 +29,7 @@ function screenFor(hash: string): { screen: Screen | undefined; params: string[]
     rights: rightsScreen,
     keys: keysScreen,
     activity: activityScreen,
+    events: eventsScreen,
   };
   return { screen: screens[name], params: rest, query };
 }
@@ -50,6 +52,7 @@ function navigation(): HTMLElement {
       link("rights", t.rights),
       link("keys", t.keys),
       link("activity", t.activity),
+      link("events", t.eventStream),
     ),
   );
 }

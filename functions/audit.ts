@@ -9,7 +9,14 @@ import { auditRoutes } from "../lib/routes/audit";
 
 const retentionDays = () => config().settings.audit.retentionDays;
 const audit = perCall(() => auditUseCases({ ...services(), retentionDays: retentionDays() }));
-const activity = perCall(() => activityUseCases({ index: services().events, retentionDays: retentionDays() }));
+const activity = perCall(() =>
+  activityUseCases({
+    index: services().events,
+    retentionDays: retentionDays(),
+    identityEvents: services().identityEvents,
+    identityEventDays: config().settings.audit.identityEventDays,
+  }),
+);
 
 export const handler = createApiFunction(
   "audit",

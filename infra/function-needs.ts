@@ -20,6 +20,8 @@ export interface FunctionNeeds {
   dataKey?: true;
   /** Reads the signing keys' partition alone (Query with a leading-key condition): signs logout tokens. */
   signsLogoutTokens?: true;
+  /** Writes the identity events it published, for the admin console (BatchWriteItem on their partitions only). */
+  keepsIdentityEvents?: true;
   /** Hashes passwords or security answers (scrypt, one core for about half a second) on its hot path. */
   hashes?: true;
 }
@@ -63,8 +65,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // The daily inactivity lock (no HTTP route).
   jobs: { table: "read-write", schedule: "cron(30 2 * * ? *)" },
   // The event stream: committed changes from the table's stream to the event bus (no HTTP route),
-  // and Back-Channel Logout tokens for the sessions that ended.
-  events: { table: "stream", publishes: true, signsLogoutTokens: true },
+  // Back-Channel Logout tokens for the sessions that ended, and what it published kept for the console.
+  events: { table: "stream", publishes: true, signsLogoutTokens: true, keepsIdentityEvents: true },
   // The admin console's files (a page, its script and style sheet): the browser calls the API itself.
   console: { table: "none" },
 };

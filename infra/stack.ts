@@ -26,6 +26,7 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import {
   Architecture,
+  FilterCriteria,
   type IFunction,
   Function as LambdaFunctionResource,
   Runtime,
@@ -40,6 +41,7 @@ import { Queue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { parseSettings } from "../lib/config/validation";
 import type { HookName } from "../lib/domain/hooks/contracts";
+import { STREAM_FILTER_PATTERNS } from "../lib/events/stream-filter";
 import {
   CORS_ALLOW_HEADERS,
   CORS_ALLOW_METHODS,
@@ -327,6 +329,7 @@ export class SvcIdentityStack extends Stack {
     }
     if (needs.publishes) this.eventBus.grantPutEventsTo(role);
     if (needs.signsLogoutTokens) this.allowSigningKeysRead(role);
+    if (needs.keepsIdentityEvents) this.allowIdentityEventWrites(role);
     if (needs.messaging) this.allowMessaging(role);
     // GetSecretValue alone: grantRead adds DescribeSecret, which the code never calls.
     if (needs.dataKey)
@@ -360,12 +363,25 @@ export class SvcIdentityStack extends Stack {
         // The stream keeps records 24 hours; past that a retry would find them gone.
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(this.eventFailures),
+        // Every change but the identity events the function keeps itself (lib/events/stream-filter.ts).
+        filters: STREAM_FILTER_PATTERNS.map((pattern) => FilterCriteria.filter(pattern)),
       }),
     );
     Validations.of(role).acknowledge({
       id: "AwsSolutions-IAM5[Resource::*]",
       reason: "dynamodb:ListStreams, which reading a table's stream needs, has no resource-level permissions.",
     });
+  }
+
+  /** dynamodb:BatchWriteItem on the table, for the kept identity events' partitions only (dynamodb:LeadingKeys). */
+  private allowIdentityEventWrites(role: Role): void {
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:BatchWriteItem"],
+        resources: [this.table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${keys.identityEventPrefix}*`] } },
+      }),
+    );
   }
 
   /** dynamodb:Query on the table, for the signing keys' partition only (dynamodb:LeadingKeys). */

@@ -46,6 +46,7 @@ import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
 import { createGroupStore } from "./store/groups";
 import { tableAnswers } from "./store/health";
+import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createPasskeyStore } from "./store/passkeys";
@@ -105,6 +106,7 @@ export const services = /* @__PURE__ */ once(() => {
     qrLogins: createQrLoginStore(deps),
     accountSecurity: createAccountSecurityStore(deps),
     events: createSecurityEventStore(deps, config().settings.audit.retentionDays),
+    identityEvents: createIdentityEventStore(deps, config().settings.audit.identityEventDays),
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),

@@ -152,7 +152,11 @@ export const settingsSchema = {
     audit: {
       type: "object",
       additionalProperties: false,
-      properties: { retentionDays: { type: "integer", minimum: 1, maximum: 3650 } },
+      properties: {
+        retentionDays: { type: "integer", minimum: 1, maximum: 3650 },
+        // 0: published identity events are not kept (the console's event stream stays empty).
+        identityEventDays: { type: "integer", minimum: 0, maximum: 90 },
+      },
     },
     clients: {
       type: "object",

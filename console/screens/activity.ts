@@ -20,6 +20,7 @@ interface Hour {
   start: number;
   signIns: number;
   failedSignIns: number;
+  throttled: number;
   registrations: number;
 }
 
@@ -34,12 +35,17 @@ const CONSOLE_CLIENT = "svc-console";
 const hourOf = (start: number) =>
   new Date(start).toLocaleTimeString(lang === "ru" ? "ru-RU" : "en-GB", { hour: "2-digit", minute: "2-digit" });
 
-/** The last day's sign-ins, failures and registrations, each a chart with its total. */
+/** The last day's sign-ins, failures, limits engaged and registrations, each a chart with its total. */
 async function dashboard(): Promise<HTMLElement> {
   const { hours, totals } = await get<{ hours: Hour[]; totals: Omit<Hour, "start"> }>(
     `${EVENTS}/summary?hours=${HOURS}`,
   );
-  const chart = (label: string, pick: (hour: Hour) => number, kind: "ok" | "refused" | "new", total: number) =>
+  const chart = (
+    label: string,
+    pick: (hour: Hour) => number,
+    kind: "ok" | "refused" | "limited" | "new",
+    total: number,
+  ) =>
     h(
       "figure",
       { class: "tile" },
@@ -58,6 +64,7 @@ async function dashboard(): Promise<HTMLElement> {
       { class: "tiles" },
       chart(t.signIns, (hour) => hour.signIns, "ok", totals.signIns),
       chart(t.failedSignIns, (hour) => hour.failedSignIns, "refused", totals.failedSignIns),
+      chart(t.throttled, (hour) => hour.throttled, "limited", totals.throttled),
       chart(t.registrations, (hour) => hour.registrations, "new", totals.registrations),
     ),
     h("p", { class: "hint" }, t.throttledNote),

@@ -136,8 +136,11 @@ export interface ServiceSettings {
     /** How long a started bind may wait for the provider's answer. */
     stateTtlSeconds: number;
   };
-  /** Security events (interface §6) are kept this long (TTL). */
-  audit: { retentionDays: number };
+  /**
+   * Security events (interface §6) are kept `retentionDays` (TTL); the identity events the
+   * stream publishes, `identityEventDays` for the admin console (0: not kept).
+   */
+  audit: { retentionDays: number; identityEventDays: number };
   /** How long a container keeps a client's record for client authentication (0: never). */
   clients: { cacheSeconds: number };
   clientRegistration: ClientRegistrationPolicy;
@@ -218,7 +221,7 @@ export const defaultSettings: ServiceSettings = {
     indexedAttributes: ["sub", "email", "phone_number", "family_name", "given_name", "middle_name"],
   },
   federation: { providers: [], stateTtlSeconds: 600 },
-  audit: { retentionDays: 180 },
+  audit: { retentionDays: 180, identityEventDays: 7 },
   clients: { cacheSeconds: 10 },
   clientRegistration: { mode: "off", scopes: [], unusedDays: 90, perAddressPerHour: 10, metadataDocuments: false },
   cors: { allowedOrigins: [] },

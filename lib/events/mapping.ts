@@ -94,6 +94,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.dynamicClient]: { types: [] },
   [ENTITY.rightDefinition]: { types: [] },
   [ENTITY.resource]: { types: [] },
+  // What this stream published, kept for the console: publishing it again would loop.
+  [ENTITY.identityEvent]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

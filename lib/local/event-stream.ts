@@ -2,6 +2,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import { handler } from "../../functions/events";
 import { config } from "../config";
+import { reachesEventsFunction } from "../events/stream-filter";
 import { openStreamReader } from "../store/table-stream";
 
 /** Lambda's batch size for the events function (infra/stack.ts). */
@@ -10,7 +11,7 @@ const POLL_MS = 500;
 
 /**
  * `npm start`'s stand-in for Lambda's event source mapping: polls DynamoDB Local's stream
- * and runs the events function on each batch (in this process, or `deliver` for the
+ * and runs the events function on each batch of the changes its filter passes (in this process, or `deliver` for the
  * cloud assembly's), which appends to the events file. Starts at the stream's end: changes made while it was not running are not
  * published.
  */
@@ -33,7 +34,7 @@ export async function startEventStream(
   const loop = (async () => {
     while (!stopped) {
       try {
-        const records = await reader.next();
+        const records = (await reader.next()).filter(reachesEventsFunction);
         for (let start = 0; start < records.length; start += BATCH_SIZE) {
           await deliver({ Records: records.slice(start, start + BATCH_SIZE) });
         }

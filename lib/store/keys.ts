@@ -83,6 +83,8 @@ export const ENTITY = {
   initialAccessToken: "initial-access-token",
   /** Clients registered without an initial access token from one address within one hour. */
   clientRegistrationsFromAddress: "client-registrations-from-address",
+  /** An identity event as the event stream published it, kept for the admin console (TTL). */
+  identityEvent: "identity-event",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -101,6 +103,8 @@ export interface TableKey {
  * 0..N-1, which covers every hour written with fewer.
  */
 const SECURITY_EVENT_SHARDS = 8;
+/** Kept identity events' shards per hour, by subject (docs/decisions/identity-event-log.md); only ever raised. */
+const IDENTITY_EVENT_SHARDS = 8;
 const HOUR_MS = 3_600_000;
 
 /** A stable shard of `text` (a sub or a client id), so one party's items share a shard. */
@@ -175,6 +179,20 @@ export const keys = {
     SK: `EVENT#${eventTime(tsMs)}#${id}`,
   }),
   eventSortAt: (tsMs: number): string => `EVENT#${eventTime(tsMs)}`,
+  /**
+   * A published identity event kept for operators: partitions by hour and shard of its
+   * subject, sorted by time and the event's id. The prefix is what the events function's
+   * IAM grant and the stream's filter name (infra/stack.ts).
+   */
+  identityEvent: (subject: string, tsMs: number, id: string): TableKey => ({
+    PK: `IDEVENTS#${Math.floor(tsMs / HOUR_MS)}#${shardOf(subject, IDENTITY_EVENT_SHARDS)}`,
+    SK: `${eventTime(tsMs)}#${id}`,
+  }),
+  identityEventPrefix: "IDEVENTS#",
+  identityEventsOf: (hour: number, shard: number): string => `IDEVENTS#${hour}#${shard}`,
+  identityEventSortAt: (tsMs: number, id?: string): string => (id ? `${eventTime(tsMs)}#${id}` : eventTime(tsMs)),
+  identityEventShards: IDENTITY_EVENT_SHARDS,
+  identityEventShardOf: (subject: string): number => shardOf(subject, IDENTITY_EVENT_SHARDS),
   /**
    * A change to an application's registration (interface §4.17). A partition of its own, not
    * the client's: the rights reads of an application Query its partition by key range.

@@ -66,6 +66,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "device-authorization": [],
   "pushed-authorization": [],
   "user-code-tries": [],
+  "identity-event": [],
 };
 
 /** One realistic item of each publishing entity, keyed and stamped as the store writes it. */

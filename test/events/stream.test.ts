@@ -149,6 +149,42 @@ describe("identity events from the table's stream", () => {
     expect(JSON.stringify(events)).not.toContain("a brand new passphrase");
   });
 
+  it("when events are published, they are kept for the console: the identity-events listing answers them as published", async () => {
+    const account = await seedAccount({}, PASSWORD);
+    const { token } = await mintUserToken(account.sub, "app", ["svc_api_usec_chg"], 600);
+    await committed();
+    const changed = await request("passwords", "events/passwords/change-user-mode.json", {
+      params: { subjectId: instanceIdOf(account.sub) },
+      body: { current: PASSWORD, password: "another new passphrase" },
+      authorization: `Bearer ${token}`,
+    });
+    expect(changed.statusCode).toBe(204);
+    const { events } = await committed();
+    expect(events.length).toBe(3);
+    const listed = await request("audit", "events/activity/identity-events.json", {
+      query: { subject: account.sub },
+    });
+    expect(listed.statusCode, listed.body).toBe(200);
+    const kept = (listed.json as { events: Array<Pick<CloudEvent, "id" | "type" | "time" | "subject" | "data">> })
+      .events;
+    const published = events.map(({ id, type, time, subject, data }) => ({ id, type, time, subject, data }));
+    // The account's earlier events (its creation) are kept too; these three are kept as published.
+    const ids = new Set(published.map((e) => e.id));
+    expect(kept.filter((e) => ids.has(e.id)).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...published].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect(kept.map((e) => e.type)).toContain("svc.identity.account.created");
+    // Newest first.
+    expect(kept.map((e) => e.time)).toEqual([...kept.map((e) => e.time)].sort().reverse());
+    // Its own writes never reach the function again: the stream's next batch is empty.
+    const after = await committed();
+    expect(after.records).toEqual([]);
+    // Stored with their expiry: audit.identityEventDays (7) after the event.
+    const item = await storedItem(keys.identityEvent(account.sub, Date.parse(kept[0].time), kept[0].id));
+    expect(item).toMatchObject({ entity: "identity-event", eventId: kept[0].id });
+    expect(item?.expiresAt).toBe(Math.floor(Date.parse(kept[0].time) / 1000) + 7 * 86_400);
+  });
+
   it("when a sign-in fails for a wrong password, exactly one signin.failed is published, and counters publish nothing", async () => {
     const account = await seedAccount({}, PASSWORD);
     const client = await createClient(SCOPES);

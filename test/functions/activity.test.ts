@@ -195,19 +195,24 @@ describe("GET /svc/admin/api/v3/security-events/summary", () => {
     const now = Date.now();
     const current = Math.floor(now / HOUR) * HOUR;
     const before = (await request("audit", "events/activity/summary.json", { query: { hours: "72" } })).json as {
-      hours: Array<{ start: number; signIns: number; failedSignIns: number; registrations: number }>;
+      hours: Array<{ start: number; signIns: number; failedSignIns: number; throttled: number; registrations: number }>;
     };
     const planned = [
-      { hoursAgo: 40, ok: 5, failed: 3, registrations: 2 },
-      { hoursAgo: 41, ok: 1, failed: 0, registrations: 0 },
-      { hoursAgo: 71, ok: 0, failed: 4, registrations: 1 },
+      { hoursAgo: 40, ok: 5, failed: 3, throttled: 2, registrations: 2 },
+      { hoursAgo: 41, ok: 1, failed: 0, throttled: 0, registrations: 0 },
+      { hoursAgo: 71, ok: 0, failed: 4, throttled: 1, registrations: 1 },
     ];
-    for (const { hoursAgo, ok, failed, registrations } of planned) {
+    for (const { hoursAgo, ok, failed, throttled, registrations } of planned) {
       const start = current - hoursAgo * HOUR;
-      const write = (type: string, result: string, i: number) =>
-        services().events.record({ sbj: uniqueId("s-"), ts: start + 1 + i * 1000, type, cId: "web", result });
+      const write = (type: string, result: string, i: number, prms?: Record<string, string>) =>
+        services().events.record({ sbj: uniqueId("s-"), ts: start + 1 + i * 1000, type, cId: "web", result, prms });
       for (let i = 0; i < ok; i++) await write("login", "ok", i);
-      for (let i = 0; i < failed; i++) await write("login", i % 2 ? "otp_invalid" : "invalid_credential", i);
+      // The first `throttled` failures each engaged a limit; the rest did not.
+      for (let i = 0; i < failed; i++)
+        await write("login", i % 2 ? "otp_invalid" : "invalid_credential", i, {
+          method: "password",
+          ...(i < throttled && { limit: i % 2 ? "wait" : "address_hour" }),
+        });
       for (let i = 0; i < registrations; i++) await write("registration", "ok", i);
       // Other events of the hour are not counted.
       await write("password_change", "ok", 0);
@@ -218,21 +223,28 @@ describe("GET /svc/admin/api/v3/security-events/summary", () => {
     expect(summary.hours).toHaveLength(72);
     expect(summary.hours.at(-1)?.start).toBe(current);
     expect(summary.hours[0].start).toBe(current - 71 * HOUR);
-    for (const { hoursAgo, ok, failed, registrations } of planned) {
+    for (const { hoursAgo, ok, failed, throttled, registrations } of planned) {
       const start = current - hoursAgo * HOUR;
-      const was = before.hours.find((h) => h.start === start) ?? { signIns: 0, failedSignIns: 0, registrations: 0 };
+      const was = before.hours.find((h) => h.start === start) ?? {
+        signIns: 0,
+        failedSignIns: 0,
+        throttled: 0,
+        registrations: 0,
+      };
       expect(summary.hours.find((h) => h.start === start)).toEqual({
         start,
         signIns: was.signIns + ok,
         failedSignIns: was.failedSignIns + failed,
+        throttled: was.throttled + throttled,
         registrations: was.registrations + registrations,
       });
     }
-    const sum = (name: "signIns" | "failedSignIns" | "registrations") =>
+    const sum = (name: "signIns" | "failedSignIns" | "throttled" | "registrations") =>
       summary.hours.reduce((total, hour) => total + hour[name], 0);
     expect(summary.totals).toEqual({
       signIns: sum("signIns"),
       failedSignIns: sum("failedSignIns"),
+      throttled: sum("throttled"),
       registrations: sum("registrations"),
     });
   });
@@ -243,5 +255,84 @@ describe("GET /svc/admin/api/v3/security-events/summary", () => {
       expect(answer.statusCode, hours).toBe(400);
       expect(answer.json).toMatchObject({ type: "input_error" });
     }
+  });
+});
+
+describe("GET /svc/admin/api/v3/identity-events", () => {
+  const listKept = (query: Record<string, string>) =>
+    request("audit", "events/activity/identity-events.json", { query });
+
+  /** Events of `subjects` kept around an hour's start, as the events function keeps what it published. */
+  async function keptAround(hourStart: number, subjects: string[]) {
+    const events = subjects.flatMap((subject, i) =>
+      ["svc.identity.session.started", "svc.identity.account.updated"].map((type, j) => ({
+        id: `${uniqueId("rec")}:${type.slice("svc.identity.".length)}`,
+        type,
+        time: new Date(hourStart + (i % 2 === 0 ? -1 : 1) * (1000 + i * 10 + j)).toISOString(),
+        subject,
+        data: { sub: subject, n: i },
+      })),
+    );
+    await services().identityEvents.keep(events);
+    return events;
+  }
+
+  it("when events were kept across an hour's start, pages of any size list each once, newest first, filtered by type and subject", async () => {
+    const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+    const subjects = Array.from({ length: 9 }, () => uniqueId("idev-"));
+    const written = await keptAround(hourStart, subjects);
+    const window = { from: String(hourStart - HOUR), to: String(hourStart + HOUR) };
+    for (const size of [1, 4, 100]) {
+      const seen: Array<{ id: string; time: string; subject: string }> = [];
+      let cursor: string | undefined;
+      do {
+        const answer = await listKept({ ...window, limit: String(size), ...(cursor && { cursor }) });
+        expect(answer.statusCode, answer.body).toBe(200);
+        const body = answer.json as { events: typeof seen; next?: string };
+        expect(body.events.length).toBeLessThanOrEqual(size);
+        seen.push(...body.events);
+        cursor = body.next;
+      } while (cursor);
+      const ours = seen.filter((e) => subjects.includes(e.subject));
+      expect(ours.map((e) => e.id).sort()).toEqual(written.map((e) => e.id).sort());
+      expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+      const times = seen.map((e) => e.time);
+      expect(times).toEqual([...times].sort().reverse());
+    }
+    // One subject: its one shard only, both its events as kept.
+    const one = await listKept({ ...window, subject: subjects[3] });
+    expect((one.json as { events: unknown[] }).events).toEqual(
+      written
+        .filter((e) => e.subject === subjects[3])
+        .sort((a, b) => (a.time < b.time ? 1 : -1))
+        .map(({ id, type, time, subject, data }) => ({ id, type, time, subject, data })),
+    );
+    const typed = await listKept({ ...window, type: "svc.identity.account.updated", limit: "100" });
+    const typedEvents = (typed.json as { events: Array<{ type: string; subject: string }> }).events;
+    expect(typedEvents.every((e) => e.type === "svc.identity.account.updated")).toBe(true);
+    expect(typedEvents.filter((e) => subjects.includes(e.subject))).toHaveLength(subjects.length);
+  });
+
+  it("when the query is malformed, it answers 400 in the v3 shape and without the audit permission 401", async () => {
+    const malformed: Record<string, string>[] = [
+      { type: "session.started" },
+      { type: "svc.identity.nothing" },
+      { cursor: "!!" },
+      { cursor: Buffer.from("not a position").toString("base64url") },
+      { limit: "0" },
+      { from: "soon" },
+      { other: "x" },
+    ];
+    for (const query of malformed) {
+      const answer = await listKept(query);
+      expect(answer.statusCode, JSON.stringify(query)).toBe(400);
+      expect(answer.json, JSON.stringify(query)).toMatchObject({
+        type: expect.stringMatching(/input_error|wrong_value/),
+      });
+    }
+    const answer = await request("audit", "events/activity/identity-events.json", {
+      authorization: await systemBearer(["svc_api_sys_users"]),
+    });
+    expect(answer.statusCode).toBe(401);
   });
 });

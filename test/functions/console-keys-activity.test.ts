@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import { services } from "../../lib/container";
 import { useAdminConsole } from "../support/admin-console";
-import { createClient, seedAccount } from "../support/fixtures";
+import { createClient, seedAccount, uniqueId } from "../support/fixtures";
 import { signedIn as passwordGrant } from "../support/login";
 
 /**
@@ -86,13 +87,27 @@ describe("the Activity screen", () => {
       { clientId: client.clientId, secret: client.secret as string },
       { username: admin.account.sub, password: "correct horse battery staple", scope: "svc_api_user" },
     ).catch(() => undefined);
+    // A failed sign-in that put an account under a wait, as the password method records it.
+    await services().events.record({
+      sbj: admin.account.sub,
+      ts: Date.now(),
+      type: "login",
+      cId: client.clientId,
+      result: "invalid_credential",
+      prms: { method: "password", limit: "wait" },
+    });
     const { context, page } = await openConsole(admin);
     await page.getByRole("link", { name: "Activity" }).click();
     await heading(page).filter({ hasText: "Activity" }).waitFor();
     const summary = (await read(`${issuer}/admin/api/v3/security-events/summary?hours=24`, ["svc_api_sys_uaud"]))
       .body as {
-      totals: { signIns: number; failedSignIns: number; registrations: number };
+      totals: { signIns: number; failedSignIns: number; throttled: number; registrations: number };
     };
+    const throttled = page.getByRole("img", { name: /^Throttled, last 24 hours/ });
+    await throttled.waitFor();
+    const throttledShown = Number(/: (\d+) in total/.exec((await throttled.getAttribute("aria-label")) ?? "")?.[1]);
+    expect(throttledShown).toBeGreaterThanOrEqual(1);
+    expect(throttledShown).toBeGreaterThanOrEqual(summary.totals.throttled - 1);
     const chart = page.getByRole("img", { name: /^Sign-ins, last 24 hours/ });
     await chart.waitFor();
     const label = (await chart.getAttribute("aria-label")) ?? "";
@@ -127,9 +142,57 @@ describe("the Activity screen", () => {
     await page.getByRole("link", { name: "Активность" }).click();
     await heading(page).filter({ hasText: "Активность" }).waitFor();
     await page.getByRole("img", { name: /^Входы за последние 24 ч/ }).waitFor();
+    await page.getByRole("img", { name: /^Ограничения за последние 24 ч/ }).waitFor();
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "Поток событий" }).click();
+    await heading(page).filter({ hasText: "События учётных записей" }).waitFor();
+    await expectAccessible(page);
     await page.getByRole("link", { name: "Ключи" }).click();
     await heading(page).filter({ hasText: "Ключи подписи" }).waitFor();
     await expectAccessible(page);
+    await context.close();
+  });
+});
+
+describe("the Event stream screen", () => {
+  it("lists the kept identity events newest first, filters by subject and type, and links an account to its page", async () => {
+    const admin = await person("SYS_MON");
+    const subject = uniqueId("stream-");
+    const now = Date.now();
+    const kept = ["session.started", "account.updated", "session.ended"].map((type, i) => ({
+      id: `${uniqueId("rec")}:${type}`,
+      type: `svc.identity.${type}`,
+      time: new Date(now - (3 - i) * 1000).toISOString(),
+      subject,
+      data: { sub: subject, ...(type === "session.ended" && { reason: "logout" }) },
+    }));
+    await services().identityEvents.keep(kept);
+    const { context, page } = await openConsole(admin);
+    await page.getByRole("link", { name: "Event stream" }).click();
+    await heading(page).filter({ hasText: "Identity events" }).waitFor();
+    await page.getByLabel("Subject").fill(subject);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/subject=/);
+    const rows = page.locator("table tbody tr");
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    // Newest first, the type without its prefix, the data as published.
+    expect(await rows.locator("td:nth-child(2)").allTextContents()).toEqual([
+      "session.ended",
+      "account.updated",
+      "session.started",
+    ]);
+    expect(await rows.first().locator("td").nth(3).textContent()).toBe(`sub: ${subject}; reason: logout`);
+    await expectAccessible(page);
+    await picture(page, "events-en");
+
+    await page.getByLabel("Event type").fill("account.updated");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/type=account\.updated/);
+    await rows.nth(1).waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(1);
+    await rows.first().getByRole("link", { name: subject }).click();
+    await page.waitForURL(new RegExp(`#/users/${subject}`));
     await context.close();
   });
 });

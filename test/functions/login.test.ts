@@ -194,6 +194,13 @@ describe("grant_type=password", () => {
   });
 });
 
+/** The address's hour as its failures left it. */
+function addressFailures(ip: string, now: number, count: number) {
+  return documentClient().send(
+    new PutCommand({ TableName: config().tableName, Item: { ...keys.ipFailures(ip, Math.floor(now / 3600)), count } }),
+  );
+}
+
 describe("brute-force protection", () => {
   it("when failures pile up, the account gets a growing wait during which even the right password is not tried", async () => {
     const client = await app();
@@ -215,6 +222,13 @@ describe("brute-force protection", () => {
       // One text for every limit: it must not tell an account from a name that names none.
       description: THROTTLED,
     });
+    // The failure that put up the wait says so on its event (the activity dashboard counts it); the refusal after writes none.
+    const events = await services().events.list(account.sub, 0, Date.now() + 60_000, 100);
+    const failures = events.filter((event) => event.type === "login");
+    expect(failures).toHaveLength(BRUTE_FORCE.FREE_FAILURES);
+    expect(failures.filter((event) => event.prms?.limit !== undefined).map((event) => event.prms)).toEqual([
+      { method: "password", limit: "wait" },
+    ]);
     // After the wait the right password works again and the consecutive count resets.
     await expect(attempt(PASSWORD, start + BRUTE_FORCE.WAIT_STEP + 1)).resolves.toMatchObject({ token_type: "Bearer" });
     await expect(attempt("wrong", start + BRUTE_FORCE.WAIT_STEP + 2)).rejects.toMatchObject({
@@ -240,18 +254,30 @@ describe("brute-force protection", () => {
     expect(await storedItem(keys.loginFailures(account.sub))).toBeUndefined();
   });
 
+  it("when a failure fills the address's hour, its event names the address limit", async () => {
+    const client = await app();
+    const account = await seedAccount({}, PASSWORD);
+    const record = await services().clients.getWithSecrets(client.clientId);
+    const now = Math.floor(Date.now() / 1000);
+    await addressFailures("192.0.2.67", now, BRUTE_FORCE.IP_HOURLY_CAP - 1);
+    await expect(
+      passwordGrant(
+        record as never,
+        { username: account.sub, password: "wrong", scope: "svc_api_user", ip: "192.0.2.67", userAgent: "t" },
+        { ...loginDeps(), now: () => now },
+      ),
+    ).rejects.toMatchObject({ description: "invalid username or password" });
+    const [event] = await services().events.list(account.sub, 0, Date.now() + 60_000, 10);
+    expect(event).toMatchObject({ type: "login", result: "invalid_credential", ip: "192.0.2.67" });
+    expect(event.prms).toEqual({ method: "password", limit: "address_hour" });
+  });
+
   it("when one address fails too often, logins from it are refused for the hour, for any account", async () => {
     const client = await app();
     const account = await seedAccount({}, PASSWORD);
     const record = await services().clients.getWithSecrets(client.clientId);
     const now = Math.floor(Date.now() / 1000);
-    // The address's hour as its failures left it.
-    await documentClient().send(
-      new PutCommand({
-        TableName: config().tableName,
-        Item: { ...keys.ipFailures("192.0.2.66", Math.floor(now / 3600)), count: BRUTE_FORCE.IP_HOURLY_CAP },
-      }),
-    );
+    await addressFailures("192.0.2.66", now, BRUTE_FORCE.IP_HOURLY_CAP);
     await expect(
       passwordGrant(
         record as never,

@@ -217,7 +217,12 @@ describe("IAM grants", () => {
     else if (FUNCTION_NEEDS[fn].table === "stream") expect(actions).not.toContain("dynamodb:GetItem");
     else expect(actions).toContain("dynamodb:GetItem");
     if (FUNCTION_NEEDS[fn].table === "read-write") expect(actions).toEqual(expect.arrayContaining(writes));
-    else for (const write of writes) expect(actions).not.toContain(write);
+    else
+      for (const write of writes) {
+        // Keeping identity events is a BatchWriteItem limited to their partitions (asserted with the stream's grants).
+        if (write === "dynamodb:BatchWriteItem" && FUNCTION_NEEDS[fn].keepsIdentityEvents) continue;
+        expect(actions).not.toContain(write);
+      }
   });
 
   it("when meta (health, OpenAPI, $default) is granted, it cannot write to the table", () => {
@@ -276,6 +281,23 @@ describe("the event stream", () => {
         OnFailure: { Destination: { "Fn::GetAtt": [logicalId(stack.eventFailures), "Arn"] } },
       },
     });
+    // Lambda's filter drops the identity events the function keeps, written or expired; every other change passes.
+    expect(mappings[0].Properties.FilterCriteria).toEqual({
+      Filters: [
+        {
+          Pattern: JSON.stringify({
+            eventName: ["INSERT", "MODIFY"],
+            dynamodb: { NewImage: { entity: { S: [{ "anything-but": ["identity-event"] }] } } },
+          }),
+        },
+        {
+          Pattern: JSON.stringify({
+            eventName: ["REMOVE"],
+            dynamodb: { OldImage: { entity: { S: [{ "anything-but": ["identity-event"] }] } } },
+          }),
+        },
+      ],
+    });
   });
 
   it("when the failure queue is created, it keeps messages 14 days and refuses plain HTTP", () => {
@@ -305,12 +327,21 @@ describe("the event stream", () => {
     }
   });
 
-  it("when the events function reads the stream, it gets stream reads and, of the items, only a Query of the signing keys", () => {
+  it("when the events function reads the stream, it gets stream reads and, of the items, only a Query of the signing keys and writes of the kept identity events", () => {
     const actions = actionsOf("events");
     expect(actions).toEqual(expect.arrayContaining(["dynamodb:GetRecords", "dynamodb:GetShardIterator"]));
     for (const action of actions) {
-      expect(action).not.toMatch(/^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|BatchGetItem|BatchWriteItem|Scan)$/);
+      expect(action).not.toMatch(/^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|BatchGetItem|Scan)$/);
     }
+    // It keeps what it published for the console: BatchWriteItem on those partitions alone.
+    const writes = statementsOf("events").filter((s) => [s.Action].flat().includes("dynamodb:BatchWriteItem"));
+    expect(writes).toEqual([
+      expect.objectContaining({
+        Action: "dynamodb:BatchWriteItem",
+        Resource: { "Fn::GetAtt": [logicalId(stack.table), "Arn"] },
+        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["IDEVENTS#*"] } },
+      }),
+    ]);
     expect(actions).toContain("sqs:SendMessage");
     // Back-Channel Logout signs logout tokens: the signing keys' partition, nothing else.
     const queries = statementsOf("events").filter((s) => [s.Action].flat().includes("dynamodb:Query"));

@@ -38,10 +38,11 @@ export interface EventPage {
   next?: EventPosition;
 }
 
-/** How many events of one type and result an hour holds. */
+/** How many events of one type and result an hour holds; `limited`: those that engaged a brute-force limit. */
 export interface EventTally {
   type: string;
   result: string;
+  limited: boolean;
   count: number;
 }
 
@@ -61,6 +62,38 @@ export interface SecurityEventIndex {
     before: EventPosition | undefined,
     limit: number,
   ): Promise<EventPage>;
-  /** Events of `types` in the hour starting at `hourStart` (ms), counted by type and result. */
+  /** Events of `types` in the hour starting at `hourStart` (ms), counted by type, result and engaged limit. */
   tally(hourStart: number, types: readonly string[]): Promise<EventTally[]>;
+}
+
+/** An identity event as the event stream published it (docs/events.md), kept for operators. */
+export interface KeptIdentityEvent {
+  id: string;
+  /** The full CloudEvents type, e.g. svc.identity.session.started. */
+  type: string;
+  /** RFC 3339, when the change was committed. */
+  time: string;
+  subject: string;
+  data: Record<string, unknown>;
+}
+
+export interface IdentityEventFilter {
+  type?: string;
+  subject?: string;
+}
+
+/**
+ * The published identity events, kept a few days (audit.identityEventDays) by the events
+ * function after it publishes them; read by time across every subject.
+ */
+export interface IdentityEventLog {
+  keep(events: KeptIdentityEvent[]): Promise<void>;
+  /** As SecurityEventIndex.page: newest first, older than `before`, at most `limit`, `next` while more may follow. */
+  page(
+    filter: IdentityEventFilter,
+    from: number,
+    to: number,
+    before: EventPosition | undefined,
+    limit: number,
+  ): Promise<{ events: KeptIdentityEvent[]; next?: EventPosition }>;
 }

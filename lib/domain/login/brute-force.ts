@@ -75,3 +75,18 @@ export const LIMITS = {
   pendingWait: BRUTE_FORCE.MAX_WAIT,
   consecutiveCap: BRUTE_FORCE.CONSECUTIVE_CAP,
 } as const;
+
+/**
+ * The limit a failure put its account or address under, if any: recorded on that failure's
+ * event, so operators see throttling begin without a write per refused guess (as Auth0
+ * logs a block once). `before` are the counters read ahead of the attempt, when known.
+ */
+export type EngagedLimit = "wait" | "stop" | "account_hour" | "address_hour";
+
+export function limitEngaged(consecutive: number, before?: FailureCounters): EngagedLimit | undefined {
+  if (consecutive >= BRUTE_FORCE.CONSECUTIVE_CAP) return "stop";
+  if (before && before.ipHourly + 1 >= BRUTE_FORCE.IP_HOURLY_CAP) return "address_hour";
+  if (before && before.hourly + 1 >= BRUTE_FORCE.HOURLY_CAP) return "account_hour";
+  if (waitAfter(consecutive) > 0) return "wait";
+  return undefined;
+}

@@ -3,7 +3,15 @@ import type { Account } from "../accounts/account";
 import { normalizeEmail, normalizePhone } from "../accounts/contacts";
 import { SUB_PATTERN } from "../accounts/new-account";
 import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, verifyPassword } from "../credentials/password-hash";
-import { hourOf, LIMITS, refusedBeforeCheck, THROTTLED, waitAfter } from "./brute-force";
+import {
+  type EngagedLimit,
+  hourOf,
+  LIMITS,
+  limitEngaged,
+  refusedBeforeCheck,
+  THROTTLED,
+  waitAfter,
+} from "./brute-force";
 import { HashGateBusy } from "./hash-gate";
 import type { LoginRepository, LoginSnapshot, TakenAttempt } from "./ports";
 
@@ -20,7 +28,8 @@ export type PasswordVerdict =
   | { ok: true; account: Account; snapshot: LoginSnapshot; attempt: TakenAttempt }
   /** `refused`: not even tried (a limit, or the hashing of strangers is busy); `wrong`: unknown user or wrong password. */
   | { ok: false; why: "refused"; message: string; busy?: boolean }
-  | { ok: false; why: "wrong"; account?: Account };
+  /** `limit`: the limit this failure put the account or address under. */
+  | { ok: false; why: "wrong"; account?: Account; limit?: EngagedLimit };
 
 /**
  * What a login (sub, e-mail or phone) names, read with its failure counters: the e-mail
@@ -106,7 +115,7 @@ export async function verifyUserPassword(
   const { attempt, matches } = judged;
   if (!account || !snapshot.credential || !matches) {
     await logins.settleFailure(attempt, waitOf(attempt, now));
-    return { ok: false, why: "wrong", account };
+    return { ok: false, why: "wrong", account, limit: limitEngaged(attempt.consecutive, snapshot.counters) };
   }
   return { ok: true, account, snapshot, attempt };
 }

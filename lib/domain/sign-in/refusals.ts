@@ -1,14 +1,19 @@
 import type { SecurityEventLog } from "../audit/ports";
 import { SIGN_IN_EVENT } from "../audit/security-event";
+import type { EngagedLimit } from "../login/brute-force";
 import { type MetricsPort, noMetrics } from "../metrics";
 
-/** A sign-in the user did not get, by any method: counted, and recorded as a login event of the account. */
+/**
+ * A sign-in the user did not get, by any method: counted, and recorded as a login event of
+ * the account, with the limit it engaged (the activity dashboard counts those).
+ */
 export async function recordRefusedSignIn(
   deps: { events: Pick<SecurityEventLog, "record">; metrics?: MetricsPort },
   sub: string,
   login: { clientId: string; method: string; ip?: string; userAgent?: string },
   now: number,
   result: string,
+  limit?: EngagedLimit,
 ): Promise<void> {
   countSignIn(deps, login.method, result);
   await deps.events.record({
@@ -19,7 +24,7 @@ export async function recordRefusedSignIn(
     ip: login.ip,
     ua: login.userAgent,
     result,
-    prms: { method: login.method },
+    prms: { method: login.method, ...(limit && { limit }) },
   });
 }
 

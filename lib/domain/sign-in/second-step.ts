@@ -1,4 +1,5 @@
 import type { Account } from "../accounts/account";
+import { limitEngaged } from "../login/brute-force";
 import { waitOf } from "../login/verify-user-password";
 import type { Language } from "../messages/ports";
 import type { SecondFactorProof } from "../security/second-factor";
@@ -55,7 +56,8 @@ export async function secondFactorStep(
   if (!verdict.ok) {
     if (proved.attempt) await deps.logins.settleFailure(proved.attempt, waitOf(proved.attempt, context.now));
     const signIn = { clientId: context.clientId, method: proved.method, ip: context.ip, userAgent: context.userAgent };
-    await recordRefusedSignIn(deps, account.sub, signIn, context.now, "otp_invalid");
+    const limit = proved.attempt && limitEngaged(proved.attempt.consecutive, proved.password?.snapshot.counters);
+    await recordRefusedSignIn(deps, account.sub, signIn, context.now, "otp_invalid", limit);
     const what = proof.passkey ? "passkey" : proof.recoveryCode ? "recovery_code" : "otp";
     return { kind: "ask", why: "otp_invalid", message: `the ${what} is not valid` };
   }

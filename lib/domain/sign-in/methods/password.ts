@@ -54,7 +54,8 @@ export function passwordMethod(
         return refused("throttled", verdict.message);
       }
       const signIn = { clientId: context.clientId, method: "password", ip: context.ip, userAgent: context.userAgent };
-      if (verdict.account) await recordRefusedSignIn(deps, verdict.account.sub, signIn, now, "invalid_credential");
+      if (verdict.account)
+        await recordRefusedSignIn(deps, verdict.account.sub, signIn, now, "invalid_credential", verdict.limit);
       // An unknown login records no event (no account to file it under) but is the guess stuffing makes most.
       else countSignIn(deps, "password", "invalid_credential");
       return refused("invalid_credential", WRONG);
