@@ -255,11 +255,22 @@ describe("GET /svc/api/v3/users/{subjectId}/groups", () => {
     await addMember("org", org, owner.sub);
     await addMember("org", await newGroup("org"), stranger.sub);
 
-    const own = await request("groups", "events/groups/user-groups-user-mode.json", {
-      params: { subjectId: owner.sub },
-      authorization: await userBearer(owner.sub, ["svc_api_user"]),
-    });
+    const authorization = await userBearer(owner.sub, ["svc_api_user"]);
+    const {
+      result: own,
+      reads,
+      writes,
+    } = await spentBy(() =>
+      request("groups", "events/groups/user-groups-user-mode.json", {
+        params: { subjectId: owner.sub },
+        authorization,
+      }),
+    );
     expect(own.statusCode).toBe(200);
+    // The session check (with the account), the memberships' Query; the user-mode security event.
+    expect([reads, writes]).toEqual([2, 1]);
+    const events = await storedItems(owner.sub, "EVENT#");
+    expect(events.at(-1)).toMatchObject({ type: "groups.of-user", result: "ok" });
     expect(pageOf(own).groups.map((g) => g.id)).toEqual([org]);
 
     const other = await request("groups", "events/groups/user-groups-user-mode.json", {
