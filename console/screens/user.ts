@@ -33,6 +33,13 @@ interface AuditEvent {
   result?: string;
 }
 type RightsMap = Record<string, Record<string, string[]>>;
+interface GroupsPage {
+  groups: { id: string; profile: string; addedAt: number; group?: { name?: unknown } }[];
+  next?: string;
+}
+
+/** Groups of the account per page: one BatchGetItem of the groups when expanded (interface §4.8a). */
+const GROUPS_PAGE = 100;
 
 /** One read per part of the account; a part that fails says so in its own section. */
 async function settled<T>(read: Promise<T>): Promise<T | Error> {
@@ -93,11 +100,69 @@ function attributesForm(account: Account, base: string): HTMLFormElement {
   });
 }
 
+/** A group's member list change (interface §4.8): `add` or `rm` of one account. */
+const membersChange = (profile: string, id: string, action: "add" | "rm") =>
+  `/api/v2/grps/${seg(id)}/members/${action}?${new URLSearchParams({ profile })}`;
+
+function addToGroupForm(sub: string): HTMLFormElement {
+  const profile = input({ name: "group_profile", value: "org", required: true, autocomplete: "off" });
+  const id = input({ name: "group_id", required: true, autocomplete: "off" });
+  const form = h("form", { class: "inline" }, field(t.profile, profile), field(t.groupId, id));
+  return changeForm(
+    form,
+    t.addToGroup,
+    changed(t.addedToGroup, () =>
+      post(membersChange(profile.value.trim(), id.value.trim(), "add"), [{ subjectId: sub }]),
+    ),
+  );
+}
+
+/** The account's groups, a page at a time (`#/users/<sub>?groups=<cursor>`), each linked to its screen. */
+function groupsSection(sub: string, groups: GroupsPage | Error, cursor: string | null): HTMLElement {
+  const here = `#/users/${encodeURIComponent(sub)}`;
+  return section(
+    t.groups,
+    part(groups, (page) => [
+      table(
+        t.groups,
+        [t.groupId, t.profile, t.name, t.memberSince, ""],
+        page.groups.map((g) => [
+          h("a", { href: `#/groups/${encodeURIComponent(g.profile)}/${encodeURIComponent(g.id)}` }, g.id),
+          g.profile,
+          typeof g.group?.name === "string" ? g.group.name : "",
+          when(g.addedAt, lang),
+          changeButton(
+            t.removeFromGroup,
+            changed(t.removedFromGroup, () => post(membersChange(g.profile, g.id, "rm"), [{ subjectId: sub }])),
+            { "aria-label": `${t.removeFromGroup}: ${g.profile}/${g.id}` },
+          ),
+        ]),
+      ),
+      (cursor || page.next) &&
+        h(
+          "nav",
+          { class: "pager", "aria-label": `${t.groups}: ${t.page}` },
+          cursor && h("a", { href: here }, t.firstPage),
+          page.next && h("a", { href: `${here}?${new URLSearchParams({ groups: page.next })}` }, t.next),
+        ),
+    ]),
+    addToGroupForm(sub),
+  );
+}
+
 /** `#/users/<sub>`: everything about one account, and what an operator may do to it. */
-export const userScreen: Screen = async ({ params }) => {
+export const userScreen: Screen = async ({ params, query }) => {
   const sub = params[0] ?? "";
   const base = `/api/v3/users/${seg(sub)}`;
+  const groupsCursor = query.get("groups");
+  const groupsQuery = new URLSearchParams({
+    expand: "true",
+    limit: String(GROUPS_PAGE),
+    ...(groupsCursor && { cursor: groupsCursor }),
+  });
   const account = await get<Account>(base);
+  // Read beside the other parts, each settled on its own.
+  const groupsRead = settled(get<GroupsPage>(`${base}/groups?${groupsQuery}`));
   const [state, auth, totps, passkeys, recovery, devices, links, held, over, events, props] = await Promise.all([
     settled(get<{ name: string; till?: number }>(`${base}/state`)),
     settled(
@@ -113,6 +178,7 @@ export const userScreen: Screen = async ({ params }) => {
     settled(get<AuditEvent[]>(`${base}/audit?${new URLSearchParams({ rql: "limit(50)", ua: "none" })}`)),
     settled(get<Record<string, unknown>>(`${base}/props`)),
   ]);
+  const groups = await groupsRead;
   const instance = `/api/v3/users/${seg(account.meta.instanceId)}`;
 
   const stateSection = section(
@@ -335,6 +401,7 @@ export const userScreen: Screen = async ({ params }) => {
       deviceSection,
       linkedSection,
       rightsSection,
+      groupsSection(account.sub, groups, groupsCursor),
       propsSection,
       eventSection,
       section(

@@ -4,7 +4,9 @@ import {
   MAX_ATTRIBUTE_LENGTH,
   MAX_ATTRIBUTES,
   MAX_MEMBERS_PER_CALL,
+  MAX_MEMBERSHIPS_PER_PAGE,
   MEMBERS_PER_PAGE,
+  MEMBERSHIPS_PER_PAGE,
   PROFILE_PATTERN,
 } from "../domain/groups/group";
 import type { GroupUseCases } from "../domain/groups/groups";
@@ -12,17 +14,23 @@ import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import {
   accessDenied,
+  badAccessToken,
   FREE_KEY_NAME,
   groupIdParam,
   PRINTABLE_PATTERN,
   STORABLE_NUMBER_BOUNDS,
+  subjectIdParam,
   v2Error,
+  v3Error,
 } from "./schemas";
 
 /** Schemas of the group calls (interface §2.3, 4.8). */
 
 const profile = { type: "string", pattern: PROFILE_PATTERN, description: "the group profile" } as const;
 const expand = { enum: ["true", "false"] } as const;
+/** A page size of 1-1000, as a query string carries it. */
+const pageLimit = (description: string) =>
+  ({ type: "string", pattern: "^(1000|[1-9][0-9]{0,2})$", description }) as const;
 
 export const profileQuery = {
   type: "object",
@@ -56,15 +64,32 @@ export const membersQuery = {
   properties: {
     profile,
     expand: { ...expand, description: "true: add family_name, middle_name, given_name" },
-    limit: {
-      type: "string",
-      pattern: "^(1000|[1-9][0-9]{0,2})$",
-      description: `members per page, 1-${MEMBERS_PER_PAGE} (default ${MEMBERS_PER_PAGE})`,
-    },
+    limit: pageLimit(`members per page, 1-${MEMBERS_PER_PAGE} (default ${MEMBERS_PER_PAGE})`),
     after: {
       type: "string",
       pattern: SUB_PATTERN,
       description: "the subjectId the previous page ended with: members after it (the Link header's next page)",
+    },
+  },
+} as const;
+
+export const userGroupsQuery = {
+  type: "object",
+  properties: {
+    profile: { ...profile, description: "only the groups of this profile" },
+    expand: {
+      ...expand,
+      description: "true: each group as GET /svc/api/v2/grps/{id}?expand=true answers it, under `group`",
+    },
+    limit: pageLimit(
+      `groups per page, 1-${MAX_MEMBERSHIPS_PER_PAGE} (default ${MEMBERSHIPS_PER_PAGE}, one BatchGetItem when expanded)`,
+    ),
+    cursor: {
+      type: "string",
+      minLength: 1,
+      maxLength: 272,
+      pattern: "^[A-Za-z0-9_-]+$",
+      description: "the `next` of the previous page, with the same profile",
     },
   },
 } as const;
@@ -124,6 +149,28 @@ export const groupList = {
     type: "object",
     required: ["id", "instanceId"],
     additionalProperties: { type: ["string", "number", "boolean"] },
+  },
+} as const;
+
+export const userGroupsPage = {
+  type: "object",
+  required: ["groups"],
+  properties: {
+    groups: {
+      type: "array",
+      description: "in profile, then id order",
+      items: {
+        type: "object",
+        required: ["id", "profile", "addedAt"],
+        properties: {
+          id: { type: "string" },
+          profile: { type: "string" },
+          addedAt: { type: "integer", description: "when the account became a member, Unix seconds" },
+          group: { ...groupView, description: "with expand=true: the group with every attribute" },
+        },
+      },
+    },
+    next: { type: "string", description: "present while more groups may follow: pass it as `cursor`" },
   },
 } as const;
 
@@ -349,8 +396,44 @@ const membersRm = (groups: GroupUseCases) =>
       jsonResult(200, await groups.removeMembers(call.query.profile, call.params.groupId, call.body)),
   });
 
+const ofUser = (groups: GroupUseCases) =>
+  route({
+    id: "groups.of-user",
+    method: "GET",
+    path: "/svc/api/v3/users/{subjectId}/groups",
+    version: "v3",
+    auth: "bearer",
+    // The owner sees their groups in the account console's data export already; reading them here is no more.
+    permissions: { user: ["svc_api_user"], system: ["svc_groups"] },
+    subject: { param: "subjectId", kind: "subjectId" },
+    summary: "The groups an account belongs to, a page at a time (docs/interface.md §4.8a)",
+    description:
+      "One Query of the account's own partition (the mirror of each membership). profile keeps one profile's groups; expand=true adds each group as GET /svc/api/v2/grps/{id}?expand=true answers it, one BatchGetItem per 100 groups, and leaves out a group whose deletion has not finished. A user token reads only its own account's groups.",
+    tags: ["groups", "users"],
+    request: { params: subjectIdParam, query: userGroupsQuery },
+    responses: {
+      200: { description: "A page of the account's groups; `next` while more may follow", schema: userGroupsPage },
+      400: { description: "input_error (a malformed subject id, limit or cursor)", schema: v3Error },
+      401: badAccessToken,
+      404: { description: "unknown_user", schema: v3Error },
+    },
+    handler: async (call) => {
+      const { profile, expand, limit, cursor } = call.query;
+      const page = await groups.membershipsOf(call.subject, {
+        profile,
+        expand: expand === "true",
+        limit: limit === undefined ? undefined : Number(limit),
+        cursor,
+        accountKnown: call.account?.sub === call.subject,
+      });
+      return jsonResult(200, page);
+    },
+  });
+
 export const groupsRoutes = (groups: GroupUseCases) =>
   group(
     "groups",
-    [getRoute, listRoute, createRoute, changeRoute, deleteRoute, members, membersAdd, membersRm].map((r) => r(groups)),
+    [getRoute, listRoute, createRoute, changeRoute, deleteRoute, members, membersAdd, membersRm, ofUser].map((r) =>
+      r(groups),
+    ),
   );

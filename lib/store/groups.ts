@@ -5,9 +5,12 @@ import {
   GroupExistsError,
   GroupFullError,
   GroupNotFoundError,
+  type GroupRef,
   type GroupRepository,
   type MemberPage,
   type MemberPageRead,
+  type MembershipPage,
+  type MembershipPageRead,
   MembersRefusedError,
 } from "../domain/groups/ports";
 import { partyOfKey } from "../domain/rights/parties";
@@ -162,6 +165,44 @@ export function createGroupStore({ client, tableName }: StoreDeps): GroupReposit
     /** Member accounts, 100 per BatchGetItem (an expanded member list). */
     async accounts(subs: string[]): Promise<Account[]> {
       return (await batchGetAll(client, tableName, subs.map(keys.userProfile))).map(toAccount);
+    },
+
+    /** Live groups among `refs`, 100 per BatchGetItem (an expanded list of an account's groups). */
+    async groups(refs: GroupRef[]): Promise<Group[]> {
+      const items = await batchGetAll(
+        client,
+        tableName,
+        refs.map((ref) => keys.group(ref.profile, ref.id)),
+      );
+      return items.filter((item) => !item.deleting).map(toGroup);
+    },
+
+    /**
+     * One page of an account's memberships: one Query of the mirrors in its partition
+     * (begins_with on the membership prefix, of one profile when given), one more than asked
+     * so the page knows whether another follows.
+     */
+    async membershipsOf(sub: string, page: MembershipPage): Promise<MembershipPageRead> {
+      const prefix = page.profile === undefined ? keys.membershipPrefix : keys.membershipsInProfile(page.profile);
+      const { Items = [], LastEvaluatedKey } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+          ExpressionAttributeValues: { ":pk": keys.userPartition(sub), ":prefix": prefix },
+          ...(page.after && { ExclusiveStartKey: keys.membership(sub, page.after.profile, page.after.id) }),
+          Limit: page.limit + 1,
+          ConsistentRead: true,
+        }),
+      );
+      const memberships = Items.slice(0, page.limit).map((item) => ({
+        profile: item.profile as string,
+        id: item.groupId as string,
+        addedAt: item.addedAt as number,
+      }));
+      // A page cut short by 1 MB leaves a LastEvaluatedKey with fewer items: more may follow then too.
+      const more = Items.length > page.limit || LastEvaluatedKey !== undefined;
+      const last = memberships.at(-1);
+      return { memberships, ...(more && last && { next: { profile: last.profile, id: last.id } }) };
     },
 
     /** The groups of a profile, page by page (1 MB each), in id order. */

@@ -289,6 +289,9 @@ export const keys = {
     PK: `USER#${sub}`,
     SK: `MEMBER_OF#${profile}#${id}`,
   }),
+  /** An account's memberships, in (profile, id) order; profiles hold no "#", so one profile's are one prefix. */
+  membershipPrefix: "MEMBER_OF#",
+  membershipsInProfile: (profile: string): string => `MEMBER_OF#${profile}#`,
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

@@ -638,6 +638,17 @@ export async function seedSampleAccounts(
     createdAt: now,
     updatedAt: now,
   });
+  // A group sample-user stays in whatever order the group samples run (acme's members come
+  // and go), so the sample of its groups (events/groups/user-groups-*.json) lists one.
+  await services().groups.create({
+    id: "sample-team",
+    profile: "org",
+    name: "Sample team",
+    attributes: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  await services().groups.addMembers("org", "sample-team", ["sample-user"], now);
   await seedSampleDevices();
   // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.

@@ -17,6 +17,12 @@ export const MAX_MEMBERS_PER_CALL = 33;
  * synchronous response's size limit and within one Query page, whatever the group's size.
  */
 export const MEMBERS_PER_PAGE = 1000;
+/**
+ * An account's groups per page by default (one BatchGetItem when expanded) and at most
+ * (as a member list's page): an account may be imported into any number of groups.
+ */
+export const MEMBERSHIPS_PER_PAGE = 100;
+export const MAX_MEMBERSHIPS_PER_PAGE = 1000;
 
 /** Fields the service owns; a profile attribute cannot take these names. */
 export const RESERVED_FIELDS = ["id", "profile", "name", "instanceId"] as const;

@@ -6,17 +6,21 @@ import { evaluate, parseRql, RqlError, type RqlQuery } from "../search/rql";
 import {
   ATTRIBUTE_NAME_PATTERN,
   type AttributeValue,
+  GROUP_ID_PATTERN,
   type Group,
   groupFields,
   groupInstanceId,
   groupView,
   MAX_ATTRIBUTES,
+  MEMBERSHIPS_PER_PAGE,
+  PROFILE_PATTERN,
   RESERVED_FIELDS,
 } from "./group";
 import {
   GroupExistsError,
   GroupFullError,
   GroupNotFoundError,
+  type GroupRef,
   type GroupRepository,
   type MemberPage,
   MembersRefusedError,
@@ -233,6 +237,59 @@ export async function removeMembers(deps: GroupDeps, profile: string, id: string
   return subs.map(memberResult);
 }
 
+/** What a listing of an account's groups asks for (docs/interface.md §4.8a). */
+export interface MembershipQuery {
+  profile?: string;
+  expand: boolean;
+  limit?: number;
+  cursor?: string;
+  /** The caller's session read the account already (user mode): it exists. */
+  accountKnown: boolean;
+}
+
+const PROFILE = new RegExp(PROFILE_PATTERN);
+const GROUP_ID = new RegExp(GROUP_ID_PATTERN);
+
+/** The opaque cursor: the last group of a page, base64url; neither a profile nor an id holds "#". */
+const encodeMembershipCursor = (at: GroupRef): string => Buffer.from(`${at.profile}#${at.id}`).toString("base64url");
+
+function decodeMembershipCursor(cursor: string, profile: string | undefined): GroupRef {
+  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("#");
+  // A cursor of another profile's listing would start the Query outside its key range.
+  if (rest.length > 0 || !PROFILE.test(at ?? "") || !GROUP_ID.test(id ?? "") || (profile && at !== profile)) {
+    throw problems.wrongValue("cursor", "not a cursor this listing answered; start again without one");
+  }
+  return { profile: at, id };
+}
+
+/**
+ * An account's groups, a page at a time, from the mirrors in its own partition: one Query.
+ * An empty page costs one read more, to tell an account in no group from no account (a
+ * mirror exists only with its account: an add checks it, a deletion removes both). With
+ * `expand`, each group as GET /svc/api/v2/grps/{id}?expand=true answers it, one
+ * BatchGetItem per 100 groups; a group whose deletion has not finished is left out.
+ */
+export async function listMembershipsOf(deps: GroupDeps, sub: string, query: MembershipQuery) {
+  const after = query.cursor === undefined ? undefined : decodeMembershipCursor(query.cursor, query.profile);
+  const page = await deps.groups.membershipsOf(sub, {
+    profile: query.profile,
+    limit: query.limit ?? MEMBERSHIPS_PER_PAGE,
+    after,
+  });
+  if (page.memberships.length === 0 && !query.accountKnown) {
+    if ((await deps.accounts.accounts([sub])).length === 0) throw problems.unknownUser(sub);
+  }
+  const next = page.next && encodeMembershipCursor(page.next);
+  const listed = page.memberships.map(({ profile, id, addedAt }) => ({ id, profile, addedAt }));
+  if (!query.expand || listed.length === 0) return { groups: listed, ...(next && { next }) };
+  const found = new Map((await deps.groups.groups(listed)).map((g) => [`${g.profile}#${g.id}`, g]));
+  const groups = listed.flatMap((entry) => {
+    const group = found.get(`${entry.profile}#${entry.id}`);
+    return group ? [{ ...entry, group: groupView(group, true) }] : [];
+  });
+  return { groups, ...(next && { next }) };
+}
+
 export type GroupUseCases = ReturnType<typeof groupUseCases>;
 
 /** The group calls (interface §4.8), bound to their stores. */
@@ -249,5 +306,6 @@ export function groupUseCases(deps: GroupDeps) {
       addMembers(deps, profile, id, body),
     removeMembers: (profile: string, id: string, body: Array<{ subjectId: string }>) =>
       removeMembers(deps, profile, id, body),
+    membershipsOf: (sub: string, query: MembershipQuery) => listMembershipsOf(deps, sub, query),
   };
 }

@@ -55,6 +55,33 @@ export interface MemberPageRead {
   next?: string;
 }
 
+/** A group of an account's, as the mirror in the account's partition holds it. */
+export interface Membership {
+  profile: string;
+  id: string;
+  /** Unix seconds. */
+  addedAt: number;
+}
+
+/** A group named by its profile and id: a membership's place in an account's list. */
+export interface GroupRef {
+  profile: string;
+  id: string;
+}
+
+/** A page of an account's memberships: at most `limit` after `after`, of one profile when given. */
+export interface MembershipPage {
+  profile?: string;
+  limit: number;
+  after?: GroupRef;
+}
+
+export interface MembershipPageRead {
+  memberships: Membership[];
+  /** The last membership of this page, when more may follow: the next page's `after`. */
+  next?: GroupRef;
+}
+
 /** Groups (interface §2.3, 4.8) and their members, membership kept both ways. */
 export interface GroupRepository {
   /** Throws GroupExistsError when the id is taken. */
@@ -71,6 +98,10 @@ export interface GroupRepository {
    * `maxAttributes` (each set attribute counted as new).
    */
   update(profile: string, id: string, change: GroupChange, now: number, maxAttributes: number): Promise<Group>;
+  /** Live groups among `refs` (missing and deleting ones left out), in no particular order. */
+  groups(refs: GroupRef[]): Promise<Group[]>;
+  /** One page of an account's memberships in (profile, id) order: one Query of its partition. */
+  membershipsOf(sub: string, page: MembershipPage): Promise<MembershipPageRead>;
   /** One page of member subject ids in order, and whether the group is live. */
   members(profile: string, id: string, page: MemberPage): Promise<MemberPageRead>;
   /** Adds members, all or none: GroupNotFoundError, or MembersRefusedError (unknown accounts, members already). */
