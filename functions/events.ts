@@ -3,7 +3,7 @@ import { config } from "../lib/config";
 import { endedSessionsOf } from "../lib/events/ended-sessions";
 import type { ChangeRecord } from "../lib/events/mapping";
 import { publishChanges } from "../lib/events/publish";
-import { eventPublisher } from "../lib/events/publisher";
+import { eventPublisher, identityEventKeeper } from "../lib/events/publisher";
 import { changeOf } from "../lib/events/stream-records";
 import { log, withLogContext } from "../lib/log";
 
@@ -34,7 +34,7 @@ async function tellClients(changes: ChangeRecord[]): Promise<void> {
 async function publishBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const changes = event.Records.map(changeOf);
   const [outcome] = await Promise.all([
-    publishChanges(changes, eventPublisher(), config().issuer),
+    publishChanges(changes, eventPublisher(), config().issuer, identityEventKeeper()),
     tellClients(changes),
   ]);
   if (outcome.failedSequence === undefined) {

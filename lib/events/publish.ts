@@ -1,3 +1,4 @@
+import type { IdentityEventLog } from "../domain/audit/ports";
 import type { CloudEvent } from "./cloud-event";
 import { type ChangeRecord, eventsOf } from "./mapping";
 
@@ -22,12 +23,15 @@ export interface BatchOutcome {
 /**
  * One stream batch: maps every change and publishes the events, retrying refused ones
  * in place; what is still refused makes the stream redeliver from its change on. Events
- * published before that point may come twice: consumers de-duplicate by id.
+ * published before that point may come twice: consumers de-duplicate by id. What was
+ * accepted is then kept for the console (`keeper`, with each change's sequence to order
+ * events of one second); a keep that fails throws, so the stream retries the batch.
  */
 export async function publishChanges(
   changes: ChangeRecord[],
   publisher: EventPublisher,
   source: string,
+  keeper?: Pick<IdentityEventLog, "keep">,
   pause: (attempt: number) => Promise<void> = backoff,
 ): Promise<BatchOutcome> {
   const owner = new Map<string, ChangeRecord>();
@@ -38,11 +42,17 @@ export async function publishChanges(
       pending.push(event);
     }
   }
-  const total = pending.length;
+  const all = pending;
   for (let attempt = 1; pending.length > 0 && attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     if (attempt > 1) await pause(attempt);
     pending = await publisher.publish(pending);
   }
+  if (keeper) {
+    const refused = new Set(pending.map((event) => event.id));
+    const accepted = all.filter((event) => !refused.has(event.id));
+    await keeper.keep(accepted.map((event) => ({ ...event, sequence: owner.get(event.id)?.sequence })));
+  }
+  const total = all.length;
   if (pending.length === 0) return { published: total };
   const failed = new Set(pending.map((event) => owner.get(event.id)));
   const first = changes.find((change) => failed.has(change));

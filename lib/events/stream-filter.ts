@@ -3,7 +3,7 @@ import { ENTITY } from "../store/keys";
 
 /**
  * Which of the table's changes reach the events function: all but the identity events it
- * keeps itself (lib/events/keeping-publisher.ts), written and expired, which would only wake
+ * keeps itself (publishChanges in lib/events/publish.ts), written and expired, which would only wake
  * it again for nothing. The patterns are Lambda's event filtering (infra/stack.ts); the
  * predicate is the same rule for `npm start`'s poller and the tests' stream reader.
  */

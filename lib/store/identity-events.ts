@@ -55,7 +55,7 @@ export function createIdentityEventStore({ client, tableName }: StoreDeps, keptD
           const ts = Date.parse(event.time);
           return {
             PutRequest: {
-              Item: itemOf(ENTITY.identityEvent, keys.identityEvent(event.subject, ts, event.id), {
+              Item: itemOf(ENTITY.identityEvent, keys.identityEvent(event.subject, ts, event.id, event.sequence), {
                 eventId: event.id,
                 type: event.type,
                 time: event.time,

@@ -184,9 +184,10 @@ export const keys = {
    * subject, sorted by time and the event's id. The prefix is what the events function's
    * IAM grant and the stream's filter name (infra/stack.ts).
    */
-  identityEvent: (subject: string, tsMs: number, id: string): TableKey => ({
+  identityEvent: (subject: string, tsMs: number, id: string, sequence = ""): TableKey => ({
     PK: `IDEVENTS#${Math.floor(tsMs / HOUR_MS)}#${shardOf(subject, IDENTITY_EVENT_SHARDS)}`,
-    SK: `${eventTime(tsMs)}#${id}`,
+    // Stream times are whole seconds: the record's sequence number orders the events within one.
+    SK: `${eventTime(tsMs)}#${sequence.padStart(40, "0")}#${id}`,
   }),
   identityEventPrefix: "IDEVENTS#",
   identityEventsOf: (hour: number, shard: number): string => `IDEVENTS#${hour}#${shard}`,

@@ -159,7 +159,7 @@ describe("identity events from the table's stream", () => {
       authorization: `Bearer ${token}`,
     });
     expect(changed.statusCode).toBe(204);
-    const { events } = await committed();
+    const { records, events } = await committed();
     expect(events.length).toBe(3);
     const listed = await request("audit", "events/activity/identity-events.json", {
       query: { subject: account.sub },
@@ -180,7 +180,9 @@ describe("identity events from the table's stream", () => {
     const after = await committed();
     expect(after.records).toEqual([]);
     // Stored with their expiry: audit.identityEventDays (7) after the event.
-    const item = await storedItem(keys.identityEvent(account.sub, Date.parse(kept[0].time), kept[0].id));
+    const record = records.find((r) => kept[0].id.startsWith(`${r.eventID}:`));
+    const sequence = record?.dynamodb?.SequenceNumber;
+    const item = await storedItem(keys.identityEvent(account.sub, Date.parse(kept[0].time), kept[0].id, sequence));
     expect(item).toMatchObject({ entity: "identity-event", eventId: kept[0].id });
     expect(item?.expiresAt).toBe(Math.floor(Date.parse(kept[0].time) / 1000) + 7 * 86_400);
   });

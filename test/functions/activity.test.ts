@@ -313,6 +313,28 @@ describe("GET /svc/admin/api/v3/identity-events", () => {
     expect(typedEvents.filter((e) => subjects.includes(e.subject))).toHaveLength(subjects.length);
   });
 
+  it("when events share a second, the stream's sequence numbers order them, newest first", async () => {
+    const subject = uniqueId("same-second-");
+    const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000).toISOString();
+    // Sequence numbers are decimal and grow in length: 9 < 10 < 100 as numbers, not as text.
+    await services().identityEvents.keep(
+      ["9", "100", "10"].map((sequence) => ({
+        id: `rec-${sequence}:account.updated`,
+        type: "svc.identity.account.updated",
+        time,
+        subject,
+        data: { sub: subject },
+        sequence,
+      })),
+    );
+    const answer = await listKept({ subject });
+    expect((answer.json as { events: Array<{ id: string }> }).events.map((e) => e.id)).toEqual([
+      "rec-100:account.updated",
+      "rec-10:account.updated",
+      "rec-9:account.updated",
+    ]);
+  });
+
   it("when the query is malformed, it answers 400 in the v3 shape and without the audit permission 401", async () => {
     const malformed: Record<string, string>[] = [
       { type: "session.started" },

@@ -75,6 +75,8 @@ export interface KeptIdentityEvent {
   time: string;
   subject: string;
   data: Record<string, unknown>;
+  /** The stream record's sequence number, when kept: it orders the events of one second. */
+  sequence?: string;
 }
 
 export interface IdentityEventFilter {
