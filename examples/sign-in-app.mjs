@@ -39,6 +39,8 @@ createServer(async (req, res) => {
         code_challenge_method: "S256",
         state: flow.state,
         nonce: flow.nonce,
+        // ORGANIZATION=<id> signs in for that organization: the tokens then carry org_id and org_roles.
+        ...(process.env.ORGANIZATION && { organization: process.env.ORGANIZATION }),
       });
       res.writeHead(302, { location: target.href, ...cookie }).end();
     } else if (url.pathname === "/cb") {

@@ -49,6 +49,7 @@ import { tableAnswers } from "./store/health";
 import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
+import { createOrganizationRoleStore } from "./store/organization-roles";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
@@ -109,6 +110,7 @@ export const services = /* @__PURE__ */ once(() => {
     identityEvents: createIdentityEventStore(deps, config().settings.audit.identityEventDays),
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
+    organizations: createOrganizationRoleStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),
     resources: createResourceStore(deps),
     groups: createGroupStore(deps),
@@ -249,10 +251,11 @@ const breachedPasswords = (): BreachedPasswordCheck | undefined => {
 
 /** What the password and refresh grants need. */
 export const loginDeps = (): LoginDeps => {
-  const { logins, sessions, events, consents, accessTokens, keyRing, rights } = services();
+  const { logins, sessions, events, consents, accessTokens, keyRing, rights, organizations } = services();
   const settings = config().settings;
   return {
     rights,
+    organizations,
     logins,
     sessions,
     events,

@@ -60,6 +60,9 @@ function metadata() {
       "at_hash",
       "sid",
       "ua_id",
+      // A request that names an organization (organization=<id>, docs/organizations.md).
+      "org_id",
+      "org_roles",
       ...RELEASABLE_CLAIMS,
     ],
     claims_parameter_supported: true,

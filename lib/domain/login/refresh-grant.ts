@@ -2,6 +2,7 @@ import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
+import { organizationClaims } from "../oidc/organization";
 import { consoleTokenRole } from "../operators/operator";
 import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "../sign-in/login-commit";
@@ -51,6 +52,12 @@ export async function refreshGrant(
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   await consoleTokenRole(deps.rights, client.clientId, parsed.sub);
+  const org = await organizationClaims(
+    deps.organizations,
+    parsed.sub,
+    session.organization,
+    () => new OAuthError("invalid_grant", "the account is no longer a member of the organization"),
+  );
   const next = newRefreshToken(parsed.sub, parsed.sid);
   const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
   if ("refused" in outcome) {
@@ -70,7 +77,7 @@ export async function refreshGrant(
     sid: parsed.sid,
     uaId: outcome.rotated.uaId,
     audience: outcome.rotated.audience,
-    extraClaims: added.access,
+    extraClaims: { ...added.access, ...org },
   });
   return {
     access_token: access,

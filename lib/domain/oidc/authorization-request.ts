@@ -1,5 +1,6 @@
 import { type ClientRecord, GRANT, redirectSchemeAllowed } from "../clients/client";
 import { OAuthError } from "../errors";
+import { GROUP_ID_PATTERN } from "../groups/group";
 import type { ResourceRecord } from "../resources/resource";
 import { audienceOf, type Target, targetOf } from "../resources/target";
 import { parseClaimsRequest, type RequestedClaims } from "./claims-request";
@@ -32,6 +33,8 @@ export interface AuthorizationRequest {
   device?: { userCode: string };
   /** A sign-in to the account console: it ends on the console, with no code (lib/domain/account-console/console-client.ts). */
   console?: true;
+  /** The organization the tokens act for (`organization=<id>`, DESIGN 6b): the user must be a member. */
+  organization?: string;
 }
 
 export type ResponseMode = "query" | "form_post";
@@ -87,12 +90,14 @@ export const AUTHORIZATION_PARAMETERS = [
   "request",
   "request_uri",
   "dpop_jkt",
+  "organization",
 ] as const;
 
 const LIMITS = { state: 1024, nonce: 512, loginHint: 256, uiLocales: 64, idTokenHint: 4096 } as const;
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** A SHA-256 JWK thumbprint, base64url (RFC 7638). */
 const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+const ORGANIZATION_ID = new RegExp(GROUP_ID_PATTERN);
 
 function text(query: Readonly<Record<string, string | undefined>>, name: string, max: number): string | undefined {
   const value = query[name];
@@ -175,6 +180,10 @@ function checked(
   if (dpopJkt !== undefined && !JWK_THUMBPRINT.test(dpopJkt))
     throw new OAuthError("invalid_request", "dpop_jkt must be a SHA-256 JWK thumbprint (base64url)");
 
+  const organization = query.organization;
+  if (organization !== undefined && !ORGANIZATION_ID.test(organization))
+    throw new OAuthError("invalid_request", "organization must be an organization's id");
+
   let maxAge: number | undefined;
   if (query.max_age !== undefined) {
     maxAge = Number(query.max_age);
@@ -196,6 +205,7 @@ function checked(
     target,
     claims: parseClaimsRequest(query.claims),
     ...(dpopJkt !== undefined && { dpopJkt }),
+    ...(organization !== undefined && { organization }),
   };
 }
 

@@ -14,6 +14,7 @@ import type { LoginDeps } from "../sign-in/login-commit";
 import type { PendingWrite } from "../unit-of-work";
 import type { AuthorizationRequest } from "./authorization-request";
 import type { LiveBrowserSession } from "./browser-session";
+import { organizationClaims } from "./organization";
 import type { AuthorizationCodeRecord, AuthorizationCodeRepository } from "./ports";
 import { claimsFor } from "./scopes";
 
@@ -57,6 +58,7 @@ export async function issueCode(
     ...(request.resource && { resource: request.resource }),
     ...(request.claims && { claims: request.claims }),
     ...(request.dpopJkt && { dpopJkt: request.dpopJkt }),
+    ...(request.organization && { organization: request.organization }),
     expiresAt: now + CODE_TTL_SECONDS,
     status: "issued",
   });
@@ -128,7 +130,7 @@ export async function authorizationCodeGrant(
  */
 export type ApprovedSignIn = Pick<
   AuthorizationCodeRecord,
-  "sub" | "browserSid" | "uaId" | "scopes" | "authTime" | "amr" | "resource" | "nonce" | "claims"
+  "sub" | "browserSid" | "uaId" | "scopes" | "authTime" | "amr" | "resource" | "nonce" | "claims" | "organization"
 >;
 
 /**
@@ -169,6 +171,7 @@ export async function tokensForSignIn(
     browserSid: record.browserSid,
     ...(record.resource && { audience: record.resource }),
     ...(record.claims?.userinfo.length && { userinfoClaims: record.claims.userinfo }),
+    ...(record.organization && { organization: record.organization }),
     // RFC 9449 5: a public client's refresh token is only as good as its key; a confidential client authenticates anyway.
     ...(client.public && deps.dpopKey && { dpopJkt: deps.dpopKey }),
     ...backchannelLogoutOf(client),
@@ -182,6 +185,12 @@ export async function tokensForSignIn(
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const operator = await consoleTokenRole(deps.rights, client.clientId, record.sub);
+  const org = await organizationClaims(
+    deps.organizations,
+    record.sub,
+    record.organization,
+    () => new OAuthError("invalid_grant", "the account is no longer a member of the organization"),
+  );
   const committed = await deps.logins.commit([
     redeem(session.sid),
     deps.sessions.putItem(session),
@@ -214,7 +223,7 @@ export async function tokensForSignIn(
     sid: session.sid,
     uaId: record.uaId,
     audience: record.resource,
-    extraClaims: added.access,
+    extraClaims: { ...added.access, ...org },
   });
   const idToken = record.scopes.includes("openid")
     ? await deps.idToken({
@@ -231,6 +240,7 @@ export async function tokensForSignIn(
           ...claimsFor(account, record.scopes, record.claims?.idToken),
           // The console shows who is signed in and what they may do; the API decides by itself.
           ...(operator && { svc_op: operator }),
+          ...org,
         },
         alg: client.idTokenSignedResponseAlg,
       })

@@ -4,6 +4,7 @@ import { authenticateClient, presentedClient } from "../oauth/client-authenticat
 import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
 import type { SessionRepository } from "../sessions/ports";
+import type { OrganizationRoles } from "./organization";
 import { claimsFor } from "./scopes";
 import { introspect, revoke, type TokenStatusDeps } from "./token-status";
 
@@ -13,6 +14,8 @@ export interface OidcDeps {
   clientCredentials: ClientCredentialSource;
   /** DPoP-bound tokens' proofs (RFC 9449 7). */
   dpop: Omit<DpopDeps, "nonces">;
+  /** Members' roles, for sessions that act for an organization. */
+  organizations: OrganizationRoles;
 }
 
 /** UserInfo's answer (OIDC Core 5.3); a refusal names its RFC 6750 3.1 error. */
@@ -61,7 +64,15 @@ export function oidcUseCases(deps: OidcDeps) {
       const { session, account } = await deps.sessions.sessionAndAccount(claims.sub, claims.sid);
       if (!session || !account || session.expiresAt <= nowSeconds())
         return { ok: false, error: "invalid_token", description: "the session has ended" };
-      return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes, session.userinfoClaims) } };
+      const roles = session.organization && (await deps.organizations.rolesIn(account.sub, session.organization));
+      if (session.organization && !roles)
+        return {
+          ok: false,
+          error: "invalid_token",
+          description: "the account is no longer a member of the organization",
+        };
+      const org = session.organization && roles ? { org_id: session.organization, org_roles: roles } : {};
+      return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes, session.userinfoClaims), ...org } };
     },
 
     /** RFC 7662, for confidential clients only, about their own tokens and their audience's. */

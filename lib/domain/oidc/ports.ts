@@ -21,6 +21,8 @@ export interface AuthorizationCodeRecord {
   claims?: RequestedClaims;
   /** RFC 9449 10: the key the code's exchange must prove (dpop_jkt). */
   dpopJkt?: string;
+  /** The organization the tokens act for (`organization=<id>`). */
+  organization?: string;
   /** Unix seconds; the item also leaves through the table's TTL. */
   expiresAt: number;
   /** issued, then used; `sid` names the session its exchange opened (ended if the code comes back). */

@@ -33,6 +33,8 @@ export interface SessionRecord {
   dpopJkt?: string;
   /** Claims userinfo releases beside the scopes' (OIDC Core 5.5 `claims.userinfo`). */
   userinfoClaims?: string[];
+  /** The organization its tokens act for: each refresh and userinfo call reads the member's roles again. */
+  organization?: string;
   /**
    * Its client's Back-Channel Logout address and ID token algorithm as the session opened:
    * the session's end, seen in the table's stream, is told there with nothing else to read.

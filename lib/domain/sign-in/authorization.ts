@@ -19,6 +19,7 @@ import {
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode, signInOf } from "../oidc/code-grant";
+import type { OrganizationRoles } from "../oidc/organization";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import { admitOperator, isConsoleClient, provedSecondFactor } from "../operators/operator";
 import type { ResourceRepository } from "../resources/ports";
@@ -50,6 +51,8 @@ export interface AuthorizationDeps {
   deviceUri: string;
   /** The admin console's operators hold their authority as rights over it (lib/domain/operators). */
   rights: Pick<RightRepository, "readGrants">;
+  /** Organization members' roles: a request naming an organization is for its members only. */
+  organizations: OrganizationRoles;
   /** The account console: where a sign-in started from it goes back to. */
   consoleUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
@@ -249,6 +252,13 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         } catch (error) {
           if (!(error instanceof OAuthError)) throw error;
           return { kind: "error", error: refusalOf(request, error) };
+        }
+      }
+      if (request.organization !== undefined) {
+        const roles = await deps.organizations.rolesIn(browser.account.sub, request.organization);
+        if (!roles) {
+          const denied = new OAuthError("access_denied", "the account is not a member of the organization");
+          return { kind: "error", error: refusalOf(request, denied) };
         }
       }
       if (await consentNeeded(client, request, browser.account.sub)) {

@@ -11,6 +11,7 @@ import type { LoginRepository, TakenAttempt } from "../login/ports";
 import type { UserMigrationDeps } from "../login/user-migration";
 import type { MetricsPort } from "../metrics";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
+import type { OrganizationRoles } from "../oidc/organization";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import type { RightRepository } from "../rights/ports";
 import type { SecondFactorDeps } from "../security/second-factor";
@@ -45,6 +46,8 @@ export interface LoginDeps {
   metrics?: MetricsPort;
   /** The admin console's operators hold their authority as rights; unset: the console gets no tokens. */
   rights?: Pick<RightRepository, "readGrants">;
+  /** Members' roles for tokens that name an organization; unset: no token can name one. */
+  organizations?: OrganizationRoles;
   now?: () => number;
 }
 
