@@ -1,6 +1,7 @@
 import * as oidc from "openid-client";
 import { describe, expect, it, vi } from "vitest";
 import { seedAccount, uniqueId } from "../support/fixtures";
+import { forgetHookCalls, hookCalls, scriptHook, useScriptedHooks } from "../support/hooks";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { request } from "../support/requests";
 
@@ -90,6 +91,32 @@ describe("organization=<id> at the authorization endpoint", () => {
       error_description: "the account is no longer a member of the organization",
     });
     await expect(oidc.fetchUserInfo(rp.config, refreshed.access_token, member.sub)).rejects.toThrow();
+  });
+
+  it("when the preTokenIssue hook runs, it is told the organization and the roles, and cannot change the org claims", async () => {
+    const org = await organization();
+    const member = await seedAccount({}, PASSWORD);
+    await join(org, member.sub, ["ORG_ADMIN"]);
+    useScriptedHooks({ preTokenIssue: 1000 });
+    forgetHookCalls();
+    scriptHook("preTokenIssue", () => ({
+      accessToken: { claims: { plan: "gold", org_id: "elsewhere" } },
+      idToken: { claims: { org_roles: ["FORGED"] } },
+    }));
+    try {
+      const rp = await relyingParty();
+      const { started, callback } = await signInFor(rp.config, rp.redirectUri, member.sub, org);
+      const tokens = await redeem(rp.config, callback, started);
+      expect(hookCalls("preTokenIssue").at(-1)).toMatchObject({
+        grant: "authorization_code",
+        sub: member.sub,
+        organization: { id: org, roles: ["ORG_ADMIN"] },
+      });
+      expect(claimsOf(tokens.access_token)).toMatchObject({ plan: "gold", org_id: org, org_roles: ["ORG_ADMIN"] });
+      expect(tokens.claims()).toMatchObject({ org_id: org, org_roles: ["ORG_ADMIN"] });
+    } finally {
+      useScriptedHooks({});
+    }
   });
 
   it("when the account is not a member, the client hears access_denied and no code is issued", async () => {

@@ -126,6 +126,13 @@ export const hookSchemas = {
         grant: { enum: ["password", "refresh_token", "authorization_code", "qr", "device_code"] },
         sub: { type: "string" },
         scopes: { type: "array", items: { type: "string" } },
+        // The organization the tokens act for (organization=<id>), with the member's roles.
+        organization: {
+          type: "object",
+          additionalProperties: false,
+          required: ["id", "roles"],
+          properties: { id: { type: "string" }, roles: { type: "array", items: { type: "string" } } },
+        },
       },
       ["clientId", "grant", "sub", "scopes"],
     ),

@@ -2,7 +2,7 @@ import type { ClientRecord } from "../clients/client";
 import { OAuthError } from "../errors";
 import { hookAnswer } from "../hooks/fail-closed";
 import { addedClaims } from "../hooks/token-claims";
-import { organizationClaims } from "../oidc/organization";
+import { hookOrganization, organizationClaims } from "../oidc/organization";
 import { consoleTokenRole } from "../operators/operator";
 import { newRefreshToken, parseRefreshToken } from "../sessions/refresh-token";
 import type { LoginDeps } from "../sign-in/login-commit";
@@ -43,21 +43,17 @@ export async function refreshGrant(
   if (session.dpopJkt !== undefined && session.dpopJkt !== deps.dpopKey)
     throw new OAuthError("invalid_dpop_proof", "the refresh token is bound to a DPoP key: send a proof made with it");
 
+  const org = await organizationClaims(deps.organizations, parsed.sub, session.organization);
   // Before the rotation: a failed hook must not spend the refresh token.
   const request = {
     clientId: client.clientId,
     grant: "refresh_token",
     sub: parsed.sub,
     scopes: session.scopes ?? [],
+    ...hookOrganization(org),
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   await consoleTokenRole(deps.rights, client.clientId, parsed.sub);
-  const org = await organizationClaims(
-    deps.organizations,
-    parsed.sub,
-    session.organization,
-    () => new OAuthError("invalid_grant", "the account is no longer a member of the organization"),
-  );
   const next = newRefreshToken(parsed.sub, parsed.sid);
   const outcome = await deps.sessions.rotateRefresh(parsed.sub, parsed.sid, parsed.hash, next.hash, now);
   if ("refused" in outcome) {

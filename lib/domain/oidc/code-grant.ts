@@ -14,7 +14,7 @@ import type { LoginDeps } from "../sign-in/login-commit";
 import type { PendingWrite } from "../unit-of-work";
 import type { AuthorizationRequest } from "./authorization-request";
 import type { LiveBrowserSession } from "./browser-session";
-import { organizationClaims } from "./organization";
+import { hookOrganization, organizationClaims } from "./organization";
 import type { AuthorizationCodeRecord, AuthorizationCodeRepository } from "./ports";
 import { claimsFor } from "./scopes";
 
@@ -176,21 +176,17 @@ export async function tokensForSignIn(
     ...(client.public && deps.dpopKey && { dpopJkt: deps.dpopKey }),
     ...backchannelLogoutOf(client),
   };
+  const org = await organizationClaims(deps.organizations, record.sub, record.organization);
   // Before the code is redeemed: a failed hook must not spend it.
   const request = {
     clientId: client.clientId,
     grant,
     sub: record.sub,
     scopes: record.scopes,
+    ...hookOrganization(org),
   } as const;
   const added = await hookAnswer(() => addedClaims(deps.hooks, request));
   const operator = await consoleTokenRole(deps.rights, client.clientId, record.sub);
-  const org = await organizationClaims(
-    deps.organizations,
-    record.sub,
-    record.organization,
-    () => new OAuthError("invalid_grant", "the account is no longer a member of the organization"),
-  );
   const committed = await deps.logins.commit([
     redeem(session.sid),
     deps.sessions.putItem(session),

@@ -4,7 +4,7 @@ import { authenticateClient, presentedClient } from "../oauth/client-authenticat
 import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
 import type { SessionRepository } from "../sessions/ports";
-import type { OrganizationRoles } from "./organization";
+import { NO_LONGER_A_MEMBER, type OrganizationRoles } from "./organization";
 import { claimsFor } from "./scopes";
 import { introspect, revoke, type TokenStatusDeps } from "./token-status";
 
@@ -69,7 +69,7 @@ export function oidcUseCases(deps: OidcDeps) {
         return {
           ok: false,
           error: "invalid_token",
-          description: "the account is no longer a member of the organization",
+          description: NO_LONGER_A_MEMBER,
         };
       const org = session.organization && roles ? { org_id: session.organization, org_roles: roles } : {};
       return { ok: true, claims: { sub: account.sub, ...claimsFor(account, scopes, session.userinfoClaims), ...org } };

@@ -1,4 +1,4 @@
-import type { OAuthError } from "../errors";
+import { OAuthError } from "../errors";
 
 /**
  * The organization a sign-in acts for (DESIGN 6b): an authorization request names it with
@@ -20,15 +20,20 @@ export interface OrganizationClaims {
   org_roles: string[];
 }
 
-/** The claims for a member of `organization`; `refusal` when the account is not (or no longer) one. */
+export const NO_LONGER_A_MEMBER = "the account is no longer a member of the organization";
+
+/** The claims for a member of `organization` at a grant; invalid_grant when the account is no longer one. */
 export async function organizationClaims(
   organizations: OrganizationRoles | undefined,
   sub: string,
   organization: string | undefined,
-  refusal: () => OAuthError,
 ): Promise<OrganizationClaims | undefined> {
   if (organization === undefined) return undefined;
   const roles = organizations ? await organizations.rolesIn(sub, organization) : undefined;
-  if (!roles) throw refusal();
+  if (!roles) throw new OAuthError("invalid_grant", NO_LONGER_A_MEMBER);
   return { org_id: organization, org_roles: roles };
 }
+
+/** What the preTokenIssue hook is told of the organization (docs/hooks.md). */
+export const hookOrganization = (org: OrganizationClaims | undefined) =>
+  org && { organization: { id: org.org_id, roles: org.org_roles } };
