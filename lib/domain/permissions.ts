@@ -50,8 +50,17 @@ export function federatedTokenPermission(fpType: string, fpName: string): string
  * OpenID Connect scopes (OIDC Core 5.4, 11): who the user is, not what a token may call.
  * Every client may ask for them, so they are no client's permissions. `address` is
  * accepted as clients send it; accounts hold no postal address, so it releases nothing.
+ * `organization` asks the user to pick one of their organizations (docs/organizations.md).
  */
-export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"] as const;
+export const OIDC_SCOPES = [
+  "openid",
+  "profile",
+  "email",
+  "address",
+  "phone",
+  "offline_access",
+  "organization",
+] as const;
 
 export function isOidcScope(name: string): boolean {
   return (OIDC_SCOPES as readonly string[]).includes(name);

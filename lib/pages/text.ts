@@ -31,6 +31,8 @@ export const TEXT = {
     refused: "Sign-in is not possible for this account. Contact support.",
     sessionEnded: "The sign-in page has expired. Start again from the application.",
     consentTitle: "Allow access",
+    organizationTitle: "Choose an organization",
+    organizationAsk: "Which organization do you sign in for?",
     consentAsk: (client: string) => `${client} asks to:`,
     consentRegistered: (host: string) =>
       `This application registered itself; the service's operator has not reviewed it. Allow only if you trust ${host}.`,
@@ -63,6 +65,7 @@ export const TEXT = {
       email: "see your e-mail address",
       phone: "see your phone number",
       offline_access: "stay signed in",
+      organization: "know which of your organizations you sign in for, and your roles in it",
     } as Record<string, string>,
     permission: (name: string) => `use the permission ${name}`,
     createAccount: "Create an account",
@@ -157,6 +160,8 @@ export const TEXT = {
     refused: "Вход для этой учётной записи невозможен. Обратитесь в поддержку.",
     sessionEnded: "Страница входа устарела. Начните снова из приложения.",
     consentTitle: "Разрешить доступ",
+    organizationTitle: "Выберите организацию",
+    organizationAsk: "За какую организацию вы входите?",
     consentAsk: (client: string) => `${client} просит:`,
     consentRegistered: (host: string) =>
       `Это приложение зарегистрировалось само, оператор сервиса его не проверял. Разрешайте, только если доверяете ${host}.`,
@@ -189,6 +194,7 @@ export const TEXT = {
       email: "видеть ваш адрес e-mail",
       phone: "видеть ваш номер телефона",
       offline_access: "оставаться в системе",
+      organization: "знать, за какую из ваших организаций вы входите, и ваши роли в ней",
     } as Record<string, string>,
     permission: (name: string) => `использовать разрешение ${name}`,
     createAccount: "Создать учётную запись",

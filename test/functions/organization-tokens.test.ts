@@ -1,5 +1,8 @@
+import { mkdirSync } from "node:fs";
+import { join as joinPath } from "node:path";
 import * as oidc from "openid-client";
 import { describe, expect, it, vi } from "vitest";
+import { seriousViolations } from "../support/axe";
 import { seedAccount, uniqueId } from "../support/fixtures";
 import { forgetHookCalls, hookCalls, scriptHook, useScriptedHooks } from "../support/hooks";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
@@ -12,7 +15,18 @@ import { request } from "../support/requests";
  * refused. openid-client is the relying party, chromium the browser.
  */
 
-const { relyingParty, startAuthorization, fillSignInForm, backAtClient, redeem } = await useHostedSignIn();
+const { browser, relyingParty, startAuthorization, fillSignInForm, backAtClient, redeem } = await useHostedSignIn();
+
+/** Signs in on a page axe-core can be injected into (bypassing the page's CSP), in English or Russian. */
+async function signInForAxe(url: URL, login: string, lang: "en" | "ru" = "en") {
+  const context = await browser().newContext({ locale: lang === "ru" ? "ru-RU" : "en-US", bypassCSP: true });
+  const page = await context.newPage();
+  await page.goto(url.toString());
+  await page.getByLabel(lang === "ru" ? /^Логин/ : /login/i).fill(login);
+  await page.getByLabel(lang === "ru" ? /^Пароль$/ : /^password$/i).fill(PASSWORD);
+  await page.getByRole("button", { name: lang === "ru" ? "Войти" : "Sign in", exact: true }).click();
+  return { context, page };
+}
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -46,6 +60,14 @@ async function signInFor(config: oidc.Configuration, redirectUri: string, login:
   const callback = await backAtClient(page);
   await context.close();
   return { started, callback };
+}
+
+/** `npm run screenshots` keeps the picker's picture for docs/organizations.md. */
+async function picture(page: import("playwright-core").Page, name: string) {
+  const folder = process.env.SVC_SCREENSHOTS;
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: joinPath(folder, `${name}.png`) });
 }
 
 const claimsOf = (jwt: string) =>
@@ -158,5 +180,59 @@ describe("organization=<id> at the authorization endpoint", () => {
     const location = new URL(answer.headers.get("location") ?? "");
     expect(location.searchParams.get("error")).toBe("invalid_request");
     expect(location.searchParams.get("error_description")).toBe("organization must be an organization's id");
+  });
+
+  it("when the client asks for scope organization and names none, the user picks one of theirs by keyboard, and the tokens are for it", async () => {
+    const [first, second] = [await organization(), await organization()];
+    const member = await seedAccount({}, PASSWORD);
+    await join(first, member.sub);
+    await join(second, member.sub, ["ORG_ADMIN"]);
+    const rp = await relyingParty();
+    const started = await startAuthorization(rp.config, rp.redirectUri, { scope: "openid organization svc_api_user" });
+    const { context, page } = await signInForAxe(started.url, member.sub);
+    await page.getByRole("heading", { name: "Choose an organization" }).waitFor();
+    expect(await page.getByRole("button").allTextContents()).toEqual(
+      expect.arrayContaining([`Org ${first}`, `Org ${second}`]),
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await picture(page, "organization-picker-en");
+    await page.getByRole("button", { name: `Org ${second}` }).focus();
+    await page.keyboard.press("Enter");
+    const callback = await backAtClient(page);
+    await context.close();
+    const tokens = await redeem(rp.config, callback, started);
+    expect(tokens.claims()).toMatchObject({ org_id: second, org_roles: ["ORG_ADMIN"] });
+    expect(tokens.scope?.split(" ")).toContain("organization");
+  });
+
+  it("when the picker is shown in Russian, or the account belongs to no organization, or a forged pick names another", async () => {
+    const mine = await organization();
+    const theirs = await organization();
+    const member = await seedAccount({}, PASSWORD);
+    await join(mine, member.sub);
+    const rp = await relyingParty();
+    const started = await startAuthorization(rp.config, rp.redirectUri, { scope: "openid organization" });
+    const { context, page } = await signInForAxe(started.url, member.sub, "ru");
+    await page.getByRole("heading", { name: "Выберите организацию" }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    // A pick rewritten to an organization the user does not belong to is refused like the parameter.
+    await page
+      .locator('input[name="organization"]')
+      .first()
+      .evaluate((input, id) => {
+        (input as unknown as { value: string }).value = id;
+      }, theirs);
+    await page.getByRole("button", { name: `Org ${mine}` }).click();
+    const refused = await backAtClient(page);
+    expect(refused.searchParams.get("error")).toBe("access_denied");
+    await context.close();
+
+    const loner = await seedAccount({}, PASSWORD);
+    const again = await startAuthorization(rp.config, rp.redirectUri, { scope: "openid organization" });
+    const signedIn = await fillSignInForm(again.url, loner.sub, PASSWORD);
+    const none = await backAtClient(signedIn.page);
+    expect(none.searchParams.get("error")).toBe("access_denied");
+    expect(none.searchParams.get("error_description")).toBe("the account is not a member of any organization");
+    await signedIn.context.close();
   });
 });

@@ -292,6 +292,30 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       await context.close();
     });
 
+    it("when a member picks an organization on the organization page, the bundles answer it with a code for it", async () => {
+      const account = await seedAccount({}, PASSWORD);
+      const id = uniqueId("org-");
+      const at = Math.floor(Date.now() / 1000);
+      await services().groups.create({
+        id,
+        profile: "org",
+        name: `Org ${id}`,
+        attributes: {},
+        createdAt: at,
+        updatedAt: at,
+      });
+      await services().groups.addMembers("org", id, [account.sub], at);
+      const { config: party, redirectUri } = await relyingParty();
+      const started = await startAuthorization(party, redirectUri, { scope: "openid organization" });
+      const { context, page } = await fillSignInForm(started.url, account.sub);
+      // hosted.organization
+      await page.getByRole("button", { name: `Org ${id}` }).click();
+      const callback = await backAtClient(page);
+      const tokens = await redeem(party, callback, started);
+      expect(tokens.claims()).toMatchObject({ sub: account.sub, org_id: id, org_roles: [] });
+      await context.close();
+    });
+
     it("when a device asks and the person types its code on the device page, the device gets the tokens", async () => {
       const account = await seedAccount({}, PASSWORD);
       const registered = await createClient(["svc_api_user"], {

@@ -87,6 +87,8 @@ export const NO_2XX: Record<string, string> = {
     "the confirmation form needs the page the bind callback answered in the same browser (its CSRF cookie) and the account's password; test/functions/federation.test.ts and test/reliability/linking-and-codes.test.ts drive it",
   "hosted.consent":
     "the consent form needs the browser session that the sign-in form sets just before it; test/functions/sign-in.test.ts drives both in a browser",
+  "hosted.organization":
+    "the organization picker's form needs the browser session that the sign-in form sets just before it; test/functions/organization-tokens.test.ts drives it in a browser",
   "hosted.device-code":
     "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
   "account.confirm": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",

@@ -10,9 +10,20 @@ import { OAuthError } from "../errors";
 
 export const ORGANIZATION_PROFILE = "org";
 
+/** The scope that asks the user to pick an organization when the request names none. */
+export const ORGANIZATION_SCOPE = "organization";
+
+/** An organization offered on the picker page. */
+export interface OrganizationChoice {
+  id: string;
+  name?: string;
+}
+
 export interface OrganizationRoles {
   /** The rights `sub` holds over the organization's group, sorted; undefined when `sub` is not a member. */
   rolesIn(sub: string, organization: string): Promise<string[] | undefined>;
+  /** The organizations `sub` belongs to (the first `limit`), with their names. */
+  organizationsOf(sub: string, limit: number): Promise<OrganizationChoice[]>;
 }
 
 export interface OrganizationClaims {

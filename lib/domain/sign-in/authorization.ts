@@ -19,7 +19,7 @@ import {
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode, signInOf } from "../oidc/code-grant";
-import type { OrganizationRoles } from "../oidc/organization";
+import { ORGANIZATION_SCOPE, type OrganizationChoice, type OrganizationRoles } from "../oidc/organization";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import { admitOperator, isConsoleClient, provedSecondFactor } from "../operators/operator";
 import type { ResourceRepository } from "../resources/ports";
@@ -71,7 +71,12 @@ export interface FoundRequest {
 export type AfterSignIn =
   | { kind: "consent"; clientId: string; scopes: string[]; asker: ConsentAsker; resource?: ConsentResource }
   | { kind: "back"; redirectUri: string; responseMode: ResponseMode; params: Record<string, string | undefined> }
-  | { kind: "error"; error: AuthorizationError };
+  | { kind: "error"; error: AuthorizationError }
+  /** The request asked for scope `organization` and named none: the user picks one of these. */
+  | { kind: "organization"; choices: OrganizationChoice[] };
+
+/** Organizations offered on the picker page at most; more would need a search there. */
+const ORGANIZATION_CHOICES = 100;
 
 /**
  * Who the consent page says is asking. A client that registered itself (RFC 7591) names
@@ -253,6 +258,12 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
           if (!(error instanceof OAuthError)) throw error;
           return { kind: "error", error: refusalOf(request, error) };
         }
+      }
+      if (request.organization === undefined && request.scopes.includes(ORGANIZATION_SCOPE)) {
+        const choices = await deps.organizations.organizationsOf(browser.account.sub, ORGANIZATION_CHOICES);
+        if (choices.length > 0) return { kind: "organization", choices };
+        const none = new OAuthError("access_denied", "the account is not a member of any organization");
+        return { kind: "error", error: refusalOf(request, none) };
       }
       if (request.organization !== undefined) {
         const roles = await deps.organizations.rolesIn(browser.account.sub, request.organization);

@@ -1,5 +1,6 @@
 import { CONSOLE_MARK } from "../../domain/account-console/console-client";
 import { OAuthError } from "../../domain/errors";
+import { GROUP_ID_PATTERN } from "../../domain/groups/group";
 import { PUSHED_MARK } from "../../domain/oauth/pushed-authorization";
 import {
   AUTHORIZATION_PARAMETERS,
@@ -144,4 +145,46 @@ const consent = (uc: HostedUseCases) =>
     },
   });
 
-export const authorizeRoutes = (uc: HostedUseCases) => [authorize(uc), authorizeByPost(uc), consent(uc)];
+const organizationForm = {
+  ...hostedForm({
+    organization: { type: "string", pattern: GROUP_ID_PATTERN, description: "the organization picked" },
+  }),
+  required: ["interaction", "csrf", "organization"],
+} as const;
+
+const pickOrganization = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.organization",
+    method: "POST",
+    path: "/svc/oauth/organization",
+    version: "page",
+    auth: "none",
+    summary:
+      "The organization picker (scope organization): the request goes on for the one picked, a member's only (docs/organizations.md)",
+    tags: ["sign-in"],
+    request: { body: { contentType: "form", schema: organizationForm, required: true } },
+    responses: {
+      200: { description: "The consent page, when the client still needs one", contentType: "text/html" },
+      303: { description: "Back to the client with a code, or access_denied for an organization not the user's" },
+      400: { description: "Expired or forged form, or no signed-in browser", contentType: "text/html" },
+    },
+    handler: async (call) => {
+      const lang = call.language;
+      return answeringErrors(lang, async () => {
+        const form = await openForm(call, call.body);
+        const browser = await browserOf(uc, call);
+        if (!form || !browser) return expiredForm(lang);
+        // The pick joins the request's parameters: every later step reads the request with it.
+        const query = { ...form.query, organization: call.body.organization };
+        const found = await uc.authorization.loadRequest(query);
+        return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
+      });
+    },
+  });
+
+export const authorizeRoutes = (uc: HostedUseCases) => [
+  authorize(uc),
+  authorizeByPost(uc),
+  consent(uc),
+  pickOrganization(uc),
+];

@@ -8,6 +8,7 @@ import { COOKIES, pageResult, readCookie, setCookie } from "../../http/browser";
 import type { CommonCall, HttpResult } from "../../http/route";
 import { brandOf } from "../../pages/brand";
 import { consentPage } from "../../pages/consent";
+import { organizationPage } from "../../pages/organization";
 import type { FormState } from "../../pages/parts";
 import { type SignInView, signInPage } from "../../pages/sign-in";
 import { type Language, TEXT, type Texts } from "../../pages/text";
@@ -67,7 +68,7 @@ function loginCookies(login: BrowserLogin): string[] {
   ];
 }
 
-/** Where a signed-in browser goes: the consent page, or back to the client. */
+/** Where a signed-in browser goes: the organization picker, the consent page, or back to the client. */
 export async function answerNext(
   call: CommonCall,
   query: Record<string, string>,
@@ -78,6 +79,11 @@ export async function answerNext(
   if (next.kind === "error") return errorBack(lang, next.error, cookies);
   if (next.kind === "back") return backToClient(lang, next, next.params, cookies);
   const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
+  if (next.kind === "organization")
+    return pageResult(200, organizationPage({ lang, state: form.state, choices: next.choices }), [
+      ...cookies,
+      ...form.cookies,
+    ]);
   const { name: clientName, host: clientHost } = next.asker;
   const page = consentPage({
     lang,
