@@ -8,7 +8,7 @@ import {
   refusalOf,
 } from "../../domain/oidc/authorization-request";
 import { COOKIES, pageResult, readCookie } from "../../http/browser";
-import { type CommonCall, route } from "../../http/route";
+import { type CommonCall, type HttpResult, route } from "../../http/route";
 import {
   answeringErrors,
   browserOf,
@@ -115,6 +115,24 @@ const authorizeByPost = (uc: HostedUseCases) =>
     handler: (call) => authorizationAnswer(uc, call, browserParams(call.body)),
   });
 
+/** A form posted after the sign-in (consent, organization picker): its interaction opened and the browser signed in, or the expired-form page. */
+function afterSignInForm(
+  uc: HostedUseCases,
+  call: CommonCall,
+  body: { interaction: string; csrf: string },
+  answer: (
+    form: NonNullable<Awaited<ReturnType<typeof openForm>>>,
+    browser: NonNullable<Awaited<ReturnType<typeof browserOf>>>,
+  ) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  return answeringErrors(call.language, async () => {
+    const form = await openForm(call, body);
+    const browser = await browserOf(uc, call);
+    if (!form || !browser) return expiredForm(call.language);
+    return answer(form, browser);
+  });
+}
+
 const consentForm = hostedForm({ decision: { enum: ["allow", "deny"] } });
 
 const consent = (uc: HostedUseCases) =>
@@ -131,18 +149,13 @@ const consent = (uc: HostedUseCases) =>
       303: { description: "Back to the client with a code or access_denied" },
       400: { description: "Expired or forged form, or no signed-in browser", contentType: "text/html" },
     },
-    handler: async (call) => {
-      const lang = call.language;
-      return answeringErrors(lang, async () => {
-        const form = await openForm(call, call.body);
-        const browser = await browserOf(uc, call);
-        if (!form || !browser) return expiredForm(lang);
+    handler: (call) =>
+      afterSignInForm(uc, call, call.body, async (form, browser) => {
         const { request } = await uc.authorization.loadRequest(form.query);
         const actor = { ip: call.sourceIp, userAgent: call.userAgent };
         const allow = call.body.decision === "allow";
         return answerNext(call, form.query, await uc.authorization.consent(request, browser, allow, actor, now()), []);
-      });
-    },
+      }),
   });
 
 const organizationForm = {
@@ -168,18 +181,13 @@ const pickOrganization = (uc: HostedUseCases) =>
       303: { description: "Back to the client with a code, or access_denied for an organization not the user's" },
       400: { description: "Expired or forged form, or no signed-in browser", contentType: "text/html" },
     },
-    handler: async (call) => {
-      const lang = call.language;
-      return answeringErrors(lang, async () => {
-        const form = await openForm(call, call.body);
-        const browser = await browserOf(uc, call);
-        if (!form || !browser) return expiredForm(lang);
+    handler: (call) =>
+      afterSignInForm(uc, call, call.body, async (form, browser) => {
         // The pick joins the request's parameters: every later step reads the request with it.
         const query = { ...form.query, organization: call.body.organization };
         const found = await uc.authorization.loadRequest(query);
         return answerNext(call, query, await uc.authorization.signedIn(found, browser, now()), []);
-      });
-    },
+      }),
   });
 
 export const authorizeRoutes = (uc: HostedUseCases) => [
