@@ -49,6 +49,7 @@ import { tableAnswers } from "./store/health";
 import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
+import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
@@ -112,6 +113,7 @@ export const services = /* @__PURE__ */ once(() => {
     rightDefinitions: createRightDefinitionStore(deps),
     resources: createResourceStore(deps),
     groups: createGroupStore(deps),
+    organizations: createOrganizationStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
     passkeys: createPasskeyStore(deps),
