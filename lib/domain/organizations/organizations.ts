@@ -3,6 +3,7 @@ import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { problems } from "../errors";
 import { groupView } from "../groups/group";
+import { memberWithNames } from "../groups/groups";
 import type { GroupRepository } from "../groups/ports";
 import { groupProblems } from "../groups/problems";
 import { appliesTo, builtinRight } from "../rights/catalogue";
@@ -141,16 +142,10 @@ export async function listOrgMembers(
       ? [[], new Map<string, string[]>()]
       : await Promise.all([deps.groups.accounts(subs), deps.orgs.rolesOf(orgId, subs)]);
   const names = new Map(accounts.map((a) => [a.sub, a]));
-  const members = subs.map((subjectId) => {
-    const account = names.get(subjectId);
-    return {
-      subjectId,
-      ...(account?.family_name !== undefined && { family_name: account.family_name }),
-      ...(account?.given_name !== undefined && { given_name: account.given_name }),
-      ...(account?.middle_name !== undefined && { middle_name: account.middle_name }),
-      roles: roles.get(subjectId) ?? [],
-    };
-  });
+  const members = subs.map((subjectId) => ({
+    ...memberWithNames(subjectId, names.get(subjectId)),
+    roles: roles.get(subjectId) ?? [],
+  }));
   return { members, ...(next !== undefined && { next: encodeCursor(next) }) };
 }
 
