@@ -50,6 +50,7 @@ import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createOrganizationRoleStore } from "./store/organization-roles";
+import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
 import { createPropertyStore } from "./store/properties";
@@ -110,10 +111,11 @@ export const services = /* @__PURE__ */ once(() => {
     identityEvents: createIdentityEventStore(deps, config().settings.audit.identityEventDays),
     federation: createFederationStore(deps),
     rights: createRightStore(deps),
-    organizations: createOrganizationRoleStore(deps),
+    organizationRoles: createOrganizationRoleStore(deps),
     rightDefinitions: createRightDefinitionStore(deps),
     resources: createResourceStore(deps),
     groups: createGroupStore(deps),
+    organizations: createOrganizationStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
     passkeys: createPasskeyStore(deps),
@@ -251,11 +253,11 @@ const breachedPasswords = (): BreachedPasswordCheck | undefined => {
 
 /** What the password and refresh grants need. */
 export const loginDeps = (): LoginDeps => {
-  const { logins, sessions, events, consents, accessTokens, keyRing, rights, organizations } = services();
+  const { logins, sessions, events, consents, accessTokens, keyRing, rights, organizationRoles } = services();
   const settings = config().settings;
   return {
     rights,
-    organizations,
+    organizationRoles,
     logins,
     sessions,
     events,

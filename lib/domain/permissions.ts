@@ -13,6 +13,8 @@ export const USER_PERMISSIONS = [
   "svc_api_ufa",
   "svc_api_ufa_chg",
   "svc_qr_auth",
+  // An organization admin's calls (docs/organizations.md): only where the token's subject holds ORG_ADMIN now.
+  "svc_org_admin",
 ] as const;
 
 export const SYSTEM_PERMISSIONS = [

@@ -12,6 +12,7 @@ import { hostedRoutes } from "./hosted";
 import { keysRoutes } from "./keys";
 import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
+import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
 import { resourcesRoutes } from "./resources";
@@ -42,6 +43,7 @@ export const routes: readonly RouteDefinition[] = [
   ...federationRoutes(specsOnly()),
   ...rightsRoutes(specsOnly()),
   ...groupsRoutes(specsOnly()),
+  ...organizationsRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

@@ -267,6 +267,8 @@ export const keys = {
     SK: `RIGHT#BY#${subjectKey}#${right}`,
   }),
   rightHolderPrefix: "RIGHT#BY#",
+  /** The rights one subject holds over an object, in the object's partition. */
+  rightHoldersOf: (subjectKey: string): string => `RIGHT#BY#${subjectKey}#`,
   rightDefinition: (name: string): TableKey => ({ PK: "RIGHT_DEFINITIONS", SK: `RIGHT#${name}` }),
   rightDefinitionsPartition: "RIGHT_DEFINITIONS",
   /** The resources are a small catalogue: one partition, read by URI or whole. */

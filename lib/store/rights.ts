@@ -48,6 +48,36 @@ export function grantItem(ref: GrantRef, tags: string[], rev: number) {
   });
 }
 
+/** Tags join the grant's set whatever it holds, so adding needs no read and no guard. */
+export function addTagsItem(tableName: string, ref: GrantRef, tags: string[]): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: grantKey(ref),
+      UpdateExpression:
+        "SET #entity = :entity, #schemaVersion = :schemaVersion, #subjectKey = :subjectKey, #objectKey = :objectKey, #right = :right ADD #tags :tags, #rev :one",
+      ExpressionAttributeNames: {
+        "#entity": "entity",
+        "#schemaVersion": "schemaVersion",
+        "#subjectKey": "subjectKey",
+        "#objectKey": "objectKey",
+        "#right": "right",
+        "#tags": "tags",
+        "#rev": "rev",
+      },
+      ExpressionAttributeValues: {
+        ":entity": ENTITY.rightGrant,
+        ":schemaVersion": SCHEMA_VERSION,
+        ":subjectKey": partyKey(ref.subject),
+        ":objectKey": partyKey(ref.object),
+        ":right": ref.right,
+        ":tags": new Set(tags),
+        ":one": 1,
+      },
+    },
+  };
+}
+
 function toGrantState(item: Record<string, unknown>) {
   return { tags: [...((item.tags as Set<string> | undefined) ?? [])].sort(), rev: Number(item.rev ?? 0) };
 }
@@ -98,36 +128,7 @@ export function createRightStore({ client, tableName }: StoreDeps): RightReposit
   function writeItems(write: GrantWrite): TransactItem[] {
     switch (write.op) {
       case "add":
-        return [
-          {
-            Update: {
-              TableName: tableName,
-              Key: grantKey(write),
-              // Tags join the set whatever it holds, so adding needs no read and no guard.
-              UpdateExpression:
-                "SET #entity = :entity, #schemaVersion = :schemaVersion, #subjectKey = :subjectKey, #objectKey = :objectKey, #right = :right ADD #tags :tags, #rev :one",
-              ExpressionAttributeNames: {
-                "#entity": "entity",
-                "#schemaVersion": "schemaVersion",
-                "#subjectKey": "subjectKey",
-                "#objectKey": "objectKey",
-                "#right": "right",
-                "#tags": "tags",
-                "#rev": "rev",
-              },
-              ExpressionAttributeValues: {
-                ":entity": ENTITY.rightGrant,
-                ":schemaVersion": SCHEMA_VERSION,
-                ":subjectKey": partyKey(write.subject),
-                ":objectKey": partyKey(write.object),
-                ":right": write.right,
-                ":tags": new Set(write.tags),
-                ":one": 1,
-              },
-            },
-          },
-          { Put: { TableName: tableName, Item: holderItem(write) } },
-        ];
+        return [addTagsItem(tableName, write, write.tags), { Put: { TableName: tableName, Item: holderItem(write) } }];
       case "put":
         return [
           {

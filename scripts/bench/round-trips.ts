@@ -649,6 +649,25 @@ export async function seedSampleAccounts(
     updatedAt: now,
   });
   await services().groups.addMembers("org", "sample-team", ["sample-user"], now);
+  // The organization the organization admin samples (events/orgs/*.json) act on, with
+  // sample-admin as its ORG_ADMIN; sample-user joins and leaves it in the samples.
+  await services().groups.create({
+    id: "sample-org",
+    profile: "org",
+    name: "Sample organization",
+    attributes: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  await services().groups.addMembers("org", "sample-org", ["sample-admin"], now);
+  await services().rights.importGrants([
+    {
+      subject: { kind: "user", id: "sample-admin" },
+      object: { kind: "grps", id: "sample-org", profile: "org" },
+      right: "ORG_ADMIN",
+      tags: ["org"],
+    },
+  ]);
   await seedSampleDevices();
   // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.

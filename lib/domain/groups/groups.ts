@@ -1,3 +1,4 @@
+import type { Account } from "../accounts/account";
 import { instanceIdOf } from "../accounts/instance-id";
 import type { AccountSearch } from "../accounts/ports";
 import { type FieldProblem, problems } from "../errors";
@@ -70,6 +71,16 @@ function attributesOf(body: GroupBody, found: FieldProblem[]): Record<string, At
 
 function memberResult(sub: string) {
   return { instanceId: instanceIdOf(sub), storeId: STORE_ID, subjectId: sub };
+}
+
+/** A member with the names its account holds (an expanded member list). */
+export function memberWithNames(subjectId: string, account: Account | undefined) {
+  return {
+    subjectId,
+    ...(account?.family_name !== undefined && { family_name: account.family_name }),
+    ...(account?.middle_name !== undefined && { middle_name: account.middle_name }),
+    ...(account?.given_name !== undefined && { given_name: account.given_name }),
+  };
 }
 
 export async function readGroup(deps: GroupDeps, profile: string, id: string, expand: boolean) {
@@ -186,15 +197,7 @@ export async function listMembers(deps: GroupDeps, profile: string, id: string, 
   if (!live) throw groupProblems.notFound(id, profile);
   if (!expand) return { members: subs.map((subjectId) => ({ subjectId })), next };
   const accounts = new Map((await deps.groups.accounts(subs)).map((a) => [a.sub, a]));
-  const members = subs.map((subjectId) => {
-    const account = accounts.get(subjectId);
-    return {
-      subjectId,
-      ...(account?.family_name !== undefined && { family_name: account.family_name }),
-      ...(account?.middle_name !== undefined && { middle_name: account.middle_name }),
-      ...(account?.given_name !== undefined && { given_name: account.given_name }),
-    };
-  });
+  const members = subs.map((subjectId) => memberWithNames(subjectId, accounts.get(subjectId)));
   return { members, next };
 }
 

@@ -43,7 +43,7 @@ export async function refreshGrant(
   if (session.dpopJkt !== undefined && session.dpopJkt !== deps.dpopKey)
     throw new OAuthError("invalid_dpop_proof", "the refresh token is bound to a DPoP key: send a proof made with it");
 
-  const org = await organizationClaims(deps.organizations, parsed.sub, session.organization);
+  const org = await organizationClaims(deps.organizationRoles, parsed.sub, session.organization);
   // Before the rotation: a failed hook must not spend the refresh token.
   const request = {
     clientId: client.clientId,

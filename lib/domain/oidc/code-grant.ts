@@ -176,7 +176,7 @@ export async function tokensForSignIn(
     ...(client.public && deps.dpopKey && { dpopJkt: deps.dpopKey }),
     ...backchannelLogoutOf(client),
   };
-  const org = await organizationClaims(deps.organizations, record.sub, record.organization);
+  const org = await organizationClaims(deps.organizationRoles, record.sub, record.organization);
   // Before the code is redeemed: a failed hook must not spend it.
   const request = {
     clientId: client.clientId,

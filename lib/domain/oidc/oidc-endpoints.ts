@@ -15,7 +15,7 @@ export interface OidcDeps {
   /** DPoP-bound tokens' proofs (RFC 9449 7). */
   dpop: Omit<DpopDeps, "nonces">;
   /** Members' roles, for sessions that act for an organization. */
-  organizations: OrganizationRoles;
+  organizationRoles: OrganizationRoles;
 }
 
 /** UserInfo's answer (OIDC Core 5.3); a refusal names its RFC 6750 3.1 error. */
@@ -64,7 +64,7 @@ export function oidcUseCases(deps: OidcDeps) {
       const { session, account } = await deps.sessions.sessionAndAccount(claims.sub, claims.sid);
       if (!session || !account || session.expiresAt <= nowSeconds())
         return { ok: false, error: "invalid_token", description: "the session has ended" };
-      const roles = session.organization && (await deps.organizations.rolesIn(account.sub, session.organization));
+      const roles = session.organization && (await deps.organizationRoles.rolesIn(account.sub, session.organization));
       if (session.organization && !roles)
         return {
           ok: false,

@@ -52,7 +52,7 @@ export interface AuthorizationDeps {
   /** The admin console's operators hold their authority as rights over it (lib/domain/operators). */
   rights: Pick<RightRepository, "readGrants">;
   /** Organization members' roles: a request naming an organization is for its members only. */
-  organizations: OrganizationRoles;
+  organizationRoles: OrganizationRoles;
   /** The account console: where a sign-in started from it goes back to. */
   consoleUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
@@ -260,13 +260,13 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         }
       }
       if (request.organization === undefined && request.scopes.includes(ORGANIZATION_SCOPE)) {
-        const choices = await deps.organizations.organizationsOf(browser.account.sub, ORGANIZATION_CHOICES);
+        const choices = await deps.organizationRoles.organizationsOf(browser.account.sub, ORGANIZATION_CHOICES);
         if (choices.length > 0) return { kind: "organization", choices };
         const none = new OAuthError("access_denied", "the account is not a member of any organization");
         return { kind: "error", error: refusalOf(request, none) };
       }
       if (request.organization !== undefined) {
-        const roles = await deps.organizations.rolesIn(browser.account.sub, request.organization);
+        const roles = await deps.organizationRoles.rolesIn(browser.account.sub, request.organization);
         if (!roles) {
           const denied = new OAuthError("access_denied", "the account is not a member of the organization");
           return { kind: "error", error: refusalOf(request, denied) };

@@ -47,7 +47,7 @@ export interface LoginDeps {
   /** The admin console's operators hold their authority as rights; unset: the console gets no tokens. */
   rights?: Pick<RightRepository, "readGrants">;
   /** Members' roles for tokens that name an organization; unset: no token can name one. */
-  organizations?: OrganizationRoles;
+  organizationRoles?: OrganizationRoles;
   now?: () => number;
 }
 

@@ -55,6 +55,21 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     writes: 0,
     why: "every account's events come from the index by hour and shard (docs/decisions/security-event-index.md): a page queries the 8 shards of each hour it walks, at once, and merges them; it walks at most 6 hours and a shard makes at most 2 calls per page, so 96 is the bound (the sample, on a table with few events, walks 6 empty-ish hours: 48)",
   },
+  "orgs.members user": {
+    reads: 4,
+    writes: 1,
+    why: "an organization's members with names and roles (docs/organizations.md): the session with the caller's ORG_ADMIN (one BatchGetItem), the page's Query, then the page's accounts (one BatchGetItem) and the rights held in the page's range of subject ids (one Query) side by side, so three waits; a page with more after it reads the group's head too; the write is the user-mode security event",
+  },
+  "orgs.member-remove user": {
+    reads: 3,
+    writes: 1,
+    why: "the session with the caller's ORG_ADMIN, then the member item (the revision of its roles) and its roles' mirrors side by side, one wait: the removal's one transaction deletes every role by key and is guarded by that revision, so a role granted meanwhile is never left behind",
+  },
+  "orgs.member-roles user": {
+    reads: 3,
+    writes: 1,
+    why: "as orgs.member-remove: the session with ORG_ADMIN, then the member's revision and current roles side by side, so the one transaction grants and revokes only the difference, guarded by the revision",
+  },
   "activity.identityEvents system": {
     reads: 96,
     writes: 0,
