@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { ORGANIZATION_PROFILE, type OrganizationRoles } from "../domain/oidc/organization";
+import { ORGANIZATION_PROFILE } from "../domain/groups/group";
+import type { OrganizationRoles } from "../domain/oidc/organization";
 import { partyKey } from "../domain/rights/parties";
 import { batchGetAll } from "./batch";
 import type { StoreDeps } from "./client";

@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { ORG_ADMIN, ORG_PROFILE, ROLE_TAG } from "../domain/organizations/organizations";
+import { ORGANIZATION_PROFILE } from "../domain/groups/group";
+import { ORG_ADMIN, ROLE_TAG } from "../domain/organizations/organizations";
 import {
   type MemberState,
   type OrganizationRepository,
@@ -28,7 +29,7 @@ const absent = "attribute_not_exists(PK)";
 /** A catalogue entry exists and applies to users over groups. */
 const rightForGroups = "attribute_exists(PK) AND contains(#subjectTypes, :user) AND contains(#objectTypes, :grps)";
 
-const orgParty = (orgId: string): Party => ({ kind: "grps", id: orgId, profile: ORG_PROFILE });
+const orgParty = (orgId: string): Party => ({ kind: "grps", id: orgId, profile: ORGANIZATION_PROFILE });
 const roleRef = (orgId: string, subject: Party, right: string): GrantRef => ({
   subject,
   object: orgParty(orgId),
@@ -61,7 +62,11 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
     const items: Array<[TransactItem, OrgRefusal]> = [
       [
         {
-          ConditionCheck: { TableName: tableName, Key: keys.group(ORG_PROFILE, orgId), ConditionExpression: groupLive },
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.group(ORGANIZATION_PROFILE, orgId),
+            ConditionExpression: groupLive,
+          },
         },
         "org",
       ],
@@ -162,7 +167,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
         TableName: tableName,
         KeyConditionExpression: "PK = :pk AND SK BETWEEN :from AND :to",
         ExpressionAttributeValues: {
-          ":pk": keys.groupPartition(ORG_PROFILE, orgId),
+          ":pk": keys.groupPartition(ORGANIZATION_PROFILE, orgId),
           ":from": keys.rightHoldersOf(sorted[0]),
           // "~" sorts after every character of a right name.
           ":to": `${keys.rightHoldersOf(sorted[sorted.length - 1])}~`,
@@ -186,7 +191,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
         client.send(
           new GetCommand({
             TableName: tableName,
-            Key: keys.groupMember(ORG_PROFILE, orgId, sub),
+            Key: keys.groupMember(ORGANIZATION_PROFILE, orgId, sub),
             ConsistentRead: true,
           }),
         ),
@@ -195,7 +200,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
             TableName: tableName,
             KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
             ExpressionAttributeValues: {
-              ":pk": keys.groupPartition(ORG_PROFILE, orgId),
+              ":pk": keys.groupPartition(ORGANIZATION_PROFILE, orgId),
               ":prefix": keys.rightHoldersOf(partyKey(userParty(sub))),
             },
             ConsistentRead: true,
@@ -215,7 +220,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
         FilterExpression: "#right = :admin",
         ExpressionAttributeNames: { "#right": "right" },
         ExpressionAttributeValues: {
-          ":pk": keys.groupPartition(ORG_PROFILE, orgId),
+          ":pk": keys.groupPartition(ORGANIZATION_PROFILE, orgId),
           ":prefix": keys.rightHolderPrefix,
           ":admin": ORG_ADMIN,
         },
@@ -228,7 +233,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
     },
 
     async addMember(orgId: string, sub: string, roles: string[], now: number, guard: OrgGuard): Promise<void> {
-      const { member, mirror } = membershipItems(ORG_PROFILE, orgId, sub, now);
+      const { member, mirror } = membershipItems(ORGANIZATION_PROFILE, orgId, sub, now);
       await commit(
         [
           ...guardItems(orgId, guard),
@@ -252,13 +257,13 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
             {
               Delete: {
                 TableName: tableName,
-                Key: keys.groupMember(ORG_PROFILE, orgId, sub),
+                Key: keys.groupMember(ORGANIZATION_PROFILE, orgId, sub),
                 ...revCondition(state.rev),
               },
             },
             "stale",
           ],
-          [{ Delete: { TableName: tableName, Key: keys.membership(sub, ORG_PROFILE, orgId) } }, "stale"],
+          [{ Delete: { TableName: tableName, Key: keys.membership(sub, ORGANIZATION_PROFILE, orgId) } }, "stale"],
           ...state.roles.flatMap((right) => revokeRole(orgId, sub, right)),
         ],
         guard,
@@ -274,7 +279,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
             {
               Update: {
                 TableName: tableName,
-                Key: keys.groupMember(ORG_PROFILE, orgId, sub),
+                Key: keys.groupMember(ORGANIZATION_PROFILE, orgId, sub),
                 UpdateExpression: "ADD #rolesRev :one",
                 ...rev,
                 ExpressionAttributeValues: {

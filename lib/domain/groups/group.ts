@@ -4,6 +4,9 @@
  * rights key `grps|<group_id>|<profile>` names it.
  */
 
+/** An organization is a group of this profile (DESIGN 6b, SPEC 4.8 unchanged). */
+export const ORGANIZATION_PROFILE = "org";
+
 export const GROUP_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._@~+-]{0,127}$";
 export const PROFILE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 /** Profile attribute names: plain identifiers, so they read well in RQL. */

@@ -8,8 +8,6 @@ import { OAuthError } from "../errors";
  * shows at once.
  */
 
-export const ORGANIZATION_PROFILE = "org";
-
 /** The scope that asks the user to pick an organization when the request names none. */
 export const ORGANIZATION_SCOPE = "organization";
 

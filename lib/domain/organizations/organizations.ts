@@ -2,7 +2,7 @@ import { SUB_PATTERN } from "../accounts/new-account";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
 import { problems } from "../errors";
-import { groupView } from "../groups/group";
+import { groupView, ORGANIZATION_PROFILE } from "../groups/group";
 import { memberWithNames } from "../groups/groups";
 import type { GroupRepository } from "../groups/ports";
 import { groupProblems } from "../groups/problems";
@@ -13,8 +13,6 @@ import type { Prefetch } from "../unit-of-work";
 import { type MemberState, type OrganizationRepository, OrgChangeRefusedError, type OrgGuard } from "./ports";
 import { orgProblems } from "./problems";
 
-/** An organization is a group of this profile (DESIGN 6b, SPEC 4.8 unchanged). */
-export const ORG_PROFILE = "org";
 export const ORG_ADMIN = "ORG_ADMIN";
 /** Roles are granted with this tag: a grant exists while it holds a tag (interface §2.4). */
 export const ROLE_TAG = "org";
@@ -53,7 +51,7 @@ const SUB = new RegExp(SUB_PATTERN);
 async function authorize(deps: OrganizationDeps, caller: OrgCaller, orgId: string): Promise<void> {
   if (caller.mode === "system") return;
   const held = caller.prefetched ?? (await deps.orgs.isAdmin(caller.sub, orgId));
-  if (!held) throw groupProblems.notFound(orgId, ORG_PROFILE);
+  if (!held) throw groupProblems.notFound(orgId, ORGANIZATION_PROFILE);
 }
 
 /** The guard every change carries: the caller's ORG_ADMIN, and its security event with the org's fields. */
@@ -94,7 +92,7 @@ async function rightProblem(deps: OrganizationDeps, right: string): Promise<Erro
 /** What a refused commit means to the caller; undefined: state moved on, read again. */
 async function refusalProblem(deps: OrganizationDeps, error: OrgChangeRefusedError, orgId: string, sub: string) {
   const { reasons } = error;
-  if (reasons.includes("org")) return groupProblems.notFound(orgId, ORG_PROFILE);
+  if (reasons.includes("org")) return groupProblems.notFound(orgId, ORGANIZATION_PROFILE);
   if (reasons.includes("account")) return groupProblems.usersNotFound([sub]);
   if (reasons.includes("alreadyMember")) return groupProblems.alreadyMembers([sub]);
   if (reasons.includes("notMember")) return groupProblems.notMembers([sub]);
@@ -105,8 +103,8 @@ async function refusalProblem(deps: OrganizationDeps, error: OrgChangeRefusedErr
 /** The organization as GET /svc/api/v2/grps/{id}?profile=org&expand=true answers it. */
 export async function readOrganization(deps: OrganizationDeps, caller: OrgCaller, orgId: string) {
   await authorize(deps, caller, orgId);
-  const group = await deps.groups.get(ORG_PROFILE, orgId);
-  if (!group) throw groupProblems.notFound(orgId, ORG_PROFILE);
+  const group = await deps.groups.get(ORGANIZATION_PROFILE, orgId);
+  if (!group) throw groupProblems.notFound(orgId, ORGANIZATION_PROFILE);
   return groupView(group, true);
 }
 
@@ -132,11 +130,11 @@ export async function listOrgMembers(
 ) {
   const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
   await authorize(deps, caller, orgId);
-  const { live, subs, next } = await deps.groups.members(ORG_PROFILE, orgId, {
+  const { live, subs, next } = await deps.groups.members(ORGANIZATION_PROFILE, orgId, {
     limit: page.limit ?? ORG_MEMBERS_PER_PAGE,
     after,
   });
-  if (!live) throw groupProblems.notFound(orgId, ORG_PROFILE);
+  if (!live) throw groupProblems.notFound(orgId, ORGANIZATION_PROFILE);
   const [accounts, roles] =
     subs.length === 0
       ? [[], new Map<string, string[]>()]
