@@ -1,8 +1,7 @@
-import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { ORGANIZATION_PROFILE } from "../domain/groups/group";
 import type { OrganizationRoles } from "../domain/oidc/organization";
 import { partyKey } from "../domain/rights/parties";
-import { batchGetAll } from "./batch";
 import type { StoreDeps } from "./client";
 import { keys } from "./keys";
 import { queryAll } from "./paging";
@@ -36,32 +35,6 @@ export function createOrganizationRoleStore({ client, tableName }: StoreDeps): O
       ]);
       if (!membership.Item) return undefined;
       return rights.map((item) => item.right as string).sort();
-    },
-
-    /** The memberships' mirrors in the account's partition (one Query), then the groups' names (one BatchGetItem). */
-    async organizationsOf(sub, limit) {
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          ExpressionAttributeValues: {
-            ":pk": keys.userPartition(sub),
-            ":prefix": keys.membership(sub, ORGANIZATION_PROFILE, "").SK,
-          },
-          ProjectionExpression: "groupId",
-          Limit: limit,
-        }),
-      );
-      const ids = Items.map((item) => item.groupId as string);
-      const groups = await batchGetAll(
-        client,
-        tableName,
-        ids.map((id) => keys.group(ORGANIZATION_PROFILE, id)),
-      );
-      // A group being deleted (its members still being removed) is no longer offered.
-      const live = groups.filter((group) => !group.deleting);
-      const names = new Map(live.map((group) => [group.id as string, group.name as string | undefined]));
-      return ids.filter((id) => names.has(id)).map((id) => ({ id, ...(names.get(id) && { name: names.get(id) }) }));
     },
   };
 }

@@ -1,4 +1,6 @@
 import { OAuthError } from "../errors";
+import { ORGANIZATION_PROFILE } from "../groups/group";
+import type { GroupRepository } from "../groups/ports";
 
 /**
  * The organization a sign-in acts for (DESIGN 6b): an authorization request names it with
@@ -20,8 +22,21 @@ export interface OrganizationChoice {
 export interface OrganizationRoles {
   /** The rights `sub` holds over the organization's group, sorted; undefined when `sub` is not a member. */
   rolesIn(sub: string, organization: string): Promise<string[] | undefined>;
-  /** The organizations `sub` belongs to (the first `limit`), with their names. */
-  organizationsOf(sub: string, limit: number): Promise<OrganizationChoice[]>;
+}
+
+/** The organizations `sub` belongs to (the first `limit`), named: the groups' own listing of an account's memberships. */
+export async function organizationsOf(
+  groups: Pick<GroupRepository, "membershipsOf" | "groups">,
+  sub: string,
+  limit: number,
+): Promise<OrganizationChoice[]> {
+  const { memberships } = await groups.membershipsOf(sub, { profile: ORGANIZATION_PROFILE, limit });
+  // A group whose deletion has not finished is not found, so not offered.
+  const found = new Map((await groups.groups(memberships)).map((group) => [group.id, group]));
+  return memberships.flatMap(({ id }) => {
+    const group = found.get(id);
+    return group ? [{ id, ...(group.name && { name: group.name }) }] : [];
+  });
 }
 
 export interface OrganizationClaims {

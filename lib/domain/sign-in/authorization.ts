@@ -4,6 +4,7 @@ import { type ClientRecord, redirectSchemeAllowed } from "../clients/client";
 import type { ClientCredentialSource } from "../clients/credential-cache";
 import type { ClientRepository } from "../clients/ports";
 import { OAuthError } from "../errors";
+import type { GroupRepository } from "../groups/ports";
 import type { LoginRepository } from "../login/ports";
 import type { DeviceAuthorizationRepository, PushedAuthorizationRepository } from "../oauth/ports";
 import { isPushedRequestUri, PUSHED_MARK, requestedResource, takePushedRequest } from "../oauth/pushed-authorization";
@@ -19,7 +20,12 @@ import {
 } from "../oidc/authorization-request";
 import { HOSTED_CLIENT, type LiveBrowserSession, liveBrowserSession } from "../oidc/browser-session";
 import { issueCode, signInOf } from "../oidc/code-grant";
-import { ORGANIZATION_SCOPE, type OrganizationChoice, type OrganizationRoles } from "../oidc/organization";
+import {
+  ORGANIZATION_SCOPE,
+  type OrganizationChoice,
+  type OrganizationRoles,
+  organizationsOf,
+} from "../oidc/organization";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import { admitOperator, isConsoleClient, provedSecondFactor } from "../operators/operator";
 import type { ResourceRepository } from "../resources/ports";
@@ -53,6 +59,8 @@ export interface AuthorizationDeps {
   rights: Pick<RightRepository, "readGrants">;
   /** Organization members' roles: a request naming an organization is for its members only. */
   organizationRoles: OrganizationRoles;
+  /** An account's organizations for the picker (scope organization): its memberships of profile org. */
+  groups: Pick<GroupRepository, "membershipsOf" | "groups">;
   /** The account console: where a sign-in started from it goes back to. */
   consoleUri: string;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
@@ -260,7 +268,7 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         }
       }
       if (request.organization === undefined && request.scopes.includes(ORGANIZATION_SCOPE)) {
-        const choices = await deps.organizationRoles.organizationsOf(browser.account.sub, ORGANIZATION_CHOICES);
+        const choices = await organizationsOf(deps.groups, browser.account.sub, ORGANIZATION_CHOICES);
         if (choices.length > 0) return { kind: "organization", choices };
         const none = new OAuthError("access_denied", "the account is not a member of any organization");
         return { kind: "error", error: refusalOf(request, none) };
