@@ -41,6 +41,7 @@ import { createClientStore } from "./store/clients";
 import { createConsentStore } from "./store/consents";
 import { createContactCodeStore } from "./store/contact-codes";
 import { createDeviceAuthorizationStore } from "./store/device-authorizations";
+import { createDomainDirectory } from "./store/domain-directory";
 import { createDpopProofStore } from "./store/dpop-proofs";
 import { createDynamicClientStore } from "./store/dynamic-clients";
 import { createFederationStore } from "./store/federation";
@@ -116,6 +117,7 @@ export const services = /* @__PURE__ */ once(() => {
     resources: createResourceStore(deps),
     groups: createGroupStore(deps),
     organizations: createOrganizationStore(deps),
+    domainDirectory: createDomainDirectory(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
     passkeys: createPasskeyStore(deps),

@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   "group.deleted",
   "group.member_added",
   "group.member_removed",
+  "organization.member_added",
+  "organization.member_removed",
   "consent.granted",
   "consent.withdrawn",
   "passkey.added",

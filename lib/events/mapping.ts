@@ -1,3 +1,4 @@
+import { ORGANIZATION_PROFILE } from "../domain/groups/group";
 import { ENTITY, type EntityName } from "../store/keys";
 import { type CloudEvent, type EventData, type EventType, fullType } from "./cloud-event";
 
@@ -46,7 +47,10 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.device]: { types: ["device.added", "device.deleted"], map: deviceEvents },
   [ENTITY.rightGrant]: { types: ["rights.changed"], map: rightEvents },
   [ENTITY.group]: { types: ["group.created", "group.updated", "group.deleted"], map: groupEvents },
-  [ENTITY.groupMember]: { types: ["group.member_added", "group.member_removed"], map: memberEvents },
+  [ENTITY.groupMember]: {
+    types: ["group.member_added", "group.member_removed", "organization.member_added", "organization.member_removed"],
+    map: memberEvents,
+  },
   [ENTITY.consent]: { types: ["consent.granted", "consent.withdrawn"], map: consentEvents },
   [ENTITY.passkey]: { types: ["passkey.added", "passkey.removed"], map: passkeyEvents },
   [ENTITY.totpGenerator]: { types: ["totp.added", "totp.removed"], map: totpEvents },
@@ -96,6 +100,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.resource]: { types: [] },
   // What this stream published, kept for the console: publishing it again would loop.
   [ENTITY.identityEvent]: { types: [] },
+  // Organizations' directory of verified domains: domain.* events come from the organization's own domain items.
+  [ENTITY.domainOwner]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */
@@ -324,11 +330,20 @@ function memberEvents(change: ChangeRecord): Draft[] {
   // The member lives in the group's partition, GROUP#<profile>#<id>; neither part holds "#".
   const [, profile = "", groupId = ""] = (text(item, "PK") ?? "").split("#");
   const sub = text(item, "sub") ?? "";
-  return addedOrRemoved(change, ["group.member_added", "group.member_removed"], groupKey(profile, groupId), {
-    profile,
-    groupId,
-    sub,
-  });
+  const data = { profile, groupId, sub };
+  const events = addedOrRemoved(
+    change,
+    ["group.member_added", "group.member_removed"],
+    groupKey(profile, groupId),
+    data,
+  );
+  if (profile !== ORGANIZATION_PROFILE) return events;
+  // An organization is a group of profile org: its consumers subscribe to organization.* alone.
+  const org = { orgId: groupId, sub };
+  return [
+    ...events,
+    ...addedOrRemoved(change, ["organization.member_added", "organization.member_removed"], groupId, org),
+  ];
 }
 
 // ---- credentials and consents ----

@@ -28,6 +28,7 @@ const session = { sub: str, sid: str, clientId: str, uaId: str };
 const device = data(["sub", "uaId"], { sub: str, uaId: str, name: str });
 const group = data(["profile", "groupId"], { profile: str, groupId: str, name: str });
 const member = data(["profile", "groupId", "sub"], { profile: str, groupId: str, sub: str });
+const orgMember = data(["orgId", "sub"], { orgId: str, sub: str });
 const passkey = data(["sub", "passkeyId"], { sub: str, passkeyId: str, name: str });
 const totp = data(["sub", "totpId"], { sub: str, totpId: str, name: str });
 const link = data(["sub", "fpType", "fpName"], { sub: str, fpType: str, fpName: str, sid: str });
@@ -68,6 +69,8 @@ export const DATA_SCHEMAS: Record<EventType, object> = {
   "group.deleted": group,
   "group.member_added": member,
   "group.member_removed": member,
+  "organization.member_added": orgMember,
+  "organization.member_removed": orgMember,
   "consent.granted": data(["sub", "clientId", "scopes"], { sub: str, clientId: str, scopes: strings }),
   "consent.withdrawn": data(["sub", "clientId"], { sub: str, clientId: str }),
   "passkey.added": passkey,

@@ -85,6 +85,8 @@ export const ENTITY = {
   clientRegistrationsFromAddress: "client-registrations-from-address",
   /** An identity event as the event stream published it, kept for the admin console (TTL). */
   identityEvent: "identity-event",
+  /** A domain an organization verified (docs/organizations.md), by the domain: at most one owner. */
+  domainOwner: "domain-owner",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -295,6 +297,8 @@ export const keys = {
   /** An account's memberships, in (profile, id) order; profiles hold no "#", so one profile's are one prefix. */
   membershipPrefix: "MEMBER_OF#",
   membershipsInProfile: (profile: string): string => `MEMBER_OF#${profile}#`,
+  /** The organization that verified a domain (lower-case, no "#"): home-realm discovery's one GetItem. */
+  domainOwner: (domain: string): TableKey => ({ PK: `DOMAIN#${domain}`, SK: "OWNER" }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

@@ -22,7 +22,7 @@ afterEach(() => eventBridge.reset());
 
 /** A group member added, as the stream delivers it: one event each. */
 function memberAdded(n: number): DynamoDBRecord {
-  const item = itemOf(ENTITY.groupMember, keys.groupMember("org", "g1", `user${n}`), { sub: `user${n}`, addedAt: n });
+  const item = itemOf(ENTITY.groupMember, keys.groupMember("team", "g1", `user${n}`), { sub: `user${n}`, addedAt: n });
   return {
     eventID: `rec-${n}`,
     eventName: "INSERT",
@@ -72,9 +72,9 @@ describe("the events function with EventBridge", () => {
       specversion: "1.0",
       id: "rec-0:group.member_added",
       type: "svc.identity.group.member_added",
-      subject: "grps|g1|org",
+      subject: "grps|g1|team",
       time: "2023-11-14T22:13:20.000Z",
-      data: { profile: "org", groupId: "g1", sub: "user0" },
+      data: { profile: "team", groupId: "g1", sub: "user0" },
     });
   });
 

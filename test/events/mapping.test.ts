@@ -20,7 +20,12 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   device: ["device.added", "device.deleted"],
   "right-grant": ["rights.changed"],
   group: ["group.created", "group.updated", "group.deleted"],
-  "group-member": ["group.member_added", "group.member_removed"],
+  "group-member": [
+    "group.member_added",
+    "group.member_removed",
+    "organization.member_added",
+    "organization.member_removed",
+  ],
   consent: ["consent.granted", "consent.withdrawn"],
   passkey: ["passkey.added", "passkey.removed"],
   "totp-generator": ["totp.added", "totp.removed"],
@@ -33,6 +38,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "right-holder": [],
   "group-head": [],
   membership: [],
+  "domain-owner": [],
   "unique-federated-account": [],
   // Flows in progress, counters, secrets and service records.
   registration: [],

@@ -223,8 +223,13 @@ describe("identity events from the table's stream", () => {
       });
     expect((await add([member.sub])).statusCode).toBe(200);
     const added = await committed();
-    expect(typeAndSubject(added.events)).toEqual([["group.member_added", `grps|${groupId}|org`]]);
+    // A group of profile org is an organization: its consumers get organization.member_added too.
+    expect(typeAndSubject(added.events)).toEqual([
+      ["group.member_added", `grps|${groupId}|org`],
+      ["organization.member_added", groupId],
+    ]);
     expect(added.events[0].data).toEqual({ profile: "org", groupId, sub: member.sub });
+    expect(added.events[1].data).toEqual({ orgId: groupId, sub: member.sub });
 
     const refused = await add([uniqueId("nobody-")]);
     expect(refused.statusCode).toBeGreaterThanOrEqual(400);
