@@ -9,6 +9,7 @@ import { HASHING_MEMORY_MB, MEMORY_MB, THROTTLE } from "../infra/sizing";
 import { parseSettings } from "../lib/config/validation";
 import { MEMBERS_PER_PAGE } from "../lib/domain/groups/group";
 import { BRUTE_FORCE } from "../lib/domain/login/brute-force";
+import { ORG_MEMBERS_PER_PAGE } from "../lib/domain/organizations/organizations";
 import { gsi1 } from "../lib/store/keys";
 import { CACHE_SECONDS } from "../lib/tokens/key-ring";
 import {
@@ -26,6 +27,20 @@ import {
   type SizeResult,
   type Workload,
 } from "./load-model/model";
+import {
+  type OrgFacts,
+  type OrgScenario,
+  organizationOperations,
+  organizationPartition,
+} from "./load-model/organization";
+
+const DEFAULT_ORG: OrgScenario = { members: 100_000, joinsPerSecond: 0, pagesPerSecond: 1 };
+const DEFAULT_ORG_ROLES = 1;
+const ORG_FLAGS = {
+  "org-members": "members",
+  "org-joins-per-second": "joinsPerSecond",
+  "org-pages-per-second": "pagesPerSecond",
+} as const;
 
 const USAGE = `npm run load-model -- [options]
   --users N[,N...]                  monthly active users (default ${SIZES.join(",")})
@@ -38,6 +53,10 @@ const USAGE = `npm run load-model -- [options]
   --stuffing-rps N                  a credential-stuffing wave (default ${DEFAULT_SCENARIO.stuffingRps})
   --botnet-addresses N              it spreads over (default ${DEFAULT_SCENARIO.botnetAddresses})
   --group-members N                 the big group (default ${DEFAULT_SCENARIO.groupMembers})
+  --org-members N                   the big organization (default ${DEFAULT_ORG.members})
+  --org-roles N                     roles each member holds (default ${DEFAULT_ORG_ROLES})
+  --org-joins-per-second N          members joining it at the peak (default: all of them within an hour)
+  --org-pages-per-second N          member pages listed (default ${DEFAULT_ORG.pagesPerSecond})
   --workload FILE                   JSON with any of the fields above in camelCase (flags win)
   --measured FILE                   per-route rcu, wcu, billed ms warm, memory MB (the bench's cost file)
   --json                            print the results as JSON`;
@@ -68,7 +87,12 @@ function main(): void {
       measured: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean" },
-      ...Object.fromEntries(Object.keys(NUMBER_FLAGS).map((flag) => [flag, { type: "string" as const }])),
+      ...Object.fromEntries(
+        [...Object.keys(NUMBER_FLAGS), ...Object.keys(ORG_FLAGS), "org-roles"].map((flag) => [
+          flag,
+          { type: "string" as const },
+        ]),
+      ),
     },
   });
   if (values.help) {
@@ -109,11 +133,54 @@ function main(): void {
     ({ costs, used: measured } = applyMeasured(costs, JSON.parse(readFileSync(values.measured, "utf8"))));
   }
   const results = users.map((n) => modelSize(workload, n, costs, scenario, facts));
+  const org = organizationModel(values as Record<string, unknown>);
   if (values.json) {
-    console.log(JSON.stringify({ workload, scenario, costs, prices: PRICES, results }, null, 2));
+    console.log(JSON.stringify({ workload, scenario, costs, prices: PRICES, results, organization: org }, null, 2));
     return;
   }
   print(workload, costs, results, measured, values.measured);
+  printOrganization(org);
+}
+
+function organizationModel(values: Record<string, unknown>) {
+  const scenario: OrgScenario = { ...DEFAULT_ORG };
+  for (const [flag, field] of Object.entries(ORG_FLAGS)) {
+    if (values[flag] !== undefined) scenario[field] = number(flag, values[flag]);
+  }
+  // The default wave: every member joins within one hour (a company moving in through SSO).
+  if (values["org-joins-per-second"] === undefined) scenario.joinsPerSecond = scenario.members / 3600;
+  const rolesPerMember =
+    values["org-roles"] === undefined ? DEFAULT_ORG_ROLES : number("org-roles", values["org-roles"]);
+  const facts: OrgFacts = { membersPerPage: ORG_MEMBERS_PER_PAGE, rolesPerMember };
+  return {
+    scenario,
+    rolesPerMember,
+    operations: organizationOperations(facts),
+    partition: organizationPartition(facts, scenario),
+  };
+}
+
+function printOrganization(org: ReturnType<typeof organizationModel>): void {
+  const { scenario: s, partition: p } = org;
+  console.log(
+    `\nOne organization of ${fmt(s.members)} members, ${org.rolesPerMember} role(s) each (docs/organizations.md "Scale"):\n`,
+  );
+  console.log(
+    "| operation | DynamoDB calls | RCU | WCU | RCU / WCU on GROUP#org#<id> | WCU on GROUPS#org |\n|---|---|---|---|---|---|",
+  );
+  for (const op of org.operations) {
+    const own = `${fmt(op.orgPartitionRcu)} / ${fmt(op.orgPartitionWcu)}`;
+    console.log(
+      `| ${op.operation} | ${op.calls} | ${fmt(op.rcu)} | ${fmt(op.wcu)} | ${own} | ${fmt(op.profilePartitionWcu)} |`,
+    );
+  }
+  console.log(
+    `\nGROUP#org#<id> at ${fmt(s.joinsPerSecond)} joins/s and ${fmt(s.pagesPerSecond)} member page(s)/s: ` +
+      `${fmt(p.rcuPerSecond)} RCU/s, ${fmt(p.wcuPerSecond)} WCU/s${p.overPartition ? " **over partition**" : " (under 3,000 / 1,000)"}; ` +
+      `it takes ${fmt(p.maxJoinsPerSecond)} joins/s or ${fmt(p.maxPagesPerSecond)} pages/s before its limit. ` +
+      `The whole member list: ${fmt(p.wholeListing.pages)} pages, ${fmt(p.wholeListing.rcu)} RCU. ` +
+      `GROUPS#org takes ${fmt(p.maxChangesAcrossOrganizations)} member changes/s across all organizations.`,
+  );
 }
 
 function pick<T extends object>(given: Record<string, number>, shape: T): Partial<T> {

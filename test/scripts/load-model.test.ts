@@ -14,6 +14,7 @@ import {
   type RequestKind,
   SECONDS_PER_MONTH,
 } from "../../scripts/load-model/model";
+import { organizationOperations, organizationPartition } from "../../scripts/load-model/organization";
 
 const FACTS: CodeFacts = {
   stageThrottle: { rateLimit: 100, burstLimit: 200 },
@@ -120,5 +121,31 @@ describe("load model", () => {
     expect(used).toEqual(["apiRead"]);
     expect(costs.apiRead).toMatchObject({ rcu: 1.5, billedMs: 12, source: "measured" });
     expect(costs.signIn.source).toBe("derived");
+  });
+});
+
+describe("one big organization (docs/organizations.md Scale)", () => {
+  const facts = { membersPerPage: 100, rolesPerMember: 1 };
+
+  it("when members join, the writes land in the organization's own partition, and its record's check in GROUPS#org", () => {
+    const [page, add, remove, claims, homeRealm] = organizationOperations(facts);
+    // 100 member items (13 KB) and 100 holders (20 KB), consistent: 4 + 5 RCU in the organization's partition.
+    expect([page.orgPartitionRcu, page.orgPartitionWcu]).toEqual([9, 0]);
+    // Member + one holder, transactional: 2 + 2 WCU; the record's ConditionCheck: 2 WCU elsewhere.
+    expect([add.orgPartitionWcu, add.profilePartitionWcu]).toEqual([4, 2]);
+    expect(remove.orgPartitionWcu).toBe(4);
+    // Tokens read the member's own partition only.
+    expect([claims.rcu, claims.orgPartitionRcu]).toEqual([2, 0]);
+    expect(homeRealm.rcu).toBe(0.5);
+  });
+
+  it("when 100,000 members join within an hour, no partition is over its limit; 300 joins a second would be", () => {
+    const hour = organizationPartition(facts, { members: 100_000, joinsPerSecond: 100_000 / 3600, pagesPerSecond: 1 });
+    expect(hour.overPartition).toBe(false);
+    expect(hour.wholeListing.pages).toBe(1000);
+    expect(hour.maxJoinsPerSecond).toBe(250);
+    expect(hour.maxChangesAcrossOrganizations).toBe(500);
+    const wave = organizationPartition(facts, { members: 100_000, joinsPerSecond: 300, pagesPerSecond: 0 });
+    expect(wave.overPartition).toBe(true);
   });
 });
