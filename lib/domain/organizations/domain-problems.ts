@@ -32,7 +32,7 @@ export const domainProblems = {
       400,
       "process_error",
       "domain_not_verified",
-      `${found ? "no TXT record at" : "no TXT record found at"} ${name} carries the expected value${unverified ? "; the domain is no longer verified" : ""}`,
+      `${found ? `no TXT record at ${name} carries the expected value` : `no TXT record found at ${name}`}${unverified ? "; the domain is no longer verified" : ""}`,
       { params: { domain, name, unverified }, v2Code: "domain_not_verified" },
     ),
 
