@@ -1,9 +1,11 @@
 import { validators } from "../lib/compiled/groups-validators";
-import { perCall, requestChecks, services } from "../lib/container";
+import { organizationDomains, perCall, requestChecks, services, txtLookup } from "../lib/container";
 import { groupUseCases } from "../lib/domain/groups/groups";
+import { domainUseCases } from "../lib/domain/organizations/domains";
 import { organizationUseCases } from "../lib/domain/organizations/organizations";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
+import { organizationDomainRoutes } from "../lib/routes/organization-domains";
 import { organizationsRoutes } from "../lib/routes/organizations";
 
 const groups = perCall(() => {
@@ -17,9 +19,15 @@ const orgs = perCall(() => {
   return organizationUseCases({ orgs: organizations, groups, rightDefinitions, events });
 });
 
+// Verified domains (docs/organizations.md#verified-domains): claims, TXT checks, policies.
+const domains = perCall(() => {
+  const { organizations, groups } = services();
+  return domainUseCases({ domains: organizationDomains(), orgs: organizations, groups, dns: txtLookup() });
+});
+
 export const handler = createApiFunction(
   "groups",
-  [...groupsRoutes(groups), ...organizationsRoutes(orgs)],
+  [...groupsRoutes(groups), ...organizationsRoutes(orgs), ...organizationDomainRoutes(domains)],
   validators,
   requestChecks(),
 );

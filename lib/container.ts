@@ -3,6 +3,7 @@ import { pwnedRangeCheck } from "./breached-passwords/pwned-range";
 import { config } from "./config";
 import { relyingParty, type ServiceSettings } from "./config/settings";
 import { dataKeys } from "./crypto/data-key";
+import { dnsTxtLookup } from "./dns/txt-lookup";
 import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import type { AccountDeletionDeps } from "./domain/accounts/deletion";
@@ -50,6 +51,7 @@ import { tableAnswers } from "./store/health";
 import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
+import { createOrganizationDomainStore, createOrganizationJoins } from "./store/organization-domains";
 import { createOrganizationRoleStore } from "./store/organization-roles";
 import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
@@ -278,10 +280,19 @@ export const loginDeps = (): LoginDeps => {
 /** Counts in CloudWatch metrics (EMF lines on stdout); the domain sees only its port. */
 export { powertoolsMetrics as metrics };
 
+/** TXT lookups of verified domains, at organizations.dnsResolvers. */
+export const txtLookup = () => dnsTxtLookup(config().settings.organizations);
+
+/** Verified domains' claims (docs/organizations.md#verified-domains): only the groups and jobs functions bundle them. */
+export const organizationDomains = /* @__PURE__ */ once(() =>
+  createOrganizationDomainStore({ client: documentClient(), tableName: config().tableName }),
+);
+
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {
-  const { accounts, registrations, dynamicClients, sessions, events } = services();
+  const { accounts, registrations, dynamicClients, sessions, events, domainDirectory } = services();
   return {
+    domainJoins: { directory: domainDirectory, joins: createOrganizationJoins(config()) },
     accounts,
     registrations,
     dynamicClients,

@@ -244,5 +244,11 @@ export const settingsSchema = {
         },
       },
     },
+    // Verified domains' TXT lookups (docs/organizations.md#verified-domains); lib/config/validation.ts checks the values.
+    organizations: {
+      type: "object",
+      additionalProperties: false,
+      properties: { dnsResolvers: { type: "array", items: { type: "string" } }, dnsTimeoutMs: { type: "integer" } },
+    },
   },
 } as const;

@@ -154,6 +154,11 @@ export interface ServiceSettings {
   /** Configured extension hooks by name; none by default. */
   hooks: Partial<Record<HookName, HookSettings>>;
   branding: BrandingSettings;
+  /**
+   * Verified domains (docs/organizations.md#verified-domains): the DNS servers their TXT
+   * records are looked up at ("ip" or "ip:port"; none: the system's), and how long a try waits.
+   */
+  organizations: { dnsResolvers: string[]; dnsTimeoutMs: number };
 }
 
 /**
@@ -228,6 +233,7 @@ export const defaultSettings: ServiceSettings = {
   passkeys: { rpName: "svc-identity", origins: [] },
   hooks: {},
   branding: { clients: {} },
+  organizations: { dnsResolvers: [], dnsTimeoutMs: 2000 },
 };
 
 /** How long a hook may take when its entry names no timeoutMs. */

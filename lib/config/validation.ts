@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { validateSettings } from "../compiled/settings-validator";
 import { HOOK_NAMES } from "../domain/hooks/contracts";
@@ -55,10 +56,35 @@ export function parseSettings(source: unknown): ServiceSettings {
     passkeys: passkeySettings(given.passkeys),
     hooks: hookSettings(given.hooks as Record<string, { target: string; timeoutMs?: number }> | undefined),
     branding: brandingSettings(given.branding),
+    organizations: organizationSettings(given.organizations),
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");
   }
+  return settings;
+}
+
+/** DNS servers as node:dns takes them: an IP address, with a port after ":" (IPv6 in brackets then). */
+const RESOLVER = /^(?:\[(?<v6>[0-9a-fA-F:.]+)\]|(?<v4>[0-9.]+))(?::(?<port>[0-9]{1,5}))?$/;
+
+function resolverProblem(entry: string): boolean {
+  const bare = isIP(entry) === 6;
+  const match = RESOLVER.exec(entry);
+  const host = match?.groups?.v6 ?? match?.groups?.v4;
+  const port = Number(match?.groups?.port ?? 53);
+  return !bare && (!host || isIP(host) === 0 || port < 1 || port > 65535);
+}
+
+/** Verified domains' TXT lookups: at most 4 resolvers, each an address; a try waits 100 ms to 10 s. */
+function organizationSettings(given: Partial<ServiceSettings["organizations"]> | undefined) {
+  const settings = { ...defaultSettings.organizations, ...given };
+  const wrong = settings.dnsResolvers.filter(resolverProblem);
+  if (wrong.length > 0 || settings.dnsResolvers.length > 4)
+    throw new ConfigError(
+      `SVC_CONFIG is invalid: organizations.dnsResolvers takes at most 4 IP addresses, each with an optional :port${wrong.length > 0 ? `, not ${wrong.join(" ")}` : ""}`,
+    );
+  if (settings.dnsTimeoutMs < 100 || settings.dnsTimeoutMs > 10000)
+    throw new ConfigError("SVC_CONFIG is invalid: organizations.dnsTimeoutMs is from 100 to 10000");
   return settings;
 }
 

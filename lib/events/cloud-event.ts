@@ -34,6 +34,9 @@ export const EVENT_TYPES = [
   "federation.unlinked",
   "signin.failed",
   "security.recorded",
+  // Verified domains (docs/organizations.md#verified-domains).
+  "domain.verified",
+  "domain.unverified",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

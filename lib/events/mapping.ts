@@ -102,6 +102,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.identityEvent]: { types: [] },
   // Organizations' directory of verified domains: domain.* events come from the organization's own domain items.
   [ENTITY.domainOwner]: { types: [] },
+  // Verified domains: a claim's passage into and out of the verified state.
+  [ENTITY.orgDomain]: { types: ["domain.verified", "domain.unverified"], map: domainEvents },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */
@@ -404,4 +406,17 @@ function securityEvents(change: ChangeRecord): Draft[] {
     ];
   }
   return [{ type: "security.recorded", subject, data: defined({ kind, result, ...common, sid: text(item, "sid") }) }];
+}
+
+// ---- verified domains ----
+
+/** A claim entering the verified state is domain.verified; leaving it (a failed check, its removal), domain.unverified. */
+function domainEvents(change: ChangeRecord): Draft[] {
+  const before = text(change.oldImage, "state") === "verified";
+  const after = text(change.newImage, "state") === "verified";
+  if (before === after) return [];
+  const item = image(change);
+  const orgId = text(item, "orgId") ?? "";
+  const data = defined({ orgId, domain: text(item, "domain") ?? "", policy: text(item, "policy") });
+  return [{ type: after ? "domain.verified" : "domain.unverified", subject: orgId, data }];
 }

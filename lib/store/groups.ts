@@ -126,6 +126,9 @@ export function createGroupStore({ client, tableName }: StoreDeps): GroupReposit
   function cleanupOf(profile: string, id: string, item: Record<string, unknown>): TableKey[] {
     const own: TableKey = { PK: item.PK as string, SK: item.SK as string };
     if (item.entity === ENTITY.groupMember) return [own, keys.membership(item.sub as string, profile, id)];
+    // A verified domain's directory item names this organization alone: it goes with the claim.
+    if (item.entity === ENTITY.orgDomain && item.state === "verified")
+      return [own, keys.domainOwner(item.domain as string)];
     if (item.entity === ENTITY.rightHolder) {
       const subject = partyOfKey(item.subjectKey as string);
       if (!subject) return [own];

@@ -87,6 +87,9 @@ export const ENTITY = {
   identityEvent: "identity-event",
   /** A domain an organization verified (docs/organizations.md), by the domain: at most one owner. */
   domainOwner: "domain-owner",
+  // Verified domains (issue 39 point 3): an organization's claim of a domain, in its partition.
+  /** A domain an organization claimed, pending or verified (docs/organizations.md#verified-domains). */
+  orgDomain: "org-domain",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -299,6 +302,10 @@ export const keys = {
   membershipsInProfile: (profile: string): string => `MEMBER_OF#${profile}#`,
   /** The organization that verified a domain (lower-case, no "#"): home-realm discovery's one GetItem. */
   domainOwner: (domain: string): TableKey => ({ PK: `DOMAIN#${domain}`, SK: "OWNER" }),
+  // Verified domains: an organization's claims sit in its group partition, before its members
+  // ("DOMAIN#" sorts before "MEMBER#"), so listing them is one Query of the prefix.
+  orgDomain: (orgId: string, domain: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: `DOMAIN#${domain}` }),
+  orgDomainPrefix: "DOMAIN#",
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({
@@ -356,6 +363,13 @@ export const gsi1 = {
   securityEventShards: SECURITY_EVENT_SHARDS,
   securityEventShardOf: (sbj: string): number => shardOf(sbj, SECURITY_EVENT_SHARDS),
   hourMs: HOUR_MS,
+  // Verified domains: verified claims of every organization, least recently checked first,
+  // for the daily re-check (few per deployment, so one partition).
+  verifiedDomains: "VERIFIED_DOMAINS",
+  verifiedDomain: (orgId: string, domain: string, checkedAt: number): { GSI1PK: string; GSI1SK: string } => ({
+    GSI1PK: "VERIFIED_DOMAINS",
+    GSI1SK: `${String(checkedAt).padStart(12, "0")}#${orgId}#${domain}`,
+  }),
 } as const;
 
 /** Stamp every item with its entity name and schema version. */

@@ -52,6 +52,27 @@ function revCondition(rev: number) {
 }
 
 /**
+ * What every organization change checks first: the organization is live and, in user mode,
+ * the caller still holds ORG_ADMIN over it. Failing either means "no such organization".
+ */
+export function orgChecks(tableName: string, orgId: string, admin: string | undefined): TransactItem[] {
+  const checks: TransactItem[] = [
+    {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.group(ORGANIZATION_PROFILE, orgId),
+        ConditionExpression: groupLive,
+      },
+    },
+  ];
+  if (admin !== undefined) {
+    const key = grantKey(roleRef(orgId, userParty(admin), ORG_ADMIN));
+    checks.push({ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } });
+  }
+  return checks;
+}
+
+/**
  * Organizations (docs/organizations.md) over the group and rights items: a member is the
  * group's member item and its mirror, a role the grant of a right over the group and the
  * grant's mirror in the group's partition (lib/store/groups.ts, lib/store/rights.ts).
@@ -59,22 +80,7 @@ function revCondition(rev: number) {
 export function createOrganizationStore({ client, tableName }: StoreDeps): OrganizationRepository {
   /** Guard items first, each with the refusal its failure means. */
   function guardItems(orgId: string, guard: OrgGuard): Array<[TransactItem, OrgRefusal]> {
-    const items: Array<[TransactItem, OrgRefusal]> = [
-      [
-        {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.group(ORGANIZATION_PROFILE, orgId),
-            ConditionExpression: groupLive,
-          },
-        },
-        "org",
-      ],
-    ];
-    if (guard.admin !== undefined) {
-      const key = grantKey(roleRef(orgId, userParty(guard.admin), ORG_ADMIN));
-      items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "org"]);
-    }
+    const items = orgChecks(tableName, orgId, guard.admin).map((item): [TransactItem, OrgRefusal] => [item, "org"]);
     const kept = guard.keepAdmin === undefined ? undefined : partyOfKey(guard.keepAdmin);
     if (kept && guard.keepAdmin !== guard.admin) {
       const key = grantKey(roleRef(orgId, kept, ORG_ADMIN));

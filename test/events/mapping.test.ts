@@ -73,6 +73,8 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "pushed-authorization": [],
   "user-code-tries": [],
   "identity-event": [],
+  // Verified domains: a claim entering or leaving the verified state.
+  "org-domain": ["domain.verified", "domain.unverified"],
 };
 
 /** One realistic item of each publishing entity, keyed and stamped as the store writes it. */
@@ -116,6 +118,16 @@ const SAMPLES: Partial<Record<EntityName, Item>> = {
     cId: "app",
     result: "invalid_credential",
     prms: { method: "password" },
+  },
+  "org-domain": {
+    ...keys.orgDomain("acme", "acme.example"),
+    domain: "acme.example",
+    orgId: "acme",
+    state: "verified",
+    policy: "join",
+    value: "v1",
+    claimedAt: 1,
+    verifiedAt: 2,
   },
 };
 
@@ -374,6 +386,22 @@ describe("what each change means", () => {
   it("when an application's registration changes, its security event has the application as subject", () => {
     const event = item("security-event", { sbj: "app", sbjType: "its", type: "client_change", result: "ok" });
     expect(eventsOf(change("INSERT", undefined, event), SOURCE)[0].subject).toBe("its|app");
+  });
+
+  it("when a domain claim becomes verified, domain.verified; a check that unverifies it or its removal, domain.unverified; a policy change, nothing", () => {
+    const verified = item("org-domain");
+    const pending = { ...verified, state: "pending", verifiedAt: undefined };
+    expect(typesFor(change("INSERT", undefined, pending))).toEqual([]);
+    const [event] = eventsOf(change("MODIFY", pending, verified), SOURCE);
+    expect([event.type, event.subject, event.data]).toEqual([
+      "svc.identity.domain.verified",
+      "acme",
+      { orgId: "acme", domain: "acme.example", policy: "join" },
+    ]);
+    expect(typesFor(change("MODIFY", verified, { ...verified, policy: "sso" }))).toEqual([]);
+    expect(typesFor(change("MODIFY", verified, pending))).toEqual(["domain.unverified"]);
+    expect(typesFor(change("REMOVE", verified, undefined))).toEqual(["domain.unverified"]);
+    expect(typesFor(change("REMOVE", pending, undefined))).toEqual([]);
   });
 
   it("when an item has no entity (the health item) or an unknown one, nothing", () => {

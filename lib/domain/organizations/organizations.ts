@@ -48,7 +48,11 @@ const SUB = new RegExp(SUB_PATTERN);
  * A user token may act only on an organization it administers now: ORG_ADMIN read with
  * the session (or once more here). Any other organization answers as a missing one.
  */
-async function authorize(deps: OrganizationDeps, caller: OrgCaller, orgId: string): Promise<void> {
+export async function authorize(
+  deps: { orgs: Pick<OrganizationRepository, "isAdmin"> },
+  caller: OrgCaller,
+  orgId: string,
+): Promise<void> {
   if (caller.mode === "system") return;
   const held = caller.prefetched ?? (await deps.orgs.isAdmin(caller.sub, orgId));
   if (!held) throw groupProblems.notFound(orgId, ORGANIZATION_PROFILE);

@@ -15,6 +15,8 @@ import type { HookOutput } from "../hooks/contracts";
 import { HookFailedError, type HookRunner } from "../hooks/ports";
 import { type Courier, MessageNotSentError } from "../messages/ports";
 import { type MetricsPort, noMetrics } from "../metrics";
+import type { OrganizationJoins } from "../organizations/domain-claim-ports";
+import { type DomainDirectory, domainOf } from "../organizations/domain-ports";
 import { checkPassword } from "../passwords/policy";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import { violationProblem } from "../passwords/violations";
@@ -41,6 +43,8 @@ export interface RegistrationDeps {
   hooks?: HookRunner;
   /** Counts registrations by result (pending, created, refused); unset: not counted. */
   metrics?: MetricsPort;
+  /** Verified domains of policy "join": a new account with a confirmed address there joins; unset, none. */
+  domainJoins?: { directory: Pick<DomainDirectory, "verifiedOwner">; joins: OrganizationJoins };
   now?: () => number;
 }
 
@@ -319,6 +323,19 @@ export async function sendToContact(
 }
 
 /**
+ * Policy "join" (docs/organizations.md#verified-domains): an account created with a confirmed
+ * address of a domain an organization verified joins it, with no roles, in the account's own
+ * transaction. The account is new, so its membership cannot exist yet.
+ */
+async function domainJoinItems(account: Account, deps: RegistrationDeps, now: number): Promise<PendingWrite[]> {
+  const email = account.email;
+  const domain = email?.verified ? domainOf(email.value) : undefined;
+  if (!deps.domainJoins || !domain) return [];
+  const owner = await deps.domainJoins.directory.verifiedOwner(domain);
+  return owner?.policy === "join" ? deps.domainJoins.joins.joinItems(owner.orgId, account.sub, now) : [];
+}
+
+/**
  * Creates the account with everything that comes with it (session, dynamic client,
  * and any flow items such as the pending registration's put or delete) in one
  * transaction; returns the session cookie.
@@ -355,6 +372,7 @@ export async function createAccount(
     created,
     ...(withSession ? [deps.sessions.putItem(session.record)] : []),
   ];
+  extra.push(...(await domainJoinItems(account, deps, now)));
   const bindIndex = pending.dynamicClientId ? extra.length : -1;
   if (pending.dynamicClientId) extra.push(deps.dynamicClients.bindItem(pending.dynamicClientId, account.sub, now));
   try {

@@ -70,6 +70,11 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     writes: 1,
     why: "as orgs.member-remove: the session with ORG_ADMIN, then the member's revision and current roles side by side, so the one transaction grants and revokes only the difference, guarded by the revision",
   },
+  "orgs.domains user": {
+    reads: 3,
+    writes: 1,
+    why: "an organization's domains (docs/organizations.md#verified-domains): the session with the caller's ORG_ADMIN, then the organization's record and the Query of its claims side by side (one wait), so a missing or deleted organization answers 404 rather than an empty list; the write is the user-mode security event",
+  },
   "activity.identityEvents system": {
     reads: 96,
     writes: 0,
