@@ -1,9 +1,11 @@
 import { validators } from "../lib/compiled/groups-validators";
-import { perCall, requestChecks, services } from "../lib/container";
+import { invitationDeps, perCall, requestChecks, services } from "../lib/container";
 import { groupUseCases } from "../lib/domain/groups/groups";
+import { invitationUseCases } from "../lib/domain/organizations/invitations";
 import { organizationUseCases } from "../lib/domain/organizations/organizations";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
+import { invitationRoutes } from "../lib/routes/organization-invitations";
 import { organizationsRoutes } from "../lib/routes/organizations";
 
 const groups = perCall(() => {
@@ -17,9 +19,12 @@ const orgs = perCall(() => {
   return organizationUseCases({ orgs: organizations, groups, rightDefinitions, events });
 });
 
+// Their invitations too (docs/organizations.md#invitations).
+const invitations = perCall(() => invitationUseCases(invitationDeps()));
+
 export const handler = createApiFunction(
   "groups",
-  [...groupsRoutes(groups), ...organizationsRoutes(orgs)],
+  [...groupsRoutes(groups), ...organizationsRoutes(orgs), ...invitationRoutes(invitations, orgs)],
   validators,
   requestChecks(),
 );

@@ -16,6 +16,7 @@ import type { HookRunner } from "./domain/hooks/ports";
 import type { KeyDeps } from "./domain/keys/keys";
 import type { DpopDeps } from "./domain/oauth/dpop";
 import { withOperatorConsole } from "./domain/operators/console-client";
+import type { InvitationDeps } from "./domain/organizations/invitations";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -50,6 +51,7 @@ import { tableAnswers } from "./store/health";
 import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
+import { createInvitationStore } from "./store/organization-invitations";
 import { createOrganizationRoleStore } from "./store/organization-roles";
 import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
@@ -132,6 +134,8 @@ export const services = /* @__PURE__ */ once(() => {
     contactCodes: createContactCodeStore(deps),
     recoveryCodes: createRecoveryCodeStore(deps),
     loginCodes: createLoginCodeStore(deps),
+    // Organization invitations (docs/organizations.md#invitations).
+    invitations: createInvitationStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, () => config().issuer),
@@ -417,3 +421,22 @@ export const accountDeletionDeps = (): AccountDeletionDeps => ({
   events: services().events,
   graceDays: config().settings.accountDeletion.graceDays,
 });
+
+/** The hosted page an invitation's link opens (lib/routes/hosted/invitation.ts). */
+export const invitationUri = (): string => `${config().issuer}/oauth/invitation`;
+
+/** What organization invitations need: the stores, the courier, and the link's page (docs/organizations.md#invitations). */
+export const invitationDeps = (): InvitationDeps => {
+  const { organizations, invitations, groups, rightDefinitions, events } = services();
+  return {
+    orgs: organizations,
+    invitations,
+    groups,
+    rightDefinitions,
+    events,
+    courier: courier(),
+    settings: config().settings.invitations,
+    linkOf: (token) => `${invitationUri()}?token=${encodeURIComponent(token)}`,
+    defaultLanguage: config().settings.defaultLanguage,
+  };
+};

@@ -244,5 +244,11 @@ export const settingsSchema = {
         },
       },
     },
+    // Organization invitations (docs/organizations.md#invitations): a link's life in days.
+    invitations: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ttlDays: { type: "integer", minimum: 1, maximum: 90 } },
+    },
   },
 } as const;

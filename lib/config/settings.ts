@@ -154,6 +154,8 @@ export interface ServiceSettings {
   /** Configured extension hooks by name; none by default. */
   hooks: Partial<Record<HookName, HookSettings>>;
   branding: BrandingSettings;
+  /** Organization invitations (docs/organizations.md): how many days a link may be used. */
+  invitations: { ttlDays: number };
 }
 
 /**
@@ -228,6 +230,7 @@ export const defaultSettings: ServiceSettings = {
   passkeys: { rpName: "svc-identity", origins: [] },
   hooks: {},
   branding: { clients: {} },
+  invitations: { ttlDays: 7 },
 };
 
 /** How long a hook may take when its entry names no timeoutMs. */

@@ -34,6 +34,10 @@ export const EVENT_TYPES = [
   "federation.unlinked",
   "signin.failed",
   "security.recorded",
+  // ---- organization invitations ----
+  "invitation.sent",
+  "invitation.accepted",
+  "invitation.revoked",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -29,6 +29,8 @@ const device = data(["sub", "uaId"], { sub: str, uaId: str, name: str });
 const group = data(["profile", "groupId"], { profile: str, groupId: str, name: str });
 const member = data(["profile", "groupId", "sub"], { profile: str, groupId: str, sub: str });
 const orgMember = data(["orgId", "sub"], { orgId: str, sub: str });
+// Organization invitations: never the link's token or its digest.
+const invitation = { orgId: str, invitationId: str, email: str, roles: strings };
 const passkey = data(["sub", "passkeyId"], { sub: str, passkeyId: str, name: str });
 const totp = data(["sub", "totpId"], { sub: str, totpId: str, name: str });
 const link = data(["sub", "fpType", "fpName"], { sub: str, fpType: str, fpName: str, sid: str });
@@ -81,6 +83,14 @@ export const DATA_SCHEMAS: Record<EventType, object> = {
   "federation.unlinked": link,
   "signin.failed": data(["sub", "reason"], { sub: str, reason: str, method: str, ...caller }),
   "security.recorded": data(["kind", "result"], { kind: str, result: str, sid: str, ...caller }),
+  // ---- organization invitations ----
+  "invitation.sent": data(["orgId", "invitationId", "email", "roles", "expiresAt"], {
+    ...invitation,
+    invitedBy: str,
+    expiresAt: int,
+  }),
+  "invitation.accepted": data(["orgId", "invitationId", "email", "roles", "sub"], { ...invitation, sub: str }),
+  "invitation.revoked": data(["orgId", "invitationId", "email", "roles"], invitation),
 };
 
 /** The whole event of one type: envelope and data, JSON Schema 2020-12. */

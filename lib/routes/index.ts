@@ -12,6 +12,7 @@ import { hostedRoutes } from "./hosted";
 import { keysRoutes } from "./keys";
 import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
+import { invitationRoutes } from "./organization-invitations";
 import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
@@ -44,6 +45,7 @@ export const routes: readonly RouteDefinition[] = [
   ...rightsRoutes(specsOnly()),
   ...groupsRoutes(specsOnly()),
   ...organizationsRoutes(specsOnly()),
+  ...invitationRoutes(specsOnly(), specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

@@ -16,7 +16,7 @@ import { badAccessToken, v3Error } from "./schemas";
 
 /** Schemas of the organization admin calls (docs/organizations.md). */
 
-const orgId = {
+export const orgId = {
   type: "string",
   pattern: GROUP_ID_PATTERN,
   description: "the organization: a group of profile org",
@@ -30,7 +30,7 @@ export const orgMemberParams = {
   properties: { orgId, subjectId },
 } as const;
 
-const roles = {
+export const roles = {
   type: "array",
   maxItems: MAX_ROLES,
   items: { type: "string", pattern: RIGHT_NAME_PATTERN },
@@ -98,7 +98,7 @@ export const orgRoles = {
 } as const;
 
 /** User tokens with svc_org_admin on organizations they hold ORG_ADMIN over; applications with svc_groups. */
-const orgCall = {
+export const orgCall = {
   version: "v3",
   auth: "bearer",
   permissions: { user: ["svc_org_admin"], system: ["svc_groups"] },
@@ -109,7 +109,14 @@ const orgCall = {
 const RIGHTS_PERMISSION = "svc_rights_full_access";
 const roleCall = { ...orgCall, permissions: { user: ["svc_org_admin"], system: [RIGHTS_PERMISSION] } } as const;
 
-const notFound = {
+/** Roles are rights: an application grants them (adding a member, inviting) with the rights API's permission. */
+export function requireRightsPermission(call: Pick<ApiCall, "principal">, roles: string[] | undefined): void {
+  const principal = call.principal;
+  if (principal?.mode === "system" && (roles?.length ?? 0) > 0 && !principal.scopes.has(RIGHTS_PERMISSION))
+    throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: RIGHTS_PERMISSION });
+}
+
+export const notFound = {
   description: "group_not_found: no such organization, or one the caller does not administer",
   schema: v3Error,
 } as const;
@@ -122,7 +129,7 @@ const memberChangeRefusals = {
 } as const;
 
 /** The caller as the domain sees it: a user-mode call brings the ORG_ADMIN its session check read. */
-function callerOf(
+export function callerOf(
   call: Pick<ApiCall, "principal" | "route" | "sourceIp" | "userAgent"> & { prefetched?: boolean },
 ): OrgCaller {
   const event = userCallEvent(call);
@@ -197,15 +204,7 @@ const addMember = (orgs: OrganizationUseCases) =>
       409: { description: "some_members_already_in_group", schema: v3Error },
     },
     handler: async (call) => {
-      const principal = call.principal;
-      // Roles are rights: an application grants them with the rights API's permission.
-      if (
-        principal?.mode === "system" &&
-        (call.body.roles?.length ?? 0) > 0 &&
-        !principal.scopes.has(RIGHTS_PERMISSION)
-      ) {
-        throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: RIGHTS_PERMISSION });
-      }
+      requireRightsPermission(call, call.body.roles);
       return jsonResult(201, await orgs.addMember(callerOf(call), call.params.orgId, call.body));
     },
   });

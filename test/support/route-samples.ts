@@ -81,6 +81,8 @@ PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";
  * by its own tests' error paths; none may be added to hide a route that merely broke.
  */
 export const NO_2XX: Record<string, string> = {
+  "orgs.invitation-revoke":
+    "an invitation's id is random and exists only after an invite in the same run; test/functions/organization-invitations.test.ts invites and revokes",
   "hosted.federated-callback":
     "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
   "federation.confirm":
