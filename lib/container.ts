@@ -134,8 +134,6 @@ export const services = /* @__PURE__ */ once(() => {
     contactCodes: createContactCodeStore(deps),
     recoveryCodes: createRecoveryCodeStore(deps),
     loginCodes: createLoginCodeStore(deps),
-    // Organization invitations (docs/organizations.md#invitations).
-    invitations: createInvitationStore(deps),
     signingKeys,
     keyRing,
     accessTokens: createAccessTokens(keyRing, () => config().issuer),
@@ -425,12 +423,17 @@ export const accountDeletionDeps = (): AccountDeletionDeps => ({
 /** The hosted page an invitation's link opens (lib/routes/hosted/invitation.ts). */
 export const invitationUri = (): string => `${config().issuer}/oauth/invitation`;
 
+/** Organization invitations' store: outside services(), so only the groups and hosted functions bundle it. */
+export const invitationStore = /* @__PURE__ */ once(() =>
+  createInvitationStore({ client: documentClient(), tableName: config().tableName }),
+);
+
 /** What organization invitations need: the stores, the courier, and the link's page (docs/organizations.md#invitations). */
 export const invitationDeps = (): InvitationDeps => {
-  const { organizations, invitations, groups, rightDefinitions, events } = services();
+  const { organizations, groups, rightDefinitions, events } = services();
   return {
     orgs: organizations,
-    invitations,
+    invitations: invitationStore(),
     groups,
     rightDefinitions,
     events,

@@ -1,7 +1,7 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
-import { invitationDeps, services } from "../../lib/container";
+import { invitationDeps, invitationStore, services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { invitationLinkUseCases } from "../../lib/domain/organizations/invitations";
@@ -116,7 +116,7 @@ describe("POST /svc/api/v3/orgs/{orgId}/invitations", () => {
     expect(JSON.stringify(stored)).not.toContain(linkToken);
     // The item's TTL is its expiry.
     expect(stored?.expiresAt).toBe(Date.parse(view.expiresAt) / 1000);
-    const byDigest = await services().invitations.byToken(digestSecret(linkToken));
+    const byDigest = await invitationStore().byToken(digestSecret(linkToken));
     expect(byDigest).toMatchObject({ id: view.invitationId, orgId, email });
   });
 
@@ -221,7 +221,7 @@ describe("listing and revoking invitations", () => {
     expect((after.json as unknown as { invitations: View[] }).invitations.map((v) => v.invitationId)).toEqual(
       ids.filter((id) => id !== target.invitationId),
     );
-    expect(await services().invitations.byToken(digestSecret(linkToken))).toBeUndefined();
+    expect(await invitationStore().byToken(digestSecret(linkToken))).toBeUndefined();
     expect((await invitationItems(orgId)).filter((i) => JSON.stringify(i).includes(target.invitationId))).toEqual([]);
     // Twice: nothing pending of that id.
     const twice = await request("groups", SAMPLES.revoke, {

@@ -81,6 +81,8 @@ PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";
  * by its own tests' error paths; none may be added to hide a route that merely broke.
  */
 export const NO_2XX: Record<string, string> = {
+  "hosted.invitation":
+    "the token must be one an invitation's message carried a moment before; test/functions/hosted-invitations.test.ts follows it in a browser",
   "orgs.invitation-revoke":
     "an invitation's id is random and exists only after an invite in the same run; test/functions/organization-invitations.test.ts invites and revokes",
   "hosted.federated-callback":

@@ -12,6 +12,8 @@ import { type Invitation, InvitationRefusedError, type InvitationRepository } fr
 import { authorize, checkRoles, guardOf, type OrganizationDeps, type OrgCaller, rightProblem } from "./organizations";
 import { OrgChangeRefusedError } from "./ports";
 
+/** The parameter that marks a sealed sign-in as an invitation's (the authorization endpoint drops it). */
+export const INVITATION_MARK = "invitation";
 /** Pending invitations per page by default and at most. */
 export const INVITATIONS_PER_PAGE = 100;
 /** Invitation ids: 16 random bytes, base64url. */
