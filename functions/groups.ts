@@ -1,11 +1,13 @@
 import { validators } from "../lib/compiled/groups-validators";
-import { organizationDomains, perCall, requestChecks, services, txtLookup } from "../lib/container";
+import { invitationDeps, organizationDomains, perCall, requestChecks, services, txtLookup } from "../lib/container";
 import { groupUseCases } from "../lib/domain/groups/groups";
 import { domainUseCases } from "../lib/domain/organizations/domains";
+import { invitationUseCases } from "../lib/domain/organizations/invitations";
 import { organizationUseCases } from "../lib/domain/organizations/organizations";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
 import { organizationDomainRoutes } from "../lib/routes/organization-domains";
+import { invitationRoutes } from "../lib/routes/organization-invitations";
 import { organizationsRoutes } from "../lib/routes/organizations";
 
 const groups = perCall(() => {
@@ -25,9 +27,17 @@ const domains = perCall(() => {
   return domainUseCases({ domains: organizationDomains(), orgs: organizations, groups, dns: txtLookup() });
 });
 
+// Their invitations too (docs/organizations.md#invitations).
+const invitations = perCall(() => invitationUseCases(invitationDeps()));
+
 export const handler = createApiFunction(
   "groups",
-  [...groupsRoutes(groups), ...organizationsRoutes(orgs), ...organizationDomainRoutes(domains)],
+  [
+    ...groupsRoutes(groups),
+    ...organizationsRoutes(orgs),
+    ...organizationDomainRoutes(domains),
+    ...invitationRoutes(invitations, orgs),
+  ],
   validators,
   requestChecks(),
 );

@@ -4,6 +4,7 @@ import {
   accountConsoleUri,
   bindDeps,
   deviceVerificationUri,
+  invitationDeps,
   oauthClients,
   operatorConsoleUri,
   passkeyDeps,
@@ -15,6 +16,7 @@ import {
   services,
 } from "../lib/container";
 import { withOperatorConsoleRecord } from "../lib/domain/operators/console-client";
+import { invitationLinkUseCases } from "../lib/domain/organizations/invitations";
 import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
 import { browserSignInUseCases } from "../lib/domain/sign-in/browser-sign-in";
 import { selfServiceUseCases } from "../lib/domain/sign-in/self-service";
@@ -22,6 +24,9 @@ import { createApiFunction } from "../lib/http/pipeline";
 import { brandOf, brandPages } from "../lib/pages/brand";
 import { hostedRoutes } from "../lib/routes/hosted";
 import { idTokenHints } from "../lib/tokens/id-token-hint";
+
+// Organization invitations' links (docs/organizations.md#invitations).
+const invitations = perCall(() => invitationLinkUseCases(invitationDeps()));
 
 const authorization = () => {
   const { keyRing, ...stores } = services();
@@ -34,6 +39,7 @@ const authorization = () => {
     ownResource: config().issuer,
     deviceUri: deviceVerificationUri(),
     consoleUri: accountConsoleUri(),
+    invitations,
   });
 };
 
@@ -46,7 +52,10 @@ const signIn = () => {
 const useCases = {
   authorization: perCall(authorization),
   signIn: perCall(signIn),
-  selfService: perCall(() => selfServiceUseCases({ registration: registrationDeps(), reset: passwordResetDeps() })),
+  selfService: perCall(() =>
+    selfServiceUseCases({ registration: registrationDeps(), reset: passwordResetDeps(), invitations }),
+  ),
+  invitations,
 };
 
 // The pages this function serves show the operator's product name, logo and theme.

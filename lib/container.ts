@@ -17,6 +17,7 @@ import type { HookRunner } from "./domain/hooks/ports";
 import type { KeyDeps } from "./domain/keys/keys";
 import type { DpopDeps } from "./domain/oauth/dpop";
 import { withOperatorConsole } from "./domain/operators/console-client";
+import type { InvitationDeps } from "./domain/organizations/invitations";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -52,6 +53,7 @@ import { createIdentityEventStore } from "./store/identity-events";
 import { createLoginCodeStore } from "./store/login-codes";
 import { createLoginStore } from "./store/logins";
 import { createOrganizationDomainStore, createOrganizationJoins } from "./store/organization-domains";
+import { createInvitationStore } from "./store/organization-invitations";
 import { createOrganizationRoleStore } from "./store/organization-roles";
 import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
@@ -428,3 +430,27 @@ export const accountDeletionDeps = (): AccountDeletionDeps => ({
   events: services().events,
   graceDays: config().settings.accountDeletion.graceDays,
 });
+
+/** The hosted page an invitation's link opens (lib/routes/hosted/invitation.ts). */
+export const invitationUri = (): string => `${config().issuer}/oauth/invitation`;
+
+/** Organization invitations' store: outside services(), so only the groups and hosted functions bundle it. */
+export const invitationStore = /* @__PURE__ */ once(() =>
+  createInvitationStore({ client: documentClient(), tableName: config().tableName }),
+);
+
+/** What organization invitations need: the stores, the courier, and the link's page (docs/organizations.md#invitations). */
+export const invitationDeps = (): InvitationDeps => {
+  const { organizations, groups, rightDefinitions, events } = services();
+  return {
+    orgs: organizations,
+    invitations: invitationStore(),
+    groups,
+    rightDefinitions,
+    events,
+    courier: courier(),
+    settings: config().settings.invitations,
+    linkOf: (token) => `${invitationUri()}?token=${encodeURIComponent(token)}`,
+    defaultLanguage: config().settings.defaultLanguage,
+  };
+};

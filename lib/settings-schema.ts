@@ -250,5 +250,11 @@ export const settingsSchema = {
       additionalProperties: false,
       properties: { dnsResolvers: { type: "array", items: { type: "string" } }, dnsTimeoutMs: { type: "integer" } },
     },
+    // Organization invitations (docs/organizations.md#invitations): a link's life in days.
+    invitations: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ttlDays: { type: "integer", minimum: 1, maximum: 90 } },
+    },
   },
 } as const;

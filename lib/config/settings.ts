@@ -159,6 +159,8 @@ export interface ServiceSettings {
    * records are looked up at ("ip" or "ip:port"; none: the system's), and how long a try waits.
    */
   organizations: { dnsResolvers: string[]; dnsTimeoutMs: number };
+  /** Organization invitations (docs/organizations.md): how many days a link may be used. */
+  invitations: { ttlDays: number };
 }
 
 /**
@@ -234,6 +236,7 @@ export const defaultSettings: ServiceSettings = {
   hooks: {},
   branding: { clients: {} },
   organizations: { dnsResolvers: [], dnsTimeoutMs: 2000 },
+  invitations: { ttlDays: 7 },
 };
 
 /** How long a hook may take when its entry names no timeoutMs. */

@@ -57,6 +57,7 @@ export function parseSettings(source: unknown): ServiceSettings {
     hooks: hookSettings(given.hooks as Record<string, { target: string; timeoutMs?: number }> | undefined),
     branding: brandingSettings(given.branding),
     organizations: organizationSettings(given.organizations),
+    invitations: { ...defaultSettings.invitations, ...given.invitations },
   };
   if (settings.passwordPolicy.minLength > settings.passwordPolicy.maxLength) {
     throw new ConfigError("SVC_CONFIG is invalid: passwordPolicy.minLength exceeds maxLength");

@@ -37,6 +37,10 @@ export const EVENT_TYPES = [
   // Verified domains (docs/organizations.md#verified-domains).
   "domain.verified",
   "domain.unverified",
+  // ---- organization invitations ----
+  "invitation.sent",
+  "invitation.accepted",
+  "invitation.revoked",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

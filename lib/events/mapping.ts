@@ -104,6 +104,13 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.domainOwner]: { types: [] },
   // Verified domains: a claim's passage into and out of the verified state.
   [ENTITY.orgDomain]: { types: ["domain.verified", "domain.unverified"], map: domainEvents },
+  // ---- organization invitations: the invitation item publishes; its guard and token item are mirrors ----
+  [ENTITY.orgInvitation]: {
+    types: ["invitation.sent", "invitation.accepted", "invitation.revoked"],
+    map: invitationEvents,
+  },
+  [ENTITY.orgInvitee]: { types: [] },
+  [ENTITY.invitationToken]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */
@@ -346,6 +353,32 @@ function memberEvents(change: ChangeRecord): Draft[] {
     ...events,
     ...addedOrRemoved(change, ["organization.member_added", "organization.member_removed"], groupId, org),
   ];
+}
+
+// ---- organization invitations ----
+
+/** Sent when stored, accepted when consumed, revoked when removed before its expiry; never its token digest. */
+function invitationEvents(change: ChangeRecord): Draft[] {
+  const item = image(change);
+  const orgId = text(item, "orgId") ?? "";
+  const base = {
+    orgId,
+    invitationId: text(item, "invitationId") ?? "",
+    email: text(item, "email") ?? "",
+    roles: texts(item, "roles"),
+  };
+  if (change.kind === "INSERT") {
+    const sent = defined({ ...base, invitedBy: text(item, "invitedBy"), expiresAt: num(item, "expiresAt") });
+    return [{ type: "invitation.sent", subject: orgId, data: sent }];
+  }
+  if (change.kind === "MODIFY") {
+    const sub = text(change.newImage, "acceptedBy");
+    if (sub === undefined || text(change.oldImage, "acceptedBy") !== undefined) return [];
+    return [{ type: "invitation.accepted", subject: orgId, data: { ...base, sub } }];
+  }
+  // Its TTL or an accepted one's removal is no revocation.
+  if (change.expired || text(change.oldImage, "acceptedBy") !== undefined) return [];
+  return [{ type: "invitation.revoked", subject: orgId, data: base }];
 }
 
 // ---- credentials and consents ----

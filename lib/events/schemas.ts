@@ -30,6 +30,8 @@ const group = data(["profile", "groupId"], { profile: str, groupId: str, name: s
 const member = data(["profile", "groupId", "sub"], { profile: str, groupId: str, sub: str });
 const orgMember = data(["orgId", "sub"], { orgId: str, sub: str });
 const orgDomain = data(["orgId", "domain"], { orgId: str, domain: str, policy: { enum: ["none", "join", "sso"] } });
+// Organization invitations: never the link's token or its digest.
+const invitation = { orgId: str, invitationId: str, email: str, roles: strings };
 const passkey = data(["sub", "passkeyId"], { sub: str, passkeyId: str, name: str });
 const totp = data(["sub", "totpId"], { sub: str, totpId: str, name: str });
 const link = data(["sub", "fpType", "fpName"], { sub: str, fpType: str, fpName: str, sid: str });
@@ -84,6 +86,14 @@ export const DATA_SCHEMAS: Record<EventType, object> = {
   "security.recorded": data(["kind", "result"], { kind: str, result: str, sid: str, ...caller }),
   "domain.verified": orgDomain,
   "domain.unverified": orgDomain,
+  // ---- organization invitations ----
+  "invitation.sent": data(["orgId", "invitationId", "email", "roles", "expiresAt"], {
+    ...invitation,
+    invitedBy: str,
+    expiresAt: int,
+  }),
+  "invitation.accepted": data(["orgId", "invitationId", "email", "roles", "sub"], { ...invitation, sub: str }),
+  "invitation.revoked": data(["orgId", "invitationId", "email", "roles"], invitation),
 };
 
 /** The whole event of one type: envelope and data, JSON Schema 2020-12. */

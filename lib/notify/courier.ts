@@ -4,6 +4,7 @@ import type { MessageRenderer } from "./custom-message";
 import type { MessageSender, Template } from "./message";
 import { confirmationCode } from "./templates/confirmation-code";
 import { generatedPassword } from "./templates/generated-password";
+import { organizationInvitation } from "./templates/organization-invitation";
 import { passwordChanged } from "./templates/password-changed";
 import { passwordResetCode } from "./templates/password-reset-code";
 import { registrationAttempt } from "./templates/registration-attempt";
@@ -14,6 +15,7 @@ import { signInCode } from "./templates/sign-in-code";
 const TEMPLATES: { [N in MessageName]: Template<MessageParams[N]> } = {
   "confirmation-code": confirmationCode,
   "generated-password": generatedPassword,
+  "organization-invitation": organizationInvitation,
   "password-changed": passwordChanged,
   "password-reset-code": passwordResetCode,
   "registration-attempt": registrationAttempt,

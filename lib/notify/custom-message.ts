@@ -12,6 +12,8 @@ const SECRET_PARAM: { [N in MessageName]?: keyof MessageParams[N] & string } = {
   "password-reset-code": "code",
   "sign-in-code": "code",
   "generated-password": "password",
+  // The link holds the invitation's token: the hook never sees it.
+  "organization-invitation": "link",
 };
 
 /** Renders one message, possibly replaced by the customMessage hook. */

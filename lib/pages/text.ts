@@ -128,6 +128,19 @@ export const TEXT = {
       phone_number: "phone",
       password: "password",
     } as Record<string, string>,
+    // ---- organization invitations ----
+    invitationTitle: "Invitation",
+    invitationTo: (org: string) => `${org} invites you to join the organization.`,
+    invitationFor: (email: string) =>
+      `The invitation was sent to ${email}; accept it with the account of that address.`,
+    invitationSignIn: "Sign in and join",
+    invitationRegister: "Create an account",
+    invitationJoined: (org: string) => `You joined ${org}.`,
+    invitationAlreadyMember: (org: string) => `You are already a member of ${org}.`,
+    invitationWrongAccount:
+      "This invitation was sent to another address. Sign in with the account whose confirmed e-mail is the invited address.",
+    invitationGone: "This invitation is no longer valid: it was used, revoked or has expired. Ask for a new one.",
+    invitationToAccount: "Go to your account",
   },
   ru: {
     signInTitle: "Вход",
@@ -258,6 +271,19 @@ export const TEXT = {
       phone_number: "телефон",
       password: "пароль",
     } as Record<string, string>,
+    // ---- organization invitations ----
+    invitationTitle: "Приглашение",
+    invitationTo: (org: string) => `${org} приглашает вас в организацию.`,
+    invitationFor: (email: string) =>
+      `Приглашение отправлено на ${email}; примите его в учётной записи с этим адресом.`,
+    invitationSignIn: "Войти и присоединиться",
+    invitationRegister: "Создать учётную запись",
+    invitationJoined: (org: string) => `Вы присоединились к организации ${org}.`,
+    invitationAlreadyMember: (org: string) => `Вы уже состоите в организации ${org}.`,
+    invitationWrongAccount:
+      "Это приглашение отправлено на другой адрес. Войдите в учётную запись, подтверждённый e-mail которой совпадает с адресом приглашения.",
+    invitationGone: "Приглашение больше не действует: его уже приняли, отозвали или истёк его срок. Попросите новое.",
+    invitationToAccount: "Перейти в учётную запись",
   },
 } as const;
 

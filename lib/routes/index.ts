@@ -13,6 +13,7 @@ import { keysRoutes } from "./keys";
 import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
 import { organizationDomainRoutes } from "./organization-domains";
+import { invitationRoutes } from "./organization-invitations";
 import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
@@ -46,6 +47,7 @@ export const routes: readonly RouteDefinition[] = [
   ...groupsRoutes(specsOnly()),
   ...organizationsRoutes(specsOnly()),
   ...organizationDomainRoutes(specsOnly()),
+  ...invitationRoutes(specsOnly(), specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

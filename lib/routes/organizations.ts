@@ -30,7 +30,7 @@ export const orgMemberParams = {
   properties: { orgId, subjectId },
 } as const;
 
-const roles = {
+export const roles = {
   type: "array",
   maxItems: MAX_ROLES,
   items: { type: "string", pattern: RIGHT_NAME_PATTERN },
@@ -108,6 +108,13 @@ export const orgCall = {
 /** Role grants in system mode take the rights API's permission (PUT /svc/api/v3/rights). */
 const RIGHTS_PERMISSION = "svc_rights_full_access";
 const roleCall = { ...orgCall, permissions: { user: ["svc_org_admin"], system: [RIGHTS_PERMISSION] } } as const;
+
+/** Roles are rights: an application grants them (adding a member, inviting) with the rights API's permission. */
+export function requireRightsPermission(call: Pick<ApiCall, "principal">, roles: string[] | undefined): void {
+  const principal = call.principal;
+  if (principal?.mode === "system" && (roles?.length ?? 0) > 0 && !principal.scopes.has(RIGHTS_PERMISSION))
+    throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: RIGHTS_PERMISSION });
+}
 
 export const notFound = {
   description: "group_not_found: no such organization, or one the caller does not administer",
@@ -197,15 +204,7 @@ const addMember = (orgs: OrganizationUseCases) =>
       409: { description: "some_members_already_in_group", schema: v3Error },
     },
     handler: async (call) => {
-      const principal = call.principal;
-      // Roles are rights: an application grants them with the rights API's permission.
-      if (
-        principal?.mode === "system" &&
-        (call.body.roles?.length ?? 0) > 0 &&
-        !principal.scopes.has(RIGHTS_PERMISSION)
-      ) {
-        throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: RIGHTS_PERMISSION });
-      }
+      requireRightsPermission(call, call.body.roles);
       return jsonResult(201, await orgs.addMember(callerOf(call), call.params.orgId, call.body));
     },
   });

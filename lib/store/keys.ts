@@ -90,6 +90,13 @@ export const ENTITY = {
   // Verified domains (issue 39 point 3): an organization's claim of a domain, in its partition.
   /** A domain an organization claimed, pending or verified (docs/organizations.md#verified-domains). */
   orgDomain: "org-domain",
+  // ---- organization invitations (docs/organizations.md, Invitations) ----
+  /** An invitation to join an organization, in the organization's partition (TTL). */
+  orgInvitation: "org-invitation",
+  /** The pending invitation of one address in one organization: at most one (TTL). */
+  orgInvitee: "org-invitee",
+  /** An invitation found by its link's token digest (TTL). */
+  invitationToken: "invitation-token",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -306,6 +313,15 @@ export const keys = {
   // ("DOMAIN#" sorts before "MEMBER#"), so listing them is one Query of the prefix.
   orgDomain: (orgId: string, domain: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: `DOMAIN#${domain}` }),
   orgDomainPrefix: "DOMAIN#",
+  // Organization invitations: both "INVITATION#" and "INVITEE#" sort before "MEMBER#", so
+  // the member and record reads of the group's partition never meet them.
+  // Both take the organization's keys.groupPartition.
+  orgInvitation: (orgPartition: string, id: string): TableKey => ({ PK: orgPartition, SK: `INVITATION#${id}` }),
+  orgInvitationPrefix: "INVITATION#",
+  /** The address (lower-case) an organization has a pending invitation for. */
+  orgInvitee: (orgPartition: string, email: string): TableKey => ({ PK: orgPartition, SK: `INVITEE#${email}` }),
+  /** An invitation's link token, by its SHA-256 digest (base64url, no "#"). */
+  invitationToken: (digest: string): TableKey => ({ PK: `INVITATION#${digest}`, SK: "INVITATION" }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

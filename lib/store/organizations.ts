@@ -21,7 +21,7 @@ import { transactWrite } from "./transact";
 
 // Conditions, named so each write says why it may fail.
 /** The organization exists and is not being deleted. */
-const groupLive = "attribute_exists(PK) AND attribute_not_exists(deleting)";
+export const groupLive = "attribute_exists(PK) AND attribute_not_exists(deleting)";
 /** An item read (an account, a grant, a member) must still be there. */
 const present = "attribute_exists(PK)";
 /** A member is added once. */
@@ -128,7 +128,8 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
       if (isConflictAfterRetries(error)) throw new OrgChangeRefusedError(["stale"]);
       const failed = failedConditions(error);
       if (!failed || failed.length === 0) throw error;
-      const reasons = failed.flatMap((i) => (labelled[i] ? [labelled[i][1]] : []));
+      // Past the labelled items: a write of guard.alsoWrite (an invitation consumed at most once).
+      const reasons = failed.map((i): OrgRefusal => (labelled[i] ? labelled[i][1] : "alsoWrite"));
       const rights = guard.customRights.filter((right) =>
         failed.some(
           (i) =>

@@ -75,6 +75,10 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "identity-event": [],
   // Verified domains: a claim entering or leaving the verified state.
   "org-domain": ["domain.verified", "domain.unverified"],
+  // ---- organization invitations ----
+  "org-invitation": ["invitation.sent", "invitation.accepted", "invitation.revoked"],
+  "org-invitee": [],
+  "invitation-token": [],
 };
 
 /** One realistic item of each publishing entity, keyed and stamped as the store writes it. */
@@ -100,6 +104,17 @@ const SAMPLES: Partial<Record<EntityName, Item>> = {
   },
   group: { ...keys.group("org", "g1"), id: "g1", profile: "org", name: "Group", attributes: {} },
   "group-member": { ...keys.groupMember("org", "g1", "anna"), sub: "anna", addedAt: 1 },
+  "org-invitation": {
+    ...keys.orgInvitation(keys.groupPartition("org", "acme"), "inv1"),
+    invitationId: "inv1",
+    orgId: "acme",
+    email: "anna@example.com",
+    roles: ["SYS_MON"],
+    language: "en",
+    createdAt: 1,
+    expiresAt: 604_801,
+    tokenDigest: "digest-of-the-link-token",
+  },
   consent: { ...keys.consent("anna", "c1"), client_id: "app", scopes: new Set(["openid"]), updated: 1 },
   passkey: { ...keys.passkey("anna", "pk1"), id: "pk1", name: "Phone", transports: [] },
   "totp-generator": { ...keys.totpGenerator("anna", "t1"), id: "t1", name: "Authenticator", len: 6 },
@@ -159,6 +174,7 @@ const SECRET_FIELDS = [
   "answerHash",
   "answer",
   "token",
+  "tokenDigest",
   "pending_email",
   "pending_phone_number",
 ];
@@ -210,6 +226,35 @@ describe("every entity of keys.ts", () => {
       else expect(events).toEqual([]);
     },
   );
+});
+
+describe("organization invitations", () => {
+  const invitation = stamped("org-invitation", SAMPLES["org-invitation"] as Item);
+  const base = { orgId: "acme", invitationId: "inv1", email: "anna@example.com", roles: ["SYS_MON"] };
+  const typesAndData = (record: ChangeRecord) => eventsOf(record, SOURCE).map((e) => [e.type, e.subject, e.data]);
+
+  it("when an invitation is stored, invitation.sent tells the organization, address, roles and expiry, never the digest", () => {
+    expect(typesAndData(change("INSERT", undefined, invitation))).toEqual([
+      ["svc.identity.invitation.sent", "acme", { ...base, expiresAt: 604_801 }],
+    ]);
+  });
+
+  it("when it is consumed, invitation.accepted names the account; touching it again publishes nothing", () => {
+    const accepted = { ...invitation, acceptedBy: "anna-sub", acceptedAt: 5 };
+    expect(typesAndData(change("MODIFY", invitation, accepted))).toEqual([
+      ["svc.identity.invitation.accepted", "acme", { ...base, sub: "anna-sub" }],
+    ]);
+    expect(eventsOf(change("MODIFY", accepted, { ...accepted, acceptedAt: 6 }), SOURCE)).toEqual([]);
+  });
+
+  it("when a pending one is removed it is revoked; its TTL or an accepted one's removal publishes nothing", () => {
+    expect(typesAndData(change("REMOVE", invitation, undefined))).toEqual([
+      ["svc.identity.invitation.revoked", "acme", base],
+    ]);
+    expect(eventsOf(change("REMOVE", invitation, undefined, true), SOURCE)).toEqual([]);
+    const accepted = { ...invitation, acceptedBy: "anna-sub", acceptedAt: 5 };
+    expect(eventsOf(change("REMOVE", accepted, undefined), SOURCE)).toEqual([]);
+  });
 });
 
 describe("no secret in an event", () => {

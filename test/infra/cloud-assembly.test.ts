@@ -28,7 +28,7 @@ import {
 import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
-import { lastCode } from "../support/outbox";
+import { lastCode, outbox } from "../support/outbox";
 import { expectVersionShape, firstSampleOfEachRoute, NO_2XX, PLACEHOLDER_VALUES } from "../support/route-samples";
 import { sweepEverySample } from "../support/sample-sweep";
 import { createPasskey } from "../support/soft-authenticator";
@@ -314,6 +314,45 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       const tokens = await redeem(party, callback, started);
       expect(tokens.claims()).toMatchObject({ sub: account.sub, org_id: id, org_roles: [] });
       await context.close();
+    });
+
+    it("when an organization invites an address, its link opens the invitation page and another invitation is revoked, through the bundles", async () => {
+      const id = uniqueId("org-");
+      const at = Math.floor(Date.now() / 1000);
+      await services().groups.create({
+        id,
+        profile: "org",
+        name: `Org ${id}`,
+        attributes: {},
+        createdAt: at,
+        updatedAt: at,
+      });
+      const authorization = await systemBearer(["svc_groups"]);
+      const invite = (email: string) =>
+        fetch(`${config().issuer}/api/v3/orgs/${id}/invitations`, {
+          method: "POST",
+          headers: { authorization, "content-type": "application/json" },
+          body: JSON.stringify({ email, language: "en" }),
+        });
+      // orgs.invite
+      const email = `${uniqueId("invitee")}@example.com`;
+      expect((await invite(email)).status).toBe(201);
+      const link = outbox(email)
+        .at(-1)
+        ?.text.match(/\S+\/oauth\/invitation\?token=[A-Za-z0-9_-]+/)?.[0] as string;
+      // hosted.invitation
+      const context = await browser().newContext({ locale: "en-US" });
+      const page = await context.newPage();
+      expect((await page.goto(link))?.status()).toBe(200);
+      await page.getByText(`Org ${id} invites you to join the organization.`).waitFor();
+      await context.close();
+      // orgs.invitation-revoke
+      const other = (await (await invite(`${uniqueId("invitee")}@example.com`)).json()) as { invitationId: string };
+      const revoked = await fetch(`${config().issuer}/api/v3/orgs/${id}/invitations/${other.invitationId}`, {
+        method: "DELETE",
+        headers: { authorization },
+      });
+      expect(revoked.status).toBe(204);
     });
 
     it("when a device asks and the person types its code on the device page, the device gets the tokens", async () => {

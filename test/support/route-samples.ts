@@ -83,6 +83,10 @@ PLACEHOLDER_VALUES.qrCode = "sample-qr-code-0123456789";
 export const NO_2XX: Record<string, string> = {
   "orgs.domain-verify":
     "the claim's TXT record must be published at a DNS server the resolver setting names; test/functions/organization-domains.test.ts runs one on loopback",
+  "hosted.invitation":
+    "the token must be one an invitation's message carried a moment before; test/functions/hosted-invitations.test.ts follows it in a browser",
+  "orgs.invitation-revoke":
+    "an invitation's id is random and exists only after an invite in the same run; test/functions/organization-invitations.test.ts invites and revokes",
   "hosted.federated-callback":
     "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
   "federation.confirm":

@@ -19,6 +19,8 @@ export interface MessageParams {
   "security-change": { change: SecurityChange; when: string };
   /** Notice to an address's owner that someone registered with it (no code: it completes nothing). */
   "registration-attempt": { contact: "email" | "phone" };
+  /** An invitation to join an organization: its single-use link and how many days it lasts. */
+  "organization-invitation": { organization: string; link: string; days: number };
 }
 
 export type MessageName = keyof MessageParams;

@@ -33,6 +33,8 @@ export interface AuthorizationRequest {
   device?: { userCode: string };
   /** A sign-in to the account console: it ends on the console, with no code (lib/domain/account-console/console-client.ts). */
   console?: true;
+  /** An organization invitation's link token: the sign-in (or registration) ends by accepting it, with no code. */
+  invitation?: string;
   /** The organization the tokens act for (`organization=<id>`, DESIGN 6b): the user must be a member. */
   organization?: string;
 }

@@ -59,10 +59,11 @@ export async function authorize(
 }
 
 /** The guard every change carries: the caller's ORG_ADMIN, and its security event with the org's fields. */
-function guardOf(
-  deps: OrganizationDeps,
+export function guardOf(
+  deps: Pick<OrganizationDeps, "events">,
   caller: OrgCaller,
   orgId: string,
+  /** The member changed, or the address invited. */
   target: string,
   roles: string[] | undefined,
 ): OrgGuard {
@@ -78,7 +79,7 @@ function guardOf(
  * Roles are rights over the organization's group held by a user: built-in ones are checked
  * here, custom ones by their catalogue entry inside the transaction that grants them.
  */
-function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
+export function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
   const unique = [...new Set(roles)].sort();
   for (const right of unique) {
     const builtin = builtinRight(right);
@@ -88,7 +89,7 @@ function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
 }
 
 /** Failure path only: tell a missing custom right from one of other kinds. */
-async function rightProblem(deps: OrganizationDeps, right: string): Promise<Error> {
+export async function rightProblem(deps: Pick<OrganizationDeps, "rightDefinitions">, right: string): Promise<Error> {
   const definition = await deps.rightDefinitions.get(right);
   return definition ? orgProblems.notForGroups(right) : rightProblems.unknownRight(right);
 }

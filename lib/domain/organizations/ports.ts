@@ -3,9 +3,10 @@ import type { PendingWrite, Prefetch } from "../unit-of-work";
 /**
  * Why an organization change was refused, by the condition that failed: the organization
  * (gone, or the caller no longer administers it), the account, the membership, a custom
- * right's catalogue entry, or state that moved on since it was read (try again).
+ * right's catalogue entry, state that moved on since it was read (try again), or a write
+ * that rode along in `alsoWrite` (an invitation consumed once).
  */
-export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale";
+export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale" | "alsoWrite";
 
 export class OrgChangeRefusedError extends Error {
   constructor(

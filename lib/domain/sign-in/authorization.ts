@@ -28,6 +28,7 @@ import {
 } from "../oidc/organization";
 import type { AuthorizationCodeRepository } from "../oidc/ports";
 import { admitOperator, isConsoleClient, provedSecondFactor } from "../operators/operator";
+import { type Acceptance, INVITATION_MARK, type InvitationLinkUseCases } from "../organizations/invitations";
 import type { ResourceRepository } from "../resources/ports";
 import { consentScope, type ResourceScope } from "../resources/resource";
 import { targetOf } from "../resources/target";
@@ -63,6 +64,8 @@ export interface AuthorizationDeps {
   groups: Pick<GroupRepository, "membershipsOf" | "groups">;
   /** The account console: where a sign-in started from it goes back to. */
   consoleUri: string;
+  /** Organization invitations: a sign-in started from a link accepts it (docs/organizations.md#invitations). */
+  invitations: Pick<InvitationLinkUseCases, "accept">;
   /** The `sub` and first audience of an ID token this issuer signed, whatever its age; undefined otherwise. */
   idTokenHint: (token: string) => Promise<{ sub: string; aud: string } | undefined>;
 }
@@ -81,7 +84,9 @@ export type AfterSignIn =
   | { kind: "back"; redirectUri: string; responseMode: ResponseMode; params: Record<string, string | undefined> }
   | { kind: "error"; error: AuthorizationError }
   /** The request asked for scope `organization` and named none: the user picks one of these. */
-  | { kind: "organization"; choices: OrganizationChoice[] };
+  | { kind: "organization"; choices: OrganizationChoice[] }
+  /** A sign-in started from an invitation's link: how accepting it ended. */
+  | { kind: "invitation"; acceptance: Acceptance };
 
 /** Organizations offered on the picker page at most; more would need a search there. */
 const ORGANIZATION_CHOICES = 100;
@@ -189,6 +194,16 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     return { client, request };
   }
 
+  /**
+   * A sign-in (or registration) started from an invitation's link: like the console's, the
+   * service is its own first-party client, and the sign-in ends by accepting the invitation.
+   */
+  function invitationRequest(token: string, uiLocales: string | undefined): Omit<FoundRequest, "query"> {
+    const { client, request } = consoleRequest(uiLocales);
+    const { console: _, ...rest } = request;
+    return { client, request: { ...rest, invitation: token } };
+  }
+
   /** The user's answer to a device: recorded for its next poll; the browser goes to the device page's last word. */
   async function answerDevice(
     device: { userCode: string },
@@ -214,6 +229,9 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
         return { ...(await deviceRequest(sent.user_code, sent.ui_locales)), query: sent };
       // Only the account console's sign-in link and the forms it seals carry this mark.
       if (sent[CONSOLE_MARK] !== undefined) return { ...consoleRequest(sent.ui_locales), query: sent };
+      // Only the invitation page and the forms it seals carry this mark.
+      const invitation = sent[INVITATION_MARK];
+      if (invitation !== undefined) return { ...invitationRequest(invitation, sent.ui_locales), query: sent };
       // A request_uri of ours stands for the whole request (RFC 9126 4): the other parameters are ignored.
       const query = isPushedRequestUri(sent.request_uri)
         ? await takePushedRequest(deps.pushedRequests, sent.request_uri, sent.client_id, epochSeconds())
@@ -259,6 +277,8 @@ export function authorizationUseCases(deps: AuthorizationDeps) {
     async signedIn(found: FoundRequest, browser: LiveBrowserSession, now: number): Promise<AfterSignIn> {
       const { client, request } = found;
       if (request.console) return { kind: "back", redirectUri: request.redirectUri, responseMode: "query", params: {} };
+      if (request.invitation !== undefined)
+        return { kind: "invitation", acceptance: await deps.invitations.accept(request.invitation, browser.account) };
       if (isConsoleClient(client.clientId)) {
         try {
           await admitOperator(deps.rights, browser.account.sub, browser.session.amr);

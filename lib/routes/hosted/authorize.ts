@@ -7,6 +7,7 @@ import {
   type AuthorizationRequest,
   refusalOf,
 } from "../../domain/oidc/authorization-request";
+import { INVITATION_MARK } from "../../domain/organizations/invitations";
 import { COOKIES, pageResult, readCookie } from "../../http/browser";
 import { type CommonCall, type HttpResult, route } from "../../http/route";
 import {
@@ -35,10 +36,17 @@ const authorizationQuery = {
 /**
  * What only the service puts in a sealed request, dropped from what the browser sends: a user
  * code reaches the flow only through the device page, which counts the tries; the pushed mark
- * only from a request_uri the client pushed; the console's mark only from its sign-in link.
+ * only from a request_uri the client pushed; the console's mark only from its sign-in link;
+ * an invitation's only from its page.
  */
 function browserParams(params: Record<string, string | undefined>) {
-  const { user_code: _, [PUSHED_MARK]: _pushed, [CONSOLE_MARK]: _console, ...rest } = params;
+  const {
+    user_code: _,
+    [PUSHED_MARK]: _pushed,
+    [CONSOLE_MARK]: _console,
+    [INVITATION_MARK]: _invitation,
+    ...rest
+  } = params;
   return rest;
 }
 

@@ -8,6 +8,7 @@ import { COOKIES, pageResult, readCookie, setCookie } from "../../http/browser";
 import type { CommonCall, HttpResult } from "../../http/route";
 import { brandOf } from "../../pages/brand";
 import { consentPage } from "../../pages/consent";
+import { invitationResultPage } from "../../pages/invitation";
 import { organizationPage } from "../../pages/organization";
 import type { FormState } from "../../pages/parts";
 import { type SignInView, signInPage } from "../../pages/sign-in";
@@ -68,6 +69,9 @@ function loginCookies(login: BrowserLogin): string[] {
   ];
 }
 
+/** Where an invitation's result page leads: the account console. */
+const ACCOUNT_PAGE = "/svc/account";
+
 /** Where a signed-in browser goes: the organization picker, the consent page, or back to the client. */
 export async function answerNext(
   call: CommonCall,
@@ -78,6 +82,10 @@ export async function answerNext(
   const lang = languageFor(call, query);
   if (next.kind === "error") return errorBack(lang, next.error, cookies);
   if (next.kind === "back") return backToClient(lang, next, next.params, cookies);
+  if (next.kind === "invitation") {
+    const status = { joined: 200, alreadyMember: 200, wrongAccount: 403, gone: 410 }[next.acceptance.kind];
+    return pageResult(status, invitationResultPage(lang, next.acceptance, ACCOUNT_PAGE), cookies);
+  }
   const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
   if (next.kind === "organization")
     return pageResult(200, organizationPage({ lang, state: form.state, choices: next.choices }), [

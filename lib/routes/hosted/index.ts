@@ -3,6 +3,7 @@ import { accountRoutes } from "./account";
 import { authorizeRoutes } from "./authorize";
 import { deviceRoutes } from "./device";
 import { federationRoutes } from "./federation";
+import { invitationRoutes } from "./invitation";
 import { logoutRoutes } from "./logout";
 import { passkeyRoutes } from "./passkeys";
 import { qrRoutes } from "./qr";
@@ -32,4 +33,5 @@ export const hostedRoutes = (uc: HostedUseCases) =>
     ...passkeyRoutes(uc),
     ...accountRoutes(uc),
     ...deviceRoutes(uc),
+    ...invitationRoutes(uc),
   ]);

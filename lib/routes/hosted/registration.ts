@@ -1,4 +1,5 @@
 import { ApiError } from "../../domain/errors";
+import { INVITATION_MARK } from "../../domain/organizations/invitations";
 import type { PolicyViolation } from "../../domain/passwords/policy";
 import type { Instruction } from "../../domain/registration/instructions";
 import type { RegistrationResponse } from "../../domain/registration/register";
@@ -33,21 +34,26 @@ import type { HostedUseCases } from "./use-cases";
  * carrying its signed authorization request, and ending back in the sign-in.
  */
 
-const registerStart = route({
-  id: "hosted.register",
-  method: "GET",
-  path: "/svc/oauth/register",
-  version: "page",
-  auth: "none",
-  summary: "The registration form, opened from the sign-in page",
-  tags: ["sign-in"],
-  request: { query: linkQuery },
-  responses: linkResponses,
-  handler: (call) =>
-    answeringLink(call, call.query.interaction, async (found, lang) =>
-      pageResult(200, registerPage({ lang, state: found.state })),
-    ),
-});
+const registerStart = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.register",
+    method: "GET",
+    path: "/svc/oauth/register",
+    version: "page",
+    auth: "none",
+    summary: "The registration form, opened from the sign-in page",
+    tags: ["sign-in"],
+    request: { query: linkQuery },
+    responses: linkResponses,
+    handler: (call) =>
+      answeringLink(call, call.query.interaction, async (found, lang) => {
+        // From an invitation's page: the invited address, which the link confirms, is filled in.
+        const invitation = found.query[INVITATION_MARK];
+        const invited = invitation === undefined ? undefined : await uc.invitations.preview(invitation);
+        const fields = invited && { email: invited.email };
+        return pageResult(200, registerPage({ lang, state: found.state, fields }));
+      }),
+  });
 
 const registrationForm = hostedForm({
   given_name: { type: "string", maxLength: 256 },
@@ -157,7 +163,8 @@ const registerSubmit = (uc: HostedUseCases) =>
         if (!fields.email && !fields.phone) return again({ messages: [TEXT[lang].contactRequired] });
         const user = { attrs: attributesOf(fields), credentials: { password: call.body.password ?? "" } };
         try {
-          const response = await uc.selfService.register({ user }, callerOf(call, opened.query, lang));
+          const caller = callerOf(call, opened.query, lang);
+          const response = await uc.selfService.register({ user }, caller, opened.query[INVITATION_MARK]);
           return await afterRegistrationStep(uc, call, { ...opened, lang }, response, { state });
         } catch (error) {
           return again(refusalMessages(error, lang));
@@ -243,4 +250,4 @@ const registerConfirm = (uc: HostedUseCases) =>
       }),
   });
 
-export const registrationRoutes = (uc: HostedUseCases) => [registerStart, registerSubmit(uc), registerConfirm(uc)];
+export const registrationRoutes = (uc: HostedUseCases) => [registerStart(uc), registerSubmit(uc), registerConfirm(uc)];

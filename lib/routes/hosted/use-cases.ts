@@ -1,3 +1,4 @@
+import type { InvitationLinkUseCases } from "../../domain/organizations/invitations";
 import type { AuthorizationUseCases } from "../../domain/sign-in/authorization";
 import type { BrowserSignInUseCases } from "../../domain/sign-in/browser-sign-in";
 import type { SelfServiceUseCases } from "../../domain/sign-in/self-service";
@@ -10,4 +11,6 @@ export interface HostedUseCases {
   signIn: BrowserSignInUseCases;
   /** Registration and forgotten password. */
   selfService: SelfServiceUseCases;
+  /** Organization invitations' links (docs/organizations.md#invitations). */
+  invitations: InvitationLinkUseCases;
 }
