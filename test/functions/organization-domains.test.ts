@@ -1,8 +1,7 @@
-import type { AddressInfo } from "node:net";
-import dns2 from "dns2";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import { keys } from "../../lib/store/keys";
+import { startTxtServer } from "../support/dns-server";
 import { invoke, sampleEvent, seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
 import { useSettings } from "../support/oauth-provider";
 import { request } from "../support/requests";
@@ -13,34 +12,13 @@ import { storedItem } from "../support/stored";
  * records served by a real DNS server on loopback (dns2) that the resolver setting names.
  */
 
-const { Packet } = dns2;
-
-/** TXT records by name; a name not here answers NXDOMAIN; `failing` answers SERVFAIL to everything. */
-const zone = new Map<string, string[]>();
-let failing = false;
-const server = dns2.createServer({
-  udp: true,
-  handle: (request, send) => {
-    const response = Packet.createResponseFromRequest(request);
-    const [question] = request.questions;
-    const records = zone.get(question.name.toLowerCase());
-    if (failing) response.header.rcode = Packet.RCODE.SERVFAIL;
-    else if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
-    else
-      for (const data of records)
-        response.answers.push(
-          Packet.createResourceFromQuestion(question, { type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data }),
-        );
-    send(response);
-  },
-});
-await server.listen({ udp: { port: 0, address: "127.0.0.1" } });
-const port = (server.addresses().udp as AddressInfo).port;
-afterAll(() => server.close());
+const dns = await startTxtServer();
+const zone = dns.zone;
+afterAll(() => dns.close());
 
 beforeEach(() => {
-  useSettings({ organizations: { dnsResolvers: [`127.0.0.1:${port}`], dnsTimeoutMs: 500 } });
-  failing = false;
+  useSettings({ organizations: { dnsResolvers: [dns.resolver], dnsTimeoutMs: 500 } });
+  dns.state.failing = false;
 });
 
 const SAMPLES = {
@@ -231,7 +209,7 @@ describe("verifying a domain against a DNS server on loopback", () => {
     const domain = newDomain();
     publish(await claimed(api, domain));
     expect((await api.verify(domain)).statusCode).toBe(200);
-    failing = true;
+    dns.state.failing = true;
     const answer = await api.verify(domain);
     expect(answer.statusCode).toBe(503);
     expect(answer.json).toMatchObject({ error: "dns_unavailable" });

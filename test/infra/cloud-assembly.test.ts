@@ -25,6 +25,7 @@ import {
   serveAssembly,
   synthesize,
 } from "../support/cloud-assembly";
+import { startTxtServer } from "../support/dns-server";
 import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { useSettings } from "../support/oauth-provider";
@@ -99,11 +100,14 @@ let rows: RoundTripRow[] = [];
 const jobResults: unknown[] = [];
 const altered: string[] = [];
 let provider: Awaited<ReturnType<typeof startSampleProvider>>;
+// Verified domains' TXT records, served on loopback to the bundles' resolver setting.
+const dns = await startTxtServer();
 
 beforeAll(async () => {
   provider = await startSampleProvider();
-  useSettings(provider.settings);
-  dir = synthesize(provider.settings);
+  const settings = { ...provider.settings, organizations: { dnsResolvers: [dns.resolver], dnsTimeoutMs: 1000 } };
+  useSettings(settings);
+  dir = synthesize(settings);
   served = await serveAssembly(dir, port, DATA_KEY_TEXT, "localhost");
   // The table streams its changes, and the template's event source mapping feeds them to the events bundle.
   await prepareTable(config().dynamodbEndpoint ?? "", { stream: true });
@@ -122,6 +126,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.stop();
   await provider?.stop();
+  dns.close();
   // The assembly (about 40 MB of bundles) and the altered copies of its template.
   for (const folder of [dirname(dir), ...altered]) if (folder) rmSync(folder, { recursive: true, force: true });
 });
@@ -353,6 +358,34 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
         headers: { authorization },
       });
       expect(revoked.status).toBe(204);
+    });
+
+    it("when an organization claims a domain and publishes its TXT record, the bundles verify it", async () => {
+      const id = uniqueId("org-");
+      const at = Math.floor(Date.now() / 1000);
+      await services().groups.create({
+        id,
+        profile: "org",
+        name: `Org ${id}`,
+        attributes: {},
+        createdAt: at,
+        updatedAt: at,
+      });
+      const authorization = await systemBearer(["svc_groups"]);
+      const domain = `${uniqueId("d")}.example`.toLowerCase();
+      const claimed = await fetch(`${config().issuer}/api/v3/orgs/${id}/domains`, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json" },
+        body: JSON.stringify({ domain }),
+      });
+      const claim = (await claimed.json()) as { txt: { name: string; value: string } };
+      dns.zone.set(claim.txt.name, [claim.txt.value]);
+      // orgs.domain-verify
+      const verified = await fetch(`${config().issuer}/api/v3/orgs/${id}/domains/${domain}/verify`, {
+        method: "POST",
+        headers: { authorization },
+      });
+      expect([verified.status, ((await verified.json()) as { state: string }).state]).toEqual([200, "verified"]);
     });
 
     it("when a device asks and the person types its code on the device page, the device gets the tokens", async () => {
