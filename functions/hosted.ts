@@ -13,6 +13,7 @@ import {
   registrationDeps,
   requestChecks,
   services,
+  ssoSignInDeps,
 } from "../lib/container";
 import { withOperatorConsoleRecord } from "../lib/domain/operators/console-client";
 import { authorizationUseCases } from "../lib/domain/sign-in/authorization";
@@ -40,7 +41,12 @@ const authorization = () => {
 const signIn = () => {
   const { qrLogins, accounts } = services();
   const deps = { passkeys: passkeyDeps(), federation: bindDeps(), qrLogins, accounts };
-  return browserSignInUseCases({ ...deps, login: passwordLoginDeps(), authorization: authorization() });
+  return browserSignInUseCases({
+    ...deps,
+    login: passwordLoginDeps(),
+    authorization: authorization(),
+    sso: ssoSignInDeps(),
+  });
 };
 
 const useCases = {

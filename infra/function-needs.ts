@@ -42,7 +42,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Grants and their mirrors, and the rights catalogue.
   rights: { table: "read-write" },
   // Groups, members both ways; deleting a group also clears the rights held on it.
-  groups: { table: "read-write" },
+  // Organizations' SSO client secrets are sealed with the data key.
+  groups: { table: "read-write", dataKey: true },
   // New credentials, sessions ended; generated passwords by SMS, change notices by e-mail.
   passwords: { table: "read-write", messaging: true, hashes: true },
   // Authentication modes and account state on the profile; TOTP secrets sealed with the data key;

@@ -102,6 +102,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.identityEvent]: { types: [] },
   // Organizations' directory of verified domains: domain.* events come from the organization's own domain items.
   [ENTITY.domainOwner]: { types: [] },
+  // An organization's SSO connection: configuration, no event (its sign-ins are login events with method org_sso).
+  [ENTITY.orgSso]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

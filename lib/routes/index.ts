@@ -12,6 +12,7 @@ import { hostedRoutes } from "./hosted";
 import { keysRoutes } from "./keys";
 import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
+import { organizationSsoRoutes } from "./organization-sso";
 import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
@@ -44,6 +45,7 @@ export const routes: readonly RouteDefinition[] = [
   ...rightsRoutes(specsOnly()),
   ...groupsRoutes(specsOnly()),
   ...organizationsRoutes(specsOnly()),
+  ...organizationSsoRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

@@ -98,7 +98,7 @@ export const orgRoles = {
 } as const;
 
 /** User tokens with svc_org_admin on organizations they hold ORG_ADMIN over; applications with svc_groups. */
-const orgCall = {
+export const orgCall = {
   version: "v3",
   auth: "bearer",
   permissions: { user: ["svc_org_admin"], system: ["svc_groups"] },
@@ -109,7 +109,7 @@ const orgCall = {
 const RIGHTS_PERMISSION = "svc_rights_full_access";
 const roleCall = { ...orgCall, permissions: { user: ["svc_org_admin"], system: [RIGHTS_PERMISSION] } } as const;
 
-const notFound = {
+export const notFound = {
   description: "group_not_found: no such organization, or one the caller does not administer",
   schema: v3Error,
 } as const;
@@ -122,7 +122,7 @@ const memberChangeRefusals = {
 } as const;
 
 /** The caller as the domain sees it: a user-mode call brings the ORG_ADMIN its session check read. */
-function callerOf(
+export function callerOf(
   call: Pick<ApiCall, "principal" | "route" | "sourceIp" | "userAgent"> & { prefetched?: boolean },
 ): OrgCaller {
   const event = userCallEvent(call);

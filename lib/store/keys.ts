@@ -87,6 +87,9 @@ export const ENTITY = {
   identityEvent: "identity-event",
   /** A domain an organization verified (docs/organizations.md), by the domain: at most one owner. */
   domainOwner: "domain-owner",
+  // Single sign-on per organization (docs/organizations.md).
+  /** An organization's OpenID Connect connection, in the organization's partition (client secret sealed). */
+  orgSso: "org-sso",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -299,6 +302,9 @@ export const keys = {
   membershipsInProfile: (profile: string): string => `MEMBER_OF#${profile}#`,
   /** The organization that verified a domain (lower-case, no "#"): home-realm discovery's one GetItem. */
   domainOwner: (domain: string): TableKey => ({ PK: `DOMAIN#${domain}`, SK: "OWNER" }),
+  // Single sign-on per organization: one connection, beside the organization's members and
+  // rights, so deleting the group's partition removes it too.
+  orgSso: (orgId: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: "SSO#oidc" }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

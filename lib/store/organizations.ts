@@ -51,52 +51,52 @@ function revCondition(rev: number) {
       };
 }
 
+/** Guard items first (also the organization's SSO connection's writes), each with the refusal its failure means. */
+export function orgGuardItems(tableName: string, orgId: string, guard: OrgGuard): Array<[TransactItem, OrgRefusal]> {
+  const items: Array<[TransactItem, OrgRefusal]> = [
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.group(ORGANIZATION_PROFILE, orgId),
+          ConditionExpression: groupLive,
+        },
+      },
+      "org",
+    ],
+  ];
+  if (guard.admin !== undefined) {
+    const key = grantKey(roleRef(orgId, userParty(guard.admin), ORG_ADMIN));
+    items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "org"]);
+  }
+  const kept = guard.keepAdmin === undefined ? undefined : partyOfKey(guard.keepAdmin);
+  if (kept && guard.keepAdmin !== guard.admin) {
+    const key = grantKey(roleRef(orgId, kept, ORG_ADMIN));
+    items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "stale"]);
+  }
+  for (const right of guard.customRights) {
+    items.push([
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.rightDefinition(right),
+          ConditionExpression: rightForGroups,
+          ExpressionAttributeNames: { "#subjectTypes": "subjectTypes", "#objectTypes": "objectTypes" },
+          ExpressionAttributeValues: { ":user": "user", ":grps": "grps" },
+        },
+      },
+      "right",
+    ]);
+  }
+  return items;
+}
+
 /**
  * Organizations (docs/organizations.md) over the group and rights items: a member is the
  * group's member item and its mirror, a role the grant of a right over the group and the
  * grant's mirror in the group's partition (lib/store/groups.ts, lib/store/rights.ts).
  */
 export function createOrganizationStore({ client, tableName }: StoreDeps): OrganizationRepository {
-  /** Guard items first, each with the refusal its failure means. */
-  function guardItems(orgId: string, guard: OrgGuard): Array<[TransactItem, OrgRefusal]> {
-    const items: Array<[TransactItem, OrgRefusal]> = [
-      [
-        {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.group(ORGANIZATION_PROFILE, orgId),
-            ConditionExpression: groupLive,
-          },
-        },
-        "org",
-      ],
-    ];
-    if (guard.admin !== undefined) {
-      const key = grantKey(roleRef(orgId, userParty(guard.admin), ORG_ADMIN));
-      items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "org"]);
-    }
-    const kept = guard.keepAdmin === undefined ? undefined : partyOfKey(guard.keepAdmin);
-    if (kept && guard.keepAdmin !== guard.admin) {
-      const key = grantKey(roleRef(orgId, kept, ORG_ADMIN));
-      items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "stale"]);
-    }
-    for (const right of guard.customRights) {
-      items.push([
-        {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.rightDefinition(right),
-            ConditionExpression: rightForGroups,
-            ExpressionAttributeNames: { "#subjectTypes": "subjectTypes", "#objectTypes": "objectTypes" },
-            ExpressionAttributeValues: { ":user": "user", ":grps": "grps" },
-          },
-        },
-        "right",
-      ]);
-    }
-    return items;
-  }
-
   function grantRole(orgId: string, sub: string, right: string): Array<[TransactItem, OrgRefusal]> {
     const ref = roleRef(orgId, userParty(sub), right);
     return [
@@ -236,7 +236,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
       const { member, mirror } = membershipItems(ORGANIZATION_PROFILE, orgId, sub, now);
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             { ConditionCheck: { TableName: tableName, Key: keys.userProfile(sub), ConditionExpression: present } },
             "account",
@@ -252,7 +252,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
     async removeMember(orgId: string, sub: string, state: MemberState, guard: OrgGuard): Promise<void> {
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             {
               Delete: {
@@ -274,7 +274,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
       const rev = revCondition(state.rev);
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             {
               Update: {

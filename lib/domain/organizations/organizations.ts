@@ -48,15 +48,15 @@ const SUB = new RegExp(SUB_PATTERN);
  * A user token may act only on an organization it administers now: ORG_ADMIN read with
  * the session (or once more here). Any other organization answers as a missing one.
  */
-async function authorize(deps: OrganizationDeps, caller: OrgCaller, orgId: string): Promise<void> {
+export async function authorize(deps: Pick<OrganizationDeps, "orgs">, caller: OrgCaller, orgId: string): Promise<void> {
   if (caller.mode === "system") return;
   const held = caller.prefetched ?? (await deps.orgs.isAdmin(caller.sub, orgId));
   if (!held) throw groupProblems.notFound(orgId, ORGANIZATION_PROFILE);
 }
 
 /** The guard every change carries: the caller's ORG_ADMIN, and its security event with the org's fields. */
-function guardOf(
-  deps: OrganizationDeps,
+export function guardOf(
+  deps: Pick<OrganizationDeps, "events">,
   caller: OrgCaller,
   orgId: string,
   target: string,
@@ -74,7 +74,7 @@ function guardOf(
  * Roles are rights over the organization's group held by a user: built-in ones are checked
  * here, custom ones by their catalogue entry inside the transaction that grants them.
  */
-function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
+export function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
   const unique = [...new Set(roles)].sort();
   for (const right of unique) {
     const builtin = builtinRight(right);
@@ -84,7 +84,7 @@ function checkRoles(roles: string[]): { roles: string[]; custom: string[] } {
 }
 
 /** Failure path only: tell a missing custom right from one of other kinds. */
-async function rightProblem(deps: OrganizationDeps, right: string): Promise<Error> {
+export async function rightProblem(deps: Pick<OrganizationDeps, "rightDefinitions">, right: string): Promise<Error> {
   const definition = await deps.rightDefinitions.get(right);
   return definition ? orgProblems.notForGroups(right) : rightProblems.unknownRight(right);
 }

@@ -5,7 +5,8 @@ import type { PendingWrite, Prefetch } from "../unit-of-work";
  * (gone, or the caller no longer administers it), the account, the membership, a custom
  * right's catalogue entry, or state that moved on since it was read (try again).
  */
-export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale";
+/** `absent`: the organization's SSO connection to remove was not there. */
+export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale" | "absent";
 
 export class OrgChangeRefusedError extends Error {
   constructor(
