@@ -1,9 +1,10 @@
+import { problems } from "../domain/errors";
 import { MAX_ROLES } from "../domain/organizations/organizations";
 import type { SsoUseCases } from "../domain/organizations/sso";
 import { RIGHT_NAME_PATTERN } from "../domain/rights/catalogue";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
-import { callerOf, notFound, orgCall, orgParams } from "./organizations";
+import { callerOf, notFound, orgCall, orgParams, RIGHTS_PERMISSION } from "./organizations";
 import { badAccessToken, v3Error } from "./schemas";
 
 /** An organization's own OpenID Connect provider (docs/organizations.md, "Single sign-on per organization"). */
@@ -84,7 +85,7 @@ const putSso = (sso: SsoUseCases) =>
     event: { type: "orgs.sso-put", inTransaction: true },
     summary: "Create or replace the organization's single sign-on connection (OpenID Connect)",
     description:
-      "Reads the issuer's discovery document now and keeps its endpoints; the client secret is sealed and never returned. Default roles are checked like member roles, in the same transaction as the write.",
+      "Reads the issuer's discovery document now and keeps its endpoints; the client secret is sealed and never returned. Default roles are checked like member roles, in the same transaction as the write; an application naming default roles needs svc_rights_full_access besides svc_groups.",
     request: { params: orgParams, body: { contentType: "json", schema: ssoBody, required: true } },
     prefetch: (caller) => sso.adminPrefetch(caller.sub, caller.params.orgId),
     responses: {
@@ -94,7 +95,18 @@ const putSso = (sso: SsoUseCases) =>
       404: notFound,
       409: { description: "changed_concurrently", schema: v3Error },
     },
-    handler: async (call) => jsonResult(200, await sso.configure(callerOf(call), call.params.orgId, call.body)),
+    handler: async (call) => {
+      const principal = call.principal;
+      // Default roles are rights granted later: an application names them with the rights API's permission.
+      if (
+        principal?.mode === "system" &&
+        (call.body.defaultRoles?.length ?? 0) > 0 &&
+        !principal.scopes.has(RIGHTS_PERMISSION)
+      ) {
+        throw problems.badAccessToken("insufficient_scope", { error: "insufficient_scope", scope: RIGHTS_PERMISSION });
+      }
+      return jsonResult(200, await sso.configure(callerOf(call), call.params.orgId, call.body));
+    },
   });
 
 const getSso = (sso: SsoUseCases) =>

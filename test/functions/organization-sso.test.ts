@@ -92,6 +92,13 @@ describe("PUT/GET/DELETE /svc/api/v3/orgs/{orgId}/sso", () => {
     expect(JSON.stringify(events)).not.toContain(SECRET);
   });
 
+  it("when an application with svc_groups alone names default roles, it answers 401 insufficient_scope and stores nothing", async () => {
+    const { orgId } = await orgWithAdmin();
+    const refused = await put(orgId, await systemBearer(["svc_groups"]));
+    expect(refused.statusCode).toBe(401);
+    expect(await storedItem(keys.orgSso(orgId))).toBeUndefined();
+  });
+
   it("when an application with svc_groups deletes it, it is gone and reads 404 sso_not_configured", async () => {
     const { orgId, token } = await orgWithAdmin();
     expect((await put(orgId, token)).statusCode).toBe(200);
