@@ -1,13 +1,24 @@
 import { validators } from "../lib/compiled/groups-validators";
-import { invitationDeps, organizationDomains, perCall, requestChecks, services, txtLookup } from "../lib/container";
+import { config } from "../lib/config";
+import {
+  invitationDeps,
+  organizationDomains,
+  perCall,
+  requestChecks,
+  services,
+  ssoSecretKey,
+  txtLookup,
+} from "../lib/container";
 import { groupUseCases } from "../lib/domain/groups/groups";
 import { domainUseCases } from "../lib/domain/organizations/domains";
 import { invitationUseCases } from "../lib/domain/organizations/invitations";
 import { organizationUseCases } from "../lib/domain/organizations/organizations";
+import { ssoUseCases } from "../lib/domain/organizations/sso";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
 import { organizationDomainRoutes } from "../lib/routes/organization-domains";
 import { invitationRoutes } from "../lib/routes/organization-invitations";
+import { organizationSsoRoutes } from "../lib/routes/organization-sso";
 import { organizationsRoutes } from "../lib/routes/organizations";
 
 const groups = perCall(() => {
@@ -30,6 +41,20 @@ const domains = perCall(() => {
 // Their invitations too (docs/organizations.md#invitations).
 const invitations = perCall(() => invitationUseCases(invitationDeps()));
 
+// An organization's own OpenID Connect provider; its sign-ins come back to the hosted pages' federated callback.
+const sso = perCall(() => {
+  const { organizations, rightDefinitions, events, orgSso } = services();
+  const callbackUrl = `${config().issuer}/oauth/federated/callback`;
+  return ssoUseCases({
+    orgs: organizations,
+    rightDefinitions,
+    events,
+    sso: orgSso,
+    secretKey: ssoSecretKey,
+    callbackUrl,
+  });
+});
+
 export const handler = createApiFunction(
   "groups",
   [
@@ -37,6 +62,7 @@ export const handler = createApiFunction(
     ...organizationsRoutes(orgs),
     ...organizationDomainRoutes(domains),
     ...invitationRoutes(invitations, orgs),
+    ...organizationSsoRoutes(sso),
   ],
   validators,
   requestChecks(),

@@ -14,6 +14,7 @@ import {
   registrationDeps,
   requestChecks,
   services,
+  ssoSignInDeps,
 } from "../lib/container";
 import { withOperatorConsoleRecord } from "../lib/domain/operators/console-client";
 import { invitationLinkUseCases } from "../lib/domain/organizations/invitations";
@@ -46,7 +47,12 @@ const authorization = () => {
 const signIn = () => {
   const { qrLogins, accounts } = services();
   const deps = { passkeys: passkeyDeps(), federation: bindDeps(), qrLogins, accounts };
-  return browserSignInUseCases({ ...deps, login: passwordLoginDeps(), authorization: authorization() });
+  return browserSignInUseCases({
+    ...deps,
+    login: passwordLoginDeps(),
+    authorization: authorization(),
+    sso: ssoSignInDeps(),
+  });
 };
 
 const useCases = {

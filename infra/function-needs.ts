@@ -42,8 +42,9 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   // Grants and their mirrors, and the rights catalogue.
   rights: { table: "read-write" },
   // Groups, members both ways; deleting a group also clears the rights held on it.
-  // Messaging: an organization invitation's message (docs/organizations.md#invitations).
-  groups: { table: "read-write", messaging: true },
+  // Messaging: an organization invitation's message (docs/organizations.md#invitations);
+  // the data key seals organizations' SSO client secrets.
+  groups: { table: "read-write", messaging: true, dataKey: true },
   // New credentials, sessions ended; generated passwords by SMS, change notices by e-mail.
   passwords: { table: "read-write", messaging: true, hashes: true },
   // Authentication modes and account state on the profile; TOTP secrets sealed with the data key;

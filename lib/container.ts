@@ -18,6 +18,7 @@ import type { KeyDeps } from "./domain/keys/keys";
 import type { DpopDeps } from "./domain/oauth/dpop";
 import { withOperatorConsole } from "./domain/operators/console-client";
 import type { InvitationDeps } from "./domain/organizations/invitations";
+import type { SsoSignInDeps } from "./domain/organizations/sso-sign-in";
 import type { PasskeyDeps } from "./domain/passkeys/passkeys";
 import type { PasswordChangeDeps } from "./domain/passwords/change-password";
 import type { BreachedPasswordCheck } from "./domain/passwords/ports";
@@ -55,6 +56,7 @@ import { createLoginStore } from "./store/logins";
 import { createOrganizationDomainStore, createOrganizationJoins } from "./store/organization-domains";
 import { createInvitationStore } from "./store/organization-invitations";
 import { createOrganizationRoleStore } from "./store/organization-roles";
+import { createOrgSsoStore } from "./store/organization-sso";
 import { createOrganizationStore } from "./store/organizations";
 import { createPasskeyStore } from "./store/passkeys";
 import { createPasswordResetStore } from "./store/password-resets";
@@ -122,6 +124,7 @@ export const services = /* @__PURE__ */ once(() => {
     groups: createGroupStore(deps),
     organizations: createOrganizationStore(deps),
     domainDirectory: createDomainDirectory(deps),
+    orgSso: createOrgSsoStore(deps),
     accountSearch: createAccountSearchStore(deps),
     totps: createTotpStore(deps),
     passkeys: createPasskeyStore(deps),
@@ -394,6 +397,26 @@ export const bindDeps = () => {
     tokenKey: () => dataKeys().key("federated-tokens"),
     log: (message: string, fields: Record<string, unknown>) => log.info(message, fields),
   } as const;
+};
+
+/** Seals organizations' SSO client secrets (docs/organizations.md); a subkey of the data key. */
+export const ssoSecretKey = () => dataKeys().key("org-sso-secrets");
+
+/** What signing in through an organization's own provider needs (lib/domain/organizations/sso-sign-in.ts). */
+export const ssoSignInDeps = (): SsoSignInDeps => {
+  const { domainDirectory, orgSso, federation, accounts, accountSearch, organizations } = services();
+  const { stateKey, log } = bindDeps();
+  return {
+    domains: domainDirectory,
+    sso: orgSso,
+    secretKey: ssoSecretKey,
+    federation,
+    stateKey,
+    accounts,
+    contacts: accountSearch,
+    orgs: organizations,
+    log,
+  };
 };
 
 /** What the federation routes need besides a bind's: the browser session, the owner's password, stored tokens. */

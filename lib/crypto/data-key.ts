@@ -20,7 +20,8 @@ export type DataKeyPurpose =
   | "hosted-interaction"
   | "dpop-nonces"
   | "hosted-sign-in-step"
-  | "passkey-challenges";
+  | "passkey-challenges"
+  | "org-sso-secrets";
 
 const unavailable = () =>
   new ApiError(503, "process_error", "service_unavailable", "the data key is not available, try again later", {

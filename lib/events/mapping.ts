@@ -111,6 +111,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   },
   [ENTITY.orgInvitee]: { types: [] },
   [ENTITY.invitationToken]: { types: [] },
+  // An organization's SSO connection: configuration, no event (its sign-ins are login events with method org_sso).
+  [ENTITY.orgSso]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

@@ -43,6 +43,26 @@ export interface SignInView {
   codeChannels?: ReadonlyArray<"email" | "sms">;
   /** The client's brand when it has one of its own; unset, the operator's. */
   brand?: Brand;
+  /** The organization the request names signs in with its own provider: offered first. */
+  orgSso?: boolean;
+}
+
+/**
+ * Home-realm discovery (docs/organizations.md): a work address whose organization enforces
+ * its single sign-on goes to that organization's provider. Behind a toggle, so the password
+ * form stays the page's first form; no script.
+ */
+function orgSsoForm(t: Texts, view: SignInView): Html {
+  if (view.step !== "password") return html``;
+  const offered = view.orgSso ? html`<p>${flowLink("/svc/oauth/sso/org", view.state, t.orgSsoWith)}</p>` : html``;
+  return html`${offered}<details class="org-sso"><summary>${t.orgSsoTitle}</summary>
+<form method="post" action="/svc/oauth/sso">
+${hidden(view.state)}
+<label for="sso_email">${t.orgSsoEmail}</label>
+<input id="sso_email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="256" required>
+<button type="submit">${t.orgSsoContinue}</button>
+</form>
+</details>`;
 }
 
 /**
@@ -126,6 +146,7 @@ ${
       ? PASSKEY_SCRIPT
       : html``
 }
+${orgSsoForm(t, view)}
 ${links}`;
   return layout(view.lang, t.signInTitle, body, view.brand);
 }

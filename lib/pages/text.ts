@@ -119,6 +119,18 @@ export const TEXT = {
     resetCodeInvalid: "The code is not valid. If it has expired, ask for a new one.",
     requestAgain: "Ask for a new code",
     passwordReset: "Your password was changed. Sign in with the new password.",
+    // Single sign-on per organization (home-realm discovery).
+    orgSsoTitle: "Signing in with your work account?",
+    orgSsoEmail: "Work e-mail",
+    orgSsoContinue: "Continue with your organization",
+    orgSsoWith: "Sign in with your organization's account",
+    useOrgSso:
+      "Your organization signs you in with its own account: type your work e-mail under “Signing in with your work account?”.",
+    noOrgSso: "No organization signs in this address: sign in with your password.",
+    ssoForeignAddress: "Your organization's sign-in did not give an address of a domain the organization verified.",
+    ssoAccountExists:
+      "An account with this address exists and your organization's sign-in did not confirm the address.",
+    ssoUnavailable: "Your organization's sign-in is not available now.",
     field: {
       sub: "login",
       given_name: "first name",
@@ -262,6 +274,17 @@ export const TEXT = {
     resetCodeInvalid: "Код недействителен. Если он устарел, запросите новый.",
     requestAgain: "Запросить новый код",
     passwordReset: "Пароль изменён. Войдите с новым паролем.",
+    // Единый вход организации (выбор входа по адресу).
+    orgSsoTitle: "Входите рабочей учётной записью?",
+    orgSsoEmail: "Рабочий e-mail",
+    orgSsoContinue: "Продолжить через организацию",
+    orgSsoWith: "Войти через учётную запись организации",
+    useOrgSso:
+      "Ваша организация выполняет вход сама: введите рабочий e-mail в разделе «Входите рабочей учётной записью?».",
+    noOrgSso: "Для этого адреса нет входа через организацию: войдите с паролем.",
+    ssoForeignAddress: "Вход организации не сообщил адрес домена, подтверждённого организацией.",
+    ssoAccountExists: "Учётная запись с этим адресом уже есть, а вход организации не подтвердил адрес.",
+    ssoUnavailable: "Вход через организацию сейчас недоступен.",
     field: {
       sub: "логин",
       given_name: "имя",

@@ -14,6 +14,7 @@ import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
 import { organizationDomainRoutes } from "./organization-domains";
 import { invitationRoutes } from "./organization-invitations";
+import { organizationSsoRoutes } from "./organization-sso";
 import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
@@ -48,6 +49,7 @@ export const routes: readonly RouteDefinition[] = [
   ...organizationsRoutes(specsOnly()),
   ...organizationDomainRoutes(specsOnly()),
   ...invitationRoutes(specsOnly(), specsOnly()),
+  ...organizationSsoRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

@@ -106,7 +106,7 @@ export const orgCall = {
 } as const;
 
 /** Role grants in system mode take the rights API's permission (PUT /svc/api/v3/rights). */
-const RIGHTS_PERMISSION = "svc_rights_full_access";
+export const RIGHTS_PERMISSION = "svc_rights_full_access";
 const roleCall = { ...orgCall, permissions: { user: ["svc_org_admin"], system: [RIGHTS_PERMISSION] } } as const;
 
 /** Roles are rights: an application grants them (adding a member, inviting) with the rights API's permission. */

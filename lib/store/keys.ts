@@ -97,6 +97,9 @@ export const ENTITY = {
   orgInvitee: "org-invitee",
   /** An invitation found by its link's token digest (TTL). */
   invitationToken: "invitation-token",
+  // Single sign-on per organization (docs/organizations.md).
+  /** An organization's OpenID Connect connection, in the organization's partition (client secret sealed). */
+  orgSso: "org-sso",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -322,6 +325,9 @@ export const keys = {
   orgInvitee: (orgPartition: string, email: string): TableKey => ({ PK: orgPartition, SK: `INVITEE#${email}` }),
   /** An invitation's link token, by its SHA-256 digest (base64url, no "#"). */
   invitationToken: (digest: string): TableKey => ({ PK: `INVITATION#${digest}`, SK: "INVITATION" }),
+  // Single sign-on per organization: one connection, beside the organization's members and
+  // rights, so deleting the group's partition removes it too.
+  orgSso: (orgId: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: "SSO#oidc" }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

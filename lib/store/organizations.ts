@@ -51,6 +51,31 @@ function revCondition(rev: number) {
       };
 }
 
+/** Guard items first (also the organization's SSO connection's writes), each with the refusal its failure means. */
+export function orgGuardItems(tableName: string, orgId: string, guard: OrgGuard): Array<[TransactItem, OrgRefusal]> {
+  const items = orgChecks(tableName, orgId, guard.admin).map((item): [TransactItem, OrgRefusal] => [item, "org"]);
+  const kept = guard.keepAdmin === undefined ? undefined : partyOfKey(guard.keepAdmin);
+  if (kept && guard.keepAdmin !== guard.admin) {
+    const key = grantKey(roleRef(orgId, kept, ORG_ADMIN));
+    items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "stale"]);
+  }
+  for (const right of guard.customRights) {
+    items.push([
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.rightDefinition(right),
+          ConditionExpression: rightForGroups,
+          ExpressionAttributeNames: { "#subjectTypes": "subjectTypes", "#objectTypes": "objectTypes" },
+          ExpressionAttributeValues: { ":user": "user", ":grps": "grps" },
+        },
+      },
+      "right",
+    ]);
+  }
+  return items;
+}
+
 /**
  * What every organization change checks first: the organization is live and, in user mode,
  * the caller still holds ORG_ADMIN over it. Failing either means "no such organization".
@@ -72,37 +97,37 @@ export function orgChecks(tableName: string, orgId: string, admin: string | unde
   return checks;
 }
 
+/** One transaction; a failed condition becomes OrgChangeRefusedError with its reasons. */
+export async function commitOrgChange(
+  { client }: StoreDeps,
+  labelled: Array<[TransactItem, OrgRefusal]>,
+  guard: OrgGuard,
+): Promise<void> {
+  try {
+    await transactWrite(client, [...labelled.map(([item]) => item), ...transactItems(guard.alsoWrite)]);
+  } catch (error) {
+    // Still clashing with other transactions after transactWrite's retries: read again.
+    if (isConflictAfterRetries(error)) throw new OrgChangeRefusedError(["stale"]);
+    const failed = failedConditions(error);
+    if (!failed || failed.length === 0) throw error;
+    // Past the labelled items: a write of guard.alsoWrite (an invitation consumed at most once).
+    const reasons = failed.map((i): OrgRefusal => (labelled[i] ? labelled[i][1] : "alsoWrite"));
+    const rights = guard.customRights.filter((right) =>
+      failed.some(
+        (i) =>
+          (labelled[i]?.[0].ConditionCheck?.Key as { SK?: string } | undefined)?.SK === keys.rightDefinition(right).SK,
+      ),
+    );
+    throw new OrgChangeRefusedError(reasons, rights);
+  }
+}
+
 /**
  * Organizations (docs/organizations.md) over the group and rights items: a member is the
  * group's member item and its mirror, a role the grant of a right over the group and the
  * grant's mirror in the group's partition (lib/store/groups.ts, lib/store/rights.ts).
  */
 export function createOrganizationStore({ client, tableName }: StoreDeps): OrganizationRepository {
-  /** Guard items first, each with the refusal its failure means. */
-  function guardItems(orgId: string, guard: OrgGuard): Array<[TransactItem, OrgRefusal]> {
-    const items = orgChecks(tableName, orgId, guard.admin).map((item): [TransactItem, OrgRefusal] => [item, "org"]);
-    const kept = guard.keepAdmin === undefined ? undefined : partyOfKey(guard.keepAdmin);
-    if (kept && guard.keepAdmin !== guard.admin) {
-      const key = grantKey(roleRef(orgId, kept, ORG_ADMIN));
-      items.push([{ ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: present } }, "stale"]);
-    }
-    for (const right of guard.customRights) {
-      items.push([
-        {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.rightDefinition(right),
-            ConditionExpression: rightForGroups,
-            ExpressionAttributeNames: { "#subjectTypes": "subjectTypes", "#objectTypes": "objectTypes" },
-            ExpressionAttributeValues: { ":user": "user", ":grps": "grps" },
-          },
-        },
-        "right",
-      ]);
-    }
-    return items;
-  }
-
   function grantRole(orgId: string, sub: string, right: string): Array<[TransactItem, OrgRefusal]> {
     const ref = roleRef(orgId, userParty(sub), right);
     return [
@@ -119,27 +144,8 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
     ];
   }
 
-  /** One transaction; a failed condition becomes OrgChangeRefusedError with its reasons. */
-  async function commit(labelled: Array<[TransactItem, OrgRefusal]>, guard: OrgGuard): Promise<void> {
-    try {
-      await transactWrite(client, [...labelled.map(([item]) => item), ...transactItems(guard.alsoWrite)]);
-    } catch (error) {
-      // Still clashing with other transactions after transactWrite's retries: read again.
-      if (isConflictAfterRetries(error)) throw new OrgChangeRefusedError(["stale"]);
-      const failed = failedConditions(error);
-      if (!failed || failed.length === 0) throw error;
-      // Past the labelled items: a write of guard.alsoWrite (an invitation consumed at most once).
-      const reasons = failed.map((i): OrgRefusal => (labelled[i] ? labelled[i][1] : "alsoWrite"));
-      const rights = guard.customRights.filter((right) =>
-        failed.some(
-          (i) =>
-            (labelled[i]?.[0].ConditionCheck?.Key as { SK?: string } | undefined)?.SK ===
-            keys.rightDefinition(right).SK,
-        ),
-      );
-      throw new OrgChangeRefusedError(reasons, rights);
-    }
-  }
+  const commit = (labelled: Array<[TransactItem, OrgRefusal]>, guard: OrgGuard) =>
+    commitOrgChange({ client, tableName }, labelled, guard);
 
   return {
     adminPrefetch(sub: string, orgId: string) {
@@ -243,7 +249,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
       const { member, mirror } = membershipItems(ORGANIZATION_PROFILE, orgId, sub, now);
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             { ConditionCheck: { TableName: tableName, Key: keys.userProfile(sub), ConditionExpression: present } },
             "account",
@@ -259,7 +265,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
     async removeMember(orgId: string, sub: string, state: MemberState, guard: OrgGuard): Promise<void> {
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             {
               Delete: {
@@ -281,7 +287,7 @@ export function createOrganizationStore({ client, tableName }: StoreDeps): Organ
       const rev = revCondition(state.rev);
       await commit(
         [
-          ...guardItems(orgId, guard),
+          ...orgGuardItems(tableName, orgId, guard),
           [
             {
               Update: {

@@ -39,6 +39,7 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "group-head": [],
   membership: [],
   "domain-owner": [],
+  "org-sso": [],
   "unique-federated-account": [],
   // Flows in progress, counters, secrets and service records.
   registration: [],

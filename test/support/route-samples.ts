@@ -87,6 +87,14 @@ export const NO_2XX: Record<string, string> = {
     "the token must be one an invitation's message carried a moment before; test/functions/hosted-invitations.test.ts follows it in a browser",
   "orgs.invitation-revoke":
     "an invitation's id is random and exists only after an invite in the same run; test/functions/organization-invitations.test.ts invites and revokes",
+  "orgs.sso-put":
+    "configuring reads the issuer's discovery document, and the sample's issuer is not reachable from the test; test/functions/organization-sso.test.ts configures one against a real provider on loopback",
+  "orgs.sso-get":
+    "the sample organization has no SSO connection (404 sso_not_configured); test/functions/organization-sso.test.ts reads one it configured",
+  "orgs.sso-delete":
+    "the sample organization has no SSO connection (404 sso_not_configured); test/functions/organization-sso.test.ts removes one it configured",
+  "hosted.org-sso-organization":
+    "it goes on (303) only to the provider of an organization with an enabled SSO connection, configured through the API at a provider reachable from the test; test/functions/hosted-org-sso.test.ts drives it",
   "hosted.federated-callback":
     "the provider's answer must carry a state that the sign-in page started in the same browser (its CSRF cookie opens it); test/functions/hosted-federation.test.ts drives it in a browser against a real provider",
   "federation.confirm":

@@ -6,7 +6,8 @@ import type { PendingWrite, Prefetch } from "../unit-of-work";
  * right's catalogue entry, state that moved on since it was read (try again), or a write
  * that rode along in `alsoWrite` (an invitation consumed once).
  */
-export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale" | "alsoWrite";
+/** `absent`: the organization's SSO connection to remove was not there. */
+export type OrgRefusal = "org" | "account" | "alreadyMember" | "notMember" | "right" | "stale" | "alsoWrite" | "absent";
 
 export class OrgChangeRefusedError extends Error {
   constructor(

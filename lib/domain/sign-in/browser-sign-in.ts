@@ -11,6 +11,15 @@ import { createQrLogin, qrPng } from "../login/qr-login";
 import type { Language } from "../messages/ports";
 import { HOSTED_CLIENT } from "../oidc/browser-session";
 import { isConsoleClient } from "../operators/operator";
+import {
+  enforcedConnection,
+  ORG_SSO_TYPE,
+  offersSso,
+  type SsoSignInDeps,
+  type SsoStart,
+  startByAddress,
+  startByOrganization,
+} from "../organizations/sso-sign-in";
 import { authenticationOptions, type PasskeyDeps, passkeySecondFactor } from "../passkeys/passkeys";
 import type { PolicyViolation } from "../passwords/policy";
 import type { AfterSignIn, AuthorizationUseCases, FoundRequest } from "./authorization";
@@ -19,7 +28,7 @@ import type { LoginDeps } from "./login-commit";
 import type { Proved, Refused, SignInContext } from "./method";
 import { passkeyMethod } from "./methods/passkey";
 import { passwordMethod } from "./methods/password";
-import { federatedMethod, qrMethod } from "./methods/vouched";
+import { federatedMethod, orgSsoMethod, qrMethod } from "./methods/vouched";
 import { countSignIn } from "./refusals";
 
 /**
@@ -36,6 +45,8 @@ export interface BrowserSignInDeps {
   qrLogins: QrLoginRepository;
   accounts: Pick<AccountRepository, "get">;
   authorization: AuthorizationUseCases;
+  /** Organizations' own providers: home-realm discovery, their sign-ins, their enforcement. */
+  sso: SsoSignInDeps;
 }
 
 /** The browser, as the sign-in sees it. */
@@ -89,6 +100,7 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     passkey: passkeyMethod({ ...deps.passkeys, metrics: login.metrics }),
     federated: federatedMethod({ ...deps.federation, accounts: deps.accounts, metrics: login.metrics }),
     qr: qrMethod({ qrLogins: deps.qrLogins, accounts: deps.accounts, metrics: login.metrics }),
+    orgSso: orgSsoMethod({ ...deps.sso, metrics: login.metrics }),
   };
 
   const contextOf = (found: FoundRequest, origin: BrowserOrigin): SignInContext => ({
@@ -150,6 +162,11 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
   return {
     /** The sign-in form's first step: login and password. */
     async password(found: FoundRequest, input: { username: string; password: string }, origin: BrowserOrigin) {
+      // An address of a domain whose organization enforces its single sign-on signs in there only.
+      if (await enforcedConnection(deps.sso, input.username)) {
+        countSignIn(login, "password", "org_sso_required");
+        return page("password", "password", "org_sso_required", "the organization's sign-in must be used");
+      }
       return signInWith(
         found,
         "password",
@@ -207,11 +224,21 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     /** The state a provider's answer names, taken once; undefined when forged, used or expired. */
     takeProviderState: (answer: ProviderAnswer, now: number) => takeAnsweredState(deps.federation, answer, now),
 
-    /** The provider's answer to this browser's state: the linked account signs in. */
+    /** The provider's answer to this browser's state: the linked account signs in (an organization's provider: just in time). */
     async federated(found: FoundRequest, state: BindState, answer: ProviderAnswer, origin: BrowserOrigin) {
-      const result = await methods.federated.authenticate({ state, answer }, contextOf(found, origin));
-      return signInWith(found, "federated", result, origin);
+      const method = state.fpType === ORG_SSO_TYPE ? methods.orgSso : methods.federated;
+      const result = await method.authenticate({ state, answer }, contextOf(found, origin));
+      return signInWith(found, method.name, result, origin);
     },
+
+    /** Home-realm discovery: the organization's provider when the address must sign in there; undefined otherwise. */
+    toOrgSsoByAddress: (address: string, start: SsoStart) => startByAddress(deps.sso, address, start),
+
+    /** The provider of the organization an authorization request names, when it has a live one. */
+    toOrgSso: (orgId: string, start: SsoStart) => startByOrganization(deps.sso, orgId, start),
+
+    /** Whether the sign-in page offers the organization's single sign-on. */
+    offersOrgSso: (orgId: string) => offersSso(deps.sso, orgId),
 
     /** A registration just finished: the new account signs in (amr pwd, no further step). */
     async registered(found: FoundRequest, sub: string, origin: BrowserOrigin) {

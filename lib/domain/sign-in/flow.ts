@@ -267,6 +267,7 @@ function loginFlow(proved: Proved) {
     failuresOnRecord: proved.failuresOnRecord,
     attempt: proved.attempt,
     factor: proved.factor,
+    orgId: proved.orgId,
   };
 }
 

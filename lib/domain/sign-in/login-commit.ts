@@ -92,6 +92,8 @@ export interface LoginFlow {
   amr?: string[];
   /** The second factor's method, for the login event. */
   factor?: string;
+  /** The organization whose single sign-on vouched, for the login event. */
+  orgId?: string;
 }
 
 export interface OpenedLogin {
@@ -171,6 +173,7 @@ export async function recordLogin(
       prms: {
         method: flow.method,
         ...(flow.factor && { factor: flow.factor }),
+        ...(flow.orgId && { org: flow.orgId }),
         ...(login.scopes && { scopes: login.scopes }),
         ...(newCredential && { passwordChanged: true }),
       },

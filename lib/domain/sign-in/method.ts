@@ -55,6 +55,8 @@ export interface Proved {
   failuresOnRecord?: boolean;
   /** The second factor's method, once one was proved. */
   factor?: string;
+  /** The organization whose single sign-on proved it (method org_sso), for the login event. */
+  orgId?: string;
 }
 
 /** Why a method did not prove anyone; `why` is the reason code (refusal record, page message). */

@@ -74,7 +74,9 @@ export async function authorizationAnswer(
     if (found.request.prompt.includes("none")) return errorBack(lang, loginRequired(found.request));
     const form = await formState(query, readCookie(call.cookies, COOKIES.csrf));
     const { clientId: clientName, loginHint } = found.request;
-    const page = await signInPageFor(uc, { lang, state: form.state, clientName, step: "password", loginHint });
+    const organization = found.request.organization;
+    const view = { lang, state: form.state, clientName, step: "password", loginHint, organization } as const;
+    const page = await signInPageFor(uc, view);
     return pageResult(200, page, form.cookies);
   });
 }

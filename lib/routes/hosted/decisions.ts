@@ -35,7 +35,7 @@ import type { HostedUseCases } from "./use-cases";
  */
 export async function signInPageFor(
   uc: HostedUseCases,
-  view: Omit<SignInView, "providers" | "passkeyOptions">,
+  view: Omit<SignInView, "providers" | "passkeyOptions" | "orgSso"> & { organization?: string },
 ): Promise<string> {
   const providers = config().settings.federation.providers.map((p) => ({ fp: `${p.type}:${p.name}`, name: p.name }));
   const passkeyOptions =
@@ -44,7 +44,10 @@ export async function signInPageFor(
       : undefined;
   // The client's own name, logo and colours when the operator gave it any (clientName is its id).
   const brand = brandOf(config().settings.branding, view.clientName);
-  return signInPage({ ...view, providers, passkeyOptions, codeChannels: codeChannels(config().settings), brand });
+  // A request naming an organization with its own provider offers it first.
+  const orgSso = view.organization !== undefined && (await uc.signIn.offersOrgSso(view.organization));
+  const channels = codeChannels(config().settings);
+  return signInPage({ ...view, providers, passkeyOptions, codeChannels: channels, brand, orgSso });
 }
 
 /** The sign-in page again, with why another way of signing in did not work. */
@@ -57,7 +60,14 @@ export async function signInProblem(
   const { lang, state, query } = flow;
   return pageResult(
     status,
-    await signInPageFor(uc, { lang, state, clientName: query.client_id, step: "password", problem }),
+    await signInPageFor(uc, {
+      lang,
+      state,
+      clientName: query.client_id,
+      step: "password",
+      problem,
+      organization: query.organization,
+    }),
   );
 }
 
@@ -145,6 +155,9 @@ function otherRefusal(why: string, t: Texts, fpName: string): string {
     provider_error: t.providerFailed(fpName),
     qr_expired: t.qrExpired,
     qr_refused: t.qrRefused,
+    foreign_address: t.ssoForeignAddress,
+    account_exists: t.ssoAccountExists,
+    sso_unavailable: t.ssoUnavailable,
   };
   if (why === "replayed") return fpName ? t.providerFailed(fpName) : t.passkeyRefused;
   return words[why] ?? t.refused;
@@ -161,6 +174,7 @@ function wordsOf(decision: Extract<SignInDecision, { kind: "page" }>, lang: Lang
     const message = why === "otp_invalid" && asked.passkey ? "passkeyRefused" : (STEP_MESSAGES[why] ?? "otpInvalid");
     return { status: 200, message };
   }
+  if (why === "org_sso_required") return { status: 403, message: "useOrgSso" };
   if (method === "password") return { status: 401, message: PASSWORD_REFUSALS[why] ?? "wrongCredentials" };
   return { status: 200, problem: otherRefusal(why, t, asked.fpName ?? "") };
 }
@@ -197,6 +211,7 @@ export async function answerDecision(
     state,
     clientName: query.client_id,
     step: decision.step,
+    organization: query.organization,
     loginHint: decision.step === "password" ? asked.username : undefined,
     message: words.message,
     problem: words.problem,

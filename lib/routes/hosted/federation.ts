@@ -3,8 +3,19 @@ import { COOKIES, openSignIn, pageResult, readCookie, seeOther } from "../../htt
 import { route } from "../../http/route";
 import { errorPage } from "../../pages/error";
 import { TEXT } from "../../pages/text";
-import { answeringErrors, answeringLink, expiredForm, languageFor, now, originOf } from "./answers";
-import { answerDecision } from "./decisions";
+import {
+  answeringErrors,
+  answeringForm,
+  answeringLink,
+  expiredForm,
+  hostedForm,
+  languageFor,
+  linkQuery,
+  now,
+  type OpenedForm,
+  originOf,
+} from "./answers";
+import { answerDecision, signInPageFor } from "./decisions";
 import type { HostedUseCases } from "./use-cases";
 
 /**
@@ -96,4 +107,82 @@ const federatedCallback = (uc: HostedUseCases) =>
       }),
   });
 
-export const federationRoutes = (uc: HostedUseCases) => [federatedStart(uc), federatedCallback(uc)];
+// Single sign-on per organization (docs/organizations.md): the same state, PKCE and callback.
+
+/** A new sign-in's start at an organization's provider: its state expires like any provider's. */
+function ssoStart(found: OpenedForm) {
+  return {
+    clientId: found.query.client_id,
+    interaction: found.state.interaction,
+    redirectUri: federatedCallbackUrl(),
+    expiresAt: now() + config().settings.federation.stateTtlSeconds,
+  };
+}
+
+const orgSsoByAddress = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.org-sso",
+    method: "POST",
+    path: "/svc/oauth/sso",
+    version: "page",
+    auth: "none",
+    summary: "Home-realm discovery: a work address goes to its organization's provider",
+    description:
+      "An address of a domain an organization verified with policy sso, whose connection is enabled, goes to that organization's OpenID provider (state, PKCE and nonce as for any provider; the answer comes back to /svc/oauth/federated/callback). Any other address: the sign-in page, with the address in the login field.",
+    tags: ["sign-in"],
+    request: {
+      body: { contentType: "form", schema: hostedForm({ email: { type: "string", maxLength: 256 } }), required: true },
+    },
+    responses: {
+      200: { description: "The sign-in page: no organization signs in this address", contentType: "text/html" },
+      303: { description: "To the organization's provider" },
+      400: { description: "Expired or forged form", contentType: "text/html" },
+    },
+    handler: (call) =>
+      answeringForm(call, call.body, async (found, lang) => {
+        const address = call.body.email ?? "";
+        const url = await uc.signIn.toOrgSsoByAddress(address, ssoStart(found));
+        if (url) return seeOther(url.toString());
+        const clientName = found.query.client_id;
+        const view = { lang, state: found.state, clientName, step: "password", loginHint: address } as const;
+        const page = await signInPageFor(uc, {
+          ...view,
+          notice: TEXT[lang].noOrgSso,
+          organization: found.query.organization,
+        });
+        return pageResult(200, page);
+      }),
+  });
+
+const orgSsoByOrganization = (uc: HostedUseCases) =>
+  route({
+    id: "hosted.org-sso-organization",
+    method: "GET",
+    path: "/svc/oauth/sso/org",
+    version: "page",
+    auth: "none",
+    summary: "On to the provider of the organization the authorization request names",
+    tags: ["sign-in"],
+    request: { query: linkQuery },
+    responses: {
+      303: { description: "To the organization's provider" },
+      400: {
+        description: "Expired interaction, or the organization has no enabled connection",
+        contentType: "text/html",
+      },
+    },
+    handler: (call) =>
+      answeringLink(call, call.query.interaction, async (found, lang) => {
+        const orgId = found.query.organization;
+        const url = orgId ? await uc.signIn.toOrgSso(orgId, ssoStart(found)) : undefined;
+        if (!url) return pageResult(400, errorPage(lang, TEXT[lang].ssoUnavailable));
+        return seeOther(url.toString());
+      }),
+  });
+
+export const federationRoutes = (uc: HostedUseCases) => [
+  federatedStart(uc),
+  federatedCallback(uc),
+  orgSsoByAddress(uc),
+  orgSsoByOrganization(uc),
+];

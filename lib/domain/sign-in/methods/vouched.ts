@@ -7,6 +7,7 @@ import type { BindState } from "../../federation/records";
 import type { QrLoginRepository } from "../../login/ports";
 import type { MetricsPort } from "../../metrics";
 import { HOSTED_CLIENT } from "../../oidc/browser-session";
+import { completeOrgSso, type SsoSignInDeps } from "../../organizations/sso-sign-in";
 import type { PendingWrite } from "../../unit-of-work";
 import { type Proved, type Refused, refused, type SignInMethod } from "../method";
 import { countSignIn } from "../refusals";
@@ -48,6 +49,27 @@ export function federatedMethod(
       const outcome = await completeFederatedSignIn(deps, input.state, input.answer, context.now);
       if (!outcome.ok) return refused(outcome.problem, `the provider did not sign anyone in (${outcome.problem})`);
       return accountOf(deps, outcome.sub, "federated", ["fed"]);
+    },
+  };
+}
+
+/**
+ * An organization's own provider (docs/organizations.md): the linked account, or one created
+ * just in time, a member of the organization. One factor, vouched for by the provider.
+ */
+export function orgSsoMethod(deps: SsoSignInDeps & Accounts): SignInMethod<FederatedInput> {
+  return {
+    name: "org_sso",
+    amr: ["fed"],
+    secondFactor: "refuse",
+    async authenticate(input, context): Promise<Proved | Refused> {
+      const outcome = await completeOrgSso(deps, input.state, input.answer, context.now);
+      if (!outcome.ok) {
+        countSignIn(deps, "org_sso", outcome.problem);
+        return refused(outcome.problem, `the organization's provider did not sign anyone in (${outcome.problem})`);
+      }
+      const proof = await accountOf(deps, outcome.sub, "org_sso", ["fed"]);
+      return proof.kind === "proved" ? { ...proof, orgId: outcome.orgId } : proof;
     },
   };
 }

@@ -1,0 +1,190 @@
+import { mkdirSync } from "node:fs";
+import { join as joinPath } from "node:path";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import * as oidc from "openid-client";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { config } from "../../lib/config";
+import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
+import { domainOwnerItem } from "../../lib/store/domain-directory";
+import { keys } from "../../lib/store/keys";
+import { seriousViolations } from "../support/axe";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { startTestProvider, type TestProvider } from "../support/oauth-provider";
+import { request } from "../support/requests";
+import { storedItem, storedItems } from "../support/stored";
+
+/**
+ * Single sign-on per organization (docs/organizations.md), in a real chromium, against a
+ * real OpenID provider on loopback (oauth2-mock-server): home-realm discovery by a work
+ * address, the account created just in time, a member with the connection's default roles.
+ */
+
+const { browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } = await useHostedSignIn();
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let provider: TestProvider;
+/** What the provider's next ID tokens say of the person, besides `sub`. */
+let person: Record<string, unknown> = {};
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+  provider.server.service.on("beforeTokenSigning", (token) => {
+    Object.assign(token.payload, person);
+  });
+});
+afterAll(() => provider.stop());
+
+/** An organization with an enforced-SSO domain and a connection to the provider, configured through the API. */
+async function ssoOrganization() {
+  const orgId = uniqueId("org-");
+  const domain = `${orgId}.example.org`;
+  const created = await request("groups", "events/groups/create-group.json", {
+    body: { profile: "org", id: orgId, name: "Acme Ltd" },
+  });
+  expect(created.statusCode).toBe(201);
+  const configured = await request("groups", "events/orgs/sso-put.json", {
+    params: { orgId },
+    body: {
+      issuer: provider.url,
+      clientId: "acme-at-idp",
+      clientSecret: "idp-secret",
+      defaultRoles: ["SYS_MON"],
+      claims: { givenName: "first_name" },
+    },
+    authorization: await systemBearer(["svc_groups", "svc_rights_full_access"]),
+  });
+  expect(configured.statusCode, configured.body).toBe(200);
+  // The verified domain, as the domains API will write it once merged.
+  const now = Math.floor(Date.now() / 1000);
+  await documentClient().send(
+    new PutCommand({ TableName: config().tableName, Item: domainOwnerItem(domain, orgId, "sso", now) }),
+  );
+  return { orgId, domain };
+}
+
+async function picture(page: Page, name: string) {
+  const folder = process.env.SVC_SCREENSHOTS;
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: joinPath(folder, `${name}.png`) });
+}
+
+/** Opens the sign-in page and types a work address into the home-realm step. */
+async function continueWithWorkAddress(url: URL, address: string) {
+  const context = await browser().newContext({ locale: "en-US" });
+  const page = await context.newPage();
+  await page.goto(url.toString());
+  // Keyboard only: the toggle, the address, Enter.
+  await page.getByText("Signing in with your work account?").focus();
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Work e-mail").fill(address);
+  await picture(page, "sign-in-org-sso-en");
+  await page.getByLabel("Work e-mail").press("Enter");
+  return { context, page };
+}
+
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString()) as Record<string, unknown>;
+
+describe("single sign-on per organization", () => {
+  it("when a person of an enforced-SSO domain types the address, the provider signs them in and they are created just in time, members with the default roles, and the RP gets org_id/org_roles", async () => {
+    const { orgId, domain } = await ssoOrganization();
+    const sid = uniqueId("emp-");
+    const address = `ada.${sid}@${domain}`;
+    provider.actAs(sid);
+    person = { email: address, email_verified: true, first_name: "Ada", family_name: "Lovelace" };
+
+    const { config: rp, redirectUri } = await relyingParty({ scopes: ["svc_api_user"] });
+    const started = await startAuthorization(rp, redirectUri, { organization: orgId });
+    const { context, page } = await continueWithWorkAddress(started.url, address);
+    // The provider was asked with PKCE S256, a nonce and the address as login_hint.
+    const callback = await backAtClient(page);
+    const exchange = provider.tokenRequests.at(-1);
+    expect(exchange?.code_verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(exchange?.redirect_uri).toMatch(/\/oauth\/federated\/callback$/);
+
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ amr: ["fed"], org_id: orgId, org_roles: ["SYS_MON"] });
+    expect(claimsOf(tokens.access_token)).toMatchObject({ org_id: orgId, org_roles: ["SYS_MON"] });
+    const sub = claims?.sub as string;
+
+    // Just in time: the account with the mapped names and the confirmed address, linked and a member.
+    const account = await services().accounts.get(sub);
+    expect(account).toMatchObject({
+      given_name: "Ada",
+      family_name: "Lovelace",
+      email: { value: address.toLowerCase(), verified: true },
+    });
+    expect(await services().federation.ownerOf("org", orgId, sid)).toBe(sub);
+    expect(await storedItem(keys.groupMember("org", orgId, sub))).toBeDefined();
+    expect(await services().organizations.memberState(orgId, sub)).toMatchObject({ roles: ["SYS_MON"] });
+    // The login event says how: method org_sso and the organization.
+    const logins = (await storedItems(sub, "EVENT#")).filter((e) => e.type === "login");
+    expect(logins.at(-1)?.prms).toMatchObject({ method: "org_sso", org: orgId });
+    await context.close();
+
+    // A second sign-in carries the provider's changed name over; still one account.
+    person = { ...person, first_name: "Augusta" };
+    const again = await startAuthorization(rp, redirectUri);
+    const second = await continueWithWorkAddress(again.url, address);
+    const back = await backAtClient(second.page);
+    const next = await oidc.authorizationCodeGrant(rp, back, {
+      pkceCodeVerifier: again.verifier,
+      expectedState: again.state,
+      expectedNonce: again.nonce,
+    });
+    expect(next.claims()?.sub).toBe(sub);
+    expect(await services().accounts.get(sub)).toMatchObject({ given_name: "Augusta", family_name: "Lovelace" });
+    await second.context.close();
+  });
+
+  it("when the provider asserts an address of a domain the organization did not verify, nobody is created", async () => {
+    const { domain } = await ssoOrganization();
+    const sid = uniqueId("emp-");
+    provider.actAs(sid);
+    person = { email: `${sid}@other-company.example`, email_verified: true };
+    const { config: rp, redirectUri } = await relyingParty();
+    const started = await startAuthorization(rp, redirectUri);
+    const { context, page } = await continueWithWorkAddress(started.url, `${sid}@${domain}`);
+    expect(await alertText(page)).toMatch(/did not give an address of a domain the organization verified/);
+    expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
+    await context.close();
+  });
+
+  it("when an account of an enforced domain signs in with its password, it is refused and told to use its organization's sign-in", async () => {
+    const { domain } = await ssoOrganization();
+    const account = await seedAccount({ email: { value: `${uniqueId("pw-")}@${domain}`, verified: true } }, PASSWORD);
+    const { config: rp, redirectUri } = await relyingParty();
+    const started = await startAuthorization(rp, redirectUri);
+    const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
+    expect(await alertText(page)).toMatch(/Your organization signs you in/);
+    expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
+    await context.close();
+  });
+
+  it("when a request names the organization, the page offers its sign-in, and the page with the home-realm step has no serious axe violation", async () => {
+    const { orgId } = await ssoOrganization();
+    const { config: rp, redirectUri } = await relyingParty();
+    const started = await startAuthorization(rp, redirectUri, { organization: orgId });
+    const context = await browser().newContext({ locale: "ru-RU", bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(started.url.toString());
+    await page.getByText("Входите рабочей учётной записью?").click();
+    expect(await seriousViolations(page)).toEqual([]);
+    const offered = page.getByRole("link", { name: "Войти через учётную запись организации" });
+    const href = await offered.getAttribute("href");
+    const toProvider = await page.request.get(new URL(href as string, page.url()).toString(), { maxRedirects: 0 });
+    expect(toProvider.status()).toBe(303);
+    expect(toProvider.headers().location).toMatch(new RegExp(`^${provider.url}/authorize\\?`));
+    await context.close();
+  });
+});
