@@ -15,6 +15,8 @@ const SAMPLE_PROVIDER_URL = "http://127.0.0.1:8081";
  * it the round-trip sweep brings bind, callback and the stored provider token to a 2xx.
  */
 export async function startSampleProvider(): Promise<{
+  /** Its issuer (an organization's SSO connection names it). */
+  url: string;
   settings: Record<string, unknown>;
   /** Sign-ins at the provider from now on are this person (its `sub` in tokens and userinfo); undefined: the default one. */
   signInAs: (sub: string | undefined) => void;
@@ -38,5 +40,5 @@ export async function startSampleProvider(): Promise<{
   const signInAs = (sub: string | undefined) => {
     person = sub;
   };
-  return { settings, signInAs, stop: () => server.stop() };
+  return { url, settings, signInAs, stop: () => server.stop() };
 }

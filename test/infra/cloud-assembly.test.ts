@@ -388,6 +388,52 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
       expect([verified.status, ((await verified.json()) as { state: string }).state]).toEqual([200, "verified"]);
     });
 
+    it("when an organization configures its own provider, a request naming it is offered that provider, through the bundles", async () => {
+      const id = uniqueId("org-");
+      const at = Math.floor(Date.now() / 1000);
+      await services().groups.create({
+        id,
+        profile: "org",
+        name: `Org ${id}`,
+        attributes: {},
+        createdAt: at,
+        updatedAt: at,
+      });
+      const authorization = await systemBearer(["svc_groups"]);
+      const sso = (method: string, body?: object) =>
+        fetch(`${config().issuer}/api/v3/orgs/${id}/sso`, {
+          method,
+          headers: { authorization, ...(body && { "content-type": "application/json" }) },
+          ...(body && { body: JSON.stringify(body) }),
+        });
+      // orgs.sso-put, orgs.sso-get
+      const connection = {
+        issuer: provider.url,
+        clientId: "org-at-idp",
+        clientSecret: "org-idp-secret-0123456789abcdef",
+      };
+      expect((await sso("PUT", connection)).status).toBe(200);
+      const read = await sso("GET");
+      expect([read.status, ((await read.json()) as { issuer: string }).issuer]).toEqual([200, provider.url]);
+      // hosted.org-sso-organization: the sign-in page of a request naming it links to the provider
+      const { config: party, redirectUri } = await relyingParty();
+      const started = await startAuthorization(party, redirectUri, { organization: id });
+      const context = await browser().newContext({ locale: "en-US" });
+      const page = await context.newPage();
+      await page.goto(started.url.toString());
+      const href = await page
+        .getByRole("link", { name: "Sign in with your organization's account" })
+        .getAttribute("href");
+      const toProvider = await page.request.get(new URL(href as string, page.url()).toString(), { maxRedirects: 0 });
+      expect([toProvider.status(), toProvider.headers().location?.startsWith(`${provider.url}/authorize?`)]).toEqual([
+        303,
+        true,
+      ]);
+      await context.close();
+      // orgs.sso-delete
+      expect((await sso("DELETE")).status).toBe(204);
+    });
+
     it("when a device asks and the person types its code on the device page, the device gets the tokens", async () => {
       const account = await seedAccount({}, PASSWORD);
       const registered = await createClient(["svc_api_user"], {
