@@ -1,25 +1,23 @@
 import { mkdirSync } from "node:fs";
 import { join as joinPath } from "node:path";
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { config } from "../../lib/config";
 import { services } from "../../lib/container";
-import { documentClient } from "../../lib/document-client";
-import { domainOwnerItem } from "../../lib/store/domain-directory";
 import { keys } from "../../lib/store/keys";
 import { seriousViolations } from "../support/axe";
+import { startTxtServer } from "../support/dns-server";
 import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
-import { startTestProvider, type TestProvider } from "../support/oauth-provider";
+import { startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
 import { request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
 /**
  * Single sign-on per organization (docs/organizations.md), in a real chromium, against a
  * real OpenID provider on loopback (oauth2-mock-server): home-realm discovery by a work
- * address, the account created just in time, a member with the connection's default roles.
+ * address (its domain verified by a TXT record at a DNS server on loopback), the account
+ * created just in time, a member with the connection's default roles.
  */
 
 const { browser, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient } = await useHostedSignIn();
@@ -30,7 +28,11 @@ let provider: TestProvider;
 /** What the provider's next ID tokens say of the person, besides `sub`. */
 let person: Record<string, unknown> = {};
 
+const dns = await startTxtServer();
+afterAll(() => dns.close());
+
 beforeAll(async () => {
+  useSettings({ organizations: { dnsResolvers: [dns.resolver], dnsTimeoutMs: 1000 } });
   provider = await startTestProvider();
   provider.server.service.on("beforeTokenSigning", (token) => {
     Object.assign(token.payload, person);
@@ -58,11 +60,19 @@ async function ssoOrganization() {
     authorization: await systemBearer(["svc_groups", "svc_rights_full_access"]),
   });
   expect(configured.statusCode, configured.body).toBe(200);
-  // The verified domain, as the domains API will write it once merged.
-  const now = Math.floor(Date.now() / 1000);
-  await documentClient().send(
-    new PutCommand({ TableName: config().tableName, Item: domainOwnerItem(domain, orgId, "sso", now) }),
-  );
+  // The domain, claimed, proved by its TXT record at the DNS server on loopback, and enforced.
+  const authorization = await systemBearer(["svc_groups"]);
+  const claimed = await request("groups", "events/orgs/domain-claim.json", {
+    params: { orgId },
+    body: { domain },
+    authorization,
+  });
+  const { txt } = JSON.parse(claimed.body) as { txt: { name: string; value: string } };
+  dns.zone.set(txt.name, [txt.value]);
+  const domainCall = (sample: string, body?: object) =>
+    request("groups", `events/orgs/${sample}.json`, { params: { orgId, domain }, authorization, body });
+  expect((await domainCall("domain-verify")).statusCode).toBe(200);
+  expect((await domainCall("domain-policy", { policy: "sso" })).statusCode).toBe(200);
   return { orgId, domain };
 }
 
