@@ -430,17 +430,14 @@ function securityEvents(change: ChangeRecord): Draft[] {
   const sbj = text(item, "sbj") ?? "";
   const subject = clientEvent ? `its|${sbj}` : sbj;
   const common = { clientId: text(item, "cId"), ip: text(item, "ip"), userAgent: text(item, "ua") };
+  // How a sign-in was made (an organization's SSO: org_sso), and the organization an event is about.
+  const prms = item.prms as Item | undefined;
+  const method = text(prms, "method");
   if (kind === "login" && result !== "ok") {
-    const method = (item.prms as Item | undefined)?.method;
-    return [
-      {
-        type: "signin.failed",
-        subject,
-        data: defined({ sub: sbj, reason: result, ...common, method: typeof method === "string" ? method : undefined }),
-      },
-    ];
+    return [{ type: "signin.failed", subject, data: defined({ sub: sbj, reason: result, ...common, method }) }];
   }
-  return [{ type: "security.recorded", subject, data: defined({ kind, result, ...common, sid: text(item, "sid") }) }];
+  const data = defined({ kind, result, ...common, sid: text(item, "sid"), method, org: text(prms, "org") });
+  return [{ type: "security.recorded", subject, data }];
 }
 
 // ---- verified domains ----

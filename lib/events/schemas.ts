@@ -83,7 +83,7 @@ export const DATA_SCHEMAS: Record<EventType, object> = {
   "federation.linked": link,
   "federation.unlinked": link,
   "signin.failed": data(["sub", "reason"], { sub: str, reason: str, method: str, ...caller }),
-  "security.recorded": data(["kind", "result"], { kind: str, result: str, sid: str, ...caller }),
+  "security.recorded": data(["kind", "result"], { kind: str, result: str, sid: str, method: str, org: str, ...caller }),
   "domain.verified": orgDomain,
   "domain.unverified": orgDomain,
   // ---- organization invitations ----

@@ -425,6 +425,13 @@ describe("what each change means", () => {
       result: "ok",
       clientId: "app",
       sid: "s1",
+      method: "password",
+    });
+    // A sign-in through an organization's own provider says so, with the organization.
+    const sso = item("security-event", { result: "ok", sid: "s2", prms: { method: "org_sso", org: "acme" } });
+    expect(eventsOf(change("INSERT", undefined, sso), SOURCE)[0].data).toMatchObject({
+      method: "org_sso",
+      org: "acme",
     });
     expect(typesFor(change("REMOVE", failed, undefined, true))).toEqual([]);
   });
