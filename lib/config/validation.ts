@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { validateSettings } from "../compiled/settings-validator";
 import { HOOK_NAMES } from "../domain/hooks/contracts";
+import { ORG_SSO_TYPE } from "../domain/organizations/sso-ports";
 import { permissionKind } from "../domain/permissions";
 import { type CorsSettings, corsOriginProblem } from "../http/cors";
 import { brandingProblems } from "./branding";
@@ -141,6 +142,10 @@ function federationSettings(given: Partial<ServiceSettings["federation"]> | unde
     const id = `${p.type}:${p.name}`.toLowerCase();
     if (seen.has(id)) found.push(`federation.providers[${i}] repeats ${p.type}:${p.name}`);
     seen.add(id);
+    // The federated callback reads a state of this type as an organization's own provider (docs/organizations.md).
+    if (p.type.toLowerCase() === ORG_SSO_TYPE) {
+      found.push(`federation.providers[${i}].type "${p.type}" is reserved for organizations' single sign-on`);
+    }
     for (const field of ["authorizeUrl", "tokenUrl", "userinfoUrl"] as const) {
       const problem = urlProblem(`federation.providers[${i}].${field}`, p[field]);
       if (problem) found.push(problem);

@@ -69,6 +69,7 @@ describe("configuration", () => {
       [{ ...provider, tokenUrl: "http://id.example.com/token" }, /tokenUrl must use https/],
       [{ ...provider, userinfoUrl: "not a url" }, /userinfoUrl is not an absolute URL/],
       [{ ...provider, clientSecret: "" }, /clientSecret must NOT have fewer than 1 characters/],
+      [{ ...provider, type: "org" }, /type "org" is reserved for organizations' single sign-on/],
     ])("when a provider is %j, it stops with a clear message", (entry, message) => {
       expect(() => parseSettings({ federation: { providers: [entry] } })).toThrow(message);
     });

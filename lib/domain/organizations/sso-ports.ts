@@ -1,5 +1,8 @@
 import type { OrgGuard } from "./ports";
 
+/** The federation `fpType` of organizations' connections; `fpName` is the organization's id. */
+export const ORG_SSO_TYPE = "org";
+
 /** The claims of the provider's ID token read into an account's attributes. */
 export interface SsoClaimMapping {
   email: string;

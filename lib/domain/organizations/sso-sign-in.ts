@@ -12,7 +12,8 @@ import { type DomainDirectory, domainOf } from "./domain-ports";
 import { checkRoles } from "./organizations";
 import { type OrganizationRepository, OrgChangeRefusedError } from "./ports";
 import { openClientSecret } from "./sso";
-import type { OrgSsoRepository, SsoConnection } from "./sso-ports";
+import { ORG_SSO_TYPE, type OrgSsoRepository, type SsoConnection } from "./sso-ports";
+
 import { verifiedIdToken } from "./sso-provider";
 
 /**
@@ -24,9 +25,6 @@ import { verifiedIdToken } from "./sso-provider";
  * The rule that keeps one organization's provider from speaking for another's people: an
  * account is created or linked only for an address of a domain this organization verified.
  */
-
-/** The federation `fpType` of organizations' connections; `fpName` is the organization's id. */
-export const ORG_SSO_TYPE = "org";
 
 export interface SsoSignInDeps {
   domains: Pick<DomainDirectory, "verifiedOwner">;

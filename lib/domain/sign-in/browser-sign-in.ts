@@ -11,9 +11,9 @@ import { createQrLogin, qrPng } from "../login/qr-login";
 import type { Language } from "../messages/ports";
 import { HOSTED_CLIENT } from "../oidc/browser-session";
 import { isConsoleClient } from "../operators/operator";
+import { ORG_SSO_TYPE } from "../organizations/sso-ports";
 import {
   enforcedConnection,
-  ORG_SSO_TYPE,
   offersSso,
   type SsoSignInDeps,
   type SsoStart,
