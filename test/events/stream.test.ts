@@ -264,6 +264,7 @@ describe("identity events from the table's stream", () => {
       ip: "198.51.100.9",
       userAgent: "Events/1.0",
       sid,
+      method: "password",
     });
 
     const deleted = await request("devices", "events/devices/delete-uas.json", {

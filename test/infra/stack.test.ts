@@ -533,8 +533,10 @@ describe("alarms and dashboard", () => {
   it("when SNS or SES refuse messages in 5 minutes, summed over every function that sends them, an alarm fires", () => {
     const alarm = alarmNamed("MessageSendFailures");
     expect(alarm.Threshold).toBe(ALARM_THRESHOLDS.messageSendFailures);
+    // groups: an organization's invitation message.
     expect([...MESSAGING_FUNCTIONS].sort()).toEqual([
       "account",
+      "groups",
       "hosted",
       "passwords",
       "registration",
@@ -542,13 +544,22 @@ describe("alarms and dashboard", () => {
       "users",
     ]);
     expect(statMetrics(alarm)).toEqual(countedBy("MessageSendFailed", [...MESSAGING_FUNCTIONS]));
-    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("f0 + f1 + f2 + f3 + f4 + f5");
+    expect(alarm.Metrics?.find((m) => m.Expression)?.Expression).toBe("f0 + f1 + f2 + f3 + f4 + f5 + f6");
   });
 
   it("when any hook fails once, summed over every function that asks hooks, an alarm fires", () => {
     const alarm = alarmNamed("HookFailures");
     expect(alarm.Threshold).toBe(1);
-    expect([...HOOK_FUNCTIONS].sort()).toEqual(["account", "hosted", "passwords", "registration", "token", "users"]);
+    // groups: the customMessage hook shapes an invitation's message.
+    expect([...HOOK_FUNCTIONS].sort()).toEqual([
+      "account",
+      "groups",
+      "hosted",
+      "passwords",
+      "registration",
+      "token",
+      "users",
+    ]);
     expect(statMetrics(alarm)).toEqual(countedBy("HookFailed", HOOK_FUNCTIONS));
   });
 
