@@ -131,6 +131,21 @@ afterAll(async () => {
   for (const folder of [dirname(dir), ...altered]) if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
+/** An organization (a group of profile org) named `Org <id>`, made straight in the table. */
+async function newOrganization(): Promise<string> {
+  const id = uniqueId("org-");
+  const at = Math.floor(Date.now() / 1000);
+  await services().groups.create({
+    id,
+    profile: "org",
+    name: `Org ${id}`,
+    attributes: {},
+    createdAt: at,
+    updatedAt: at,
+  });
+  return id;
+}
+
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
@@ -299,17 +314,8 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
 
     it("when a member picks an organization on the organization page, the bundles answer it with a code for it", async () => {
       const account = await seedAccount({}, PASSWORD);
-      const id = uniqueId("org-");
-      const at = Math.floor(Date.now() / 1000);
-      await services().groups.create({
-        id,
-        profile: "org",
-        name: `Org ${id}`,
-        attributes: {},
-        createdAt: at,
-        updatedAt: at,
-      });
-      await services().groups.addMembers("org", id, [account.sub], at);
+      const id = await newOrganization();
+      await services().groups.addMembers("org", id, [account.sub], Math.floor(Date.now() / 1000));
       const { config: party, redirectUri } = await relyingParty();
       const started = await startAuthorization(party, redirectUri, { scope: "openid organization" });
       const { context, page } = await fillSignInForm(started.url, account.sub);
@@ -322,16 +328,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     });
 
     it("when an organization invites an address, its link opens the invitation page and another invitation is revoked, through the bundles", async () => {
-      const id = uniqueId("org-");
-      const at = Math.floor(Date.now() / 1000);
-      await services().groups.create({
-        id,
-        profile: "org",
-        name: `Org ${id}`,
-        attributes: {},
-        createdAt: at,
-        updatedAt: at,
-      });
+      const id = await newOrganization();
       const authorization = await systemBearer(["svc_groups"]);
       const invite = (email: string) =>
         fetch(`${config().issuer}/api/v3/orgs/${id}/invitations`, {
@@ -361,16 +358,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     });
 
     it("when an organization claims a domain and publishes its TXT record, the bundles verify it", async () => {
-      const id = uniqueId("org-");
-      const at = Math.floor(Date.now() / 1000);
-      await services().groups.create({
-        id,
-        profile: "org",
-        name: `Org ${id}`,
-        attributes: {},
-        createdAt: at,
-        updatedAt: at,
-      });
+      const id = await newOrganization();
       const authorization = await systemBearer(["svc_groups"]);
       const domain = `${uniqueId("d")}.example`.toLowerCase();
       const claimed = await fetch(`${config().issuer}/api/v3/orgs/${id}/domains`, {
@@ -389,16 +377,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
     });
 
     it("when an organization configures its own provider, a request naming it is offered that provider, through the bundles", async () => {
-      const id = uniqueId("org-");
-      const at = Math.floor(Date.now() / 1000);
-      await services().groups.create({
-        id,
-        profile: "org",
-        name: `Org ${id}`,
-        attributes: {},
-        createdAt: at,
-        updatedAt: at,
-      });
+      const id = await newOrganization();
       const authorization = await systemBearer(["svc_groups"]);
       const sso = (method: string, body?: object) =>
         fetch(`${config().issuer}/api/v3/orgs/${id}/sso`, {
