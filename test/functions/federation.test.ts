@@ -450,10 +450,11 @@ describe("GET /svc/api/v3/users/{subjectId}/fedToken/{fedPointType}/{fedPointNam
     async (_, status, body, expected) => {
       const account = await seedAccount();
       await remember(account.sub, uniqueId("ext-race-fail-"), { accessToken: "old", refreshToken: "r", expiresIn: 5 });
+      // Held for a second, so every call has read the expiring token before the holder gives up.
       provider.nextTokenAnswer((answer) => {
         answer.statusCode = status;
         answer.body = body;
-      });
+      }, 1000);
       const before = provider.refreshRequests();
       const answers = await Promise.all(Array.from({ length: 5 }, () => fedToken(account.sub)));
       expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(expected));

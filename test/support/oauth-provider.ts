@@ -18,8 +18,8 @@ export interface TestProvider {
   issued: Array<{ access_token?: string; refresh_token?: string; grant_type: string }>;
   /** The next logins at the provider are this account (sub of id_token, access token and userinfo). */
   actAs(sid: string, name?: string): void;
-  /** The next token answer (only the next) gets these changes. */
-  nextTokenAnswer(change: (response: MutableResponse) => void): void;
+  /** The next token answer (only the next) gets these changes, sent after `holdMs` when given. */
+  nextTokenAnswer(change: (response: MutableResponse) => void, holdMs?: number): void;
   refreshRequests(): number;
   stop(): Promise<void>;
 }
@@ -32,7 +32,7 @@ export async function startTestProvider(): Promise<TestProvider> {
   const tokenRequests: TestProvider["tokenRequests"] = [];
   const issued: TestProvider["issued"] = [];
   let account = { sid: "johndoe", name: "John Doe" };
-  const pending: Array<(response: MutableResponse) => void> = [];
+  const pending: Array<{ change: (response: MutableResponse) => void; holdMs?: number }> = [];
 
   server.service.on("beforeTokenSigning", (token) => {
     token.payload.sub = account.sid;
@@ -43,7 +43,9 @@ export async function startTestProvider(): Promise<TestProvider> {
   server.service.on("beforeResponse", (response: MutableResponse, req: TokenRequestIncomingMessage) => {
     const body = { ...(req.body as unknown as Record<string, string>) };
     tokenRequests.push(body);
-    pending.shift()?.(response);
+    const next = pending.shift();
+    next?.change(response);
+    if (next?.holdMs) holdAnswer(req, next.holdMs);
     const answer = response.body as { access_token?: string; refresh_token?: string };
     issued.push({
       access_token: answer.access_token,
@@ -60,11 +62,21 @@ export async function startTestProvider(): Promise<TestProvider> {
     actAs(sid, name = `${sid} at the provider`) {
       account = { sid, name };
     },
-    nextTokenAnswer(change) {
-      pending.push(change);
+    nextTokenAnswer(change, holdMs) {
+      pending.push({ change, holdMs });
     },
     refreshRequests: () => tokenRequests.filter((r) => r.grant_type === "refresh_token").length,
     stop: () => server.stop(),
+  };
+}
+
+/** Delays the answer the library sends right after its hook (express keeps the response on req.res). */
+function holdAnswer(req: TokenRequestIncomingMessage, ms: number): void {
+  const res = (req as unknown as { res: { json(body: unknown): unknown } }).res;
+  const send = res.json.bind(res);
+  res.json = (body) => {
+    setTimeout(() => send(body), ms);
+    return res;
   };
 }
 
