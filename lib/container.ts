@@ -222,9 +222,11 @@ export const clientRegistrationDeps = (): ClientRegistrationDeps => {
 /** What the request pipeline asks of every call before its route runs. */
 export const requestChecks = (): CallerChecks =>
   perCall(() => {
-    const { accessTokens, keyRing, clientCredentials, sessions, logins, events, rights } = services();
+    const { accessTokens, keyRing, clientCredentials, sessions, logins, events, rights, domainDirectory, orgSso } =
+      services();
     return callerChecks({
       rights,
+      ssoEnforcement: { domains: domainDirectory, sso: orgSso },
       accessTokens,
       dpop: resourceDpop(),
       warmKeys: () => keyRing.warm(),
@@ -262,11 +264,23 @@ const breachedPasswords = (): BreachedPasswordCheck | undefined => {
 
 /** What the password and refresh grants need. */
 export const loginDeps = (): LoginDeps => {
-  const { logins, sessions, events, consents, accessTokens, keyRing, rights, organizationRoles } = services();
+  const {
+    logins,
+    sessions,
+    events,
+    consents,
+    accessTokens,
+    keyRing,
+    rights,
+    organizationRoles,
+    domainDirectory,
+    orgSso,
+  } = services();
   const settings = config().settings;
   return {
     rights,
     organizationRoles,
+    ssoEnforcement: { domains: domainDirectory, sso: orgSso },
     logins,
     sessions,
     events,

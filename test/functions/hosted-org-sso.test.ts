@@ -4,13 +4,15 @@ import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/container";
+import type { Account } from "../../lib/domain/accounts/account";
 import { keys } from "../../lib/store/keys";
 import { seriousViolations } from "../support/axe";
 import { startTxtServer } from "../support/dns-server";
-import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { passwordLogin } from "../support/login";
 import { startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
-import { request } from "../support/requests";
+import { basicAuthorization, request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
 /**
@@ -170,15 +172,58 @@ describe("single sign-on per organization", () => {
     await context.close();
   });
 
-  it("when an account of an enforced domain signs in with its password, it is refused and told to use its organization's sign-in", async () => {
-    const { domain } = await ssoOrganization();
-    const account = await seedAccount({ email: { value: `${uniqueId("pw-")}@${domain}`, verified: true } }, PASSWORD);
-    const { config: rp, redirectUri } = await relyingParty();
-    const started = await startAuthorization(rp, redirectUri);
-    const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
-    expect(await alertText(page)).toMatch(/Your organization signs you in/);
-    expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
-    await context.close();
+  it.each([
+    ["its address (refused before the password is checked)", (a: Account) => a.email?.value],
+    ["its phone (refused once the password proved the account)", (a: Account) => a.phone_number?.value],
+  ])(
+    "when an account of an enforced domain signs in on the password form by %s, it is told to use its organization's sign-in and no session starts",
+    async (_, login) => {
+      const { domain } = await ssoOrganization();
+      const account = await seedAccount({ email: { value: `${uniqueId("pw-")}@${domain}`, verified: true } }, PASSWORD);
+      const { config: rp, redirectUri } = await relyingParty();
+      const started = await startAuthorization(rp, redirectUri);
+      const { context, page } = await fillSignInForm(started.url, login(account) as string);
+      expect(await alertText(page)).toMatch(/Your organization signs you in/);
+      expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
+      await context.close();
+      expect(await services().sessions.listSessions(account.sub)).toEqual([]);
+    },
+  );
+
+  it("when an account of an enforced domain uses the password grant or HTTP Basic by phone or sub, it is refused with the reason on record, and allowed again once the domain stops enforcing", async () => {
+    const { orgId, domain } = await ssoOrganization();
+    const account = await seedAccount({ email: { value: `${uniqueId("api-")}@${domain}`, verified: true } }, PASSWORD);
+    const client = await createClient(["svc_api_user"]);
+    const grant = () =>
+      passwordLogin(client, {
+        username: account.phone_number?.value as string,
+        password: PASSWORD,
+        scope: "svc_api_user",
+      });
+    const refused = await grant();
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json).toMatchObject({
+      error: "invalid_grant",
+      error_description: "the organization's sign-in must be used",
+    });
+    const [event] = await services().events.list(account.sub, 0, Date.now() + 60_000, 10);
+    expect(event).toMatchObject({ type: "login", result: "org_sso_required", prms: { method: "password" } });
+    expect(await services().sessions.listSessions(account.sub)).toEqual([]);
+
+    const basic = await request("federation", "events/federation/bind-user-basic.json", {
+      body: { fp: "oidc:mock", callback: "https://app.example.com/cb", clientId: client.clientId },
+      authorization: basicAuthorization(account.sub, PASSWORD),
+    });
+    expect(basic.statusCode).toBe(401);
+    expect(basic.body).toContain("the organization's sign-in must be used");
+
+    const relaxed = await request("groups", "events/orgs/domain-policy.json", {
+      params: { orgId, domain },
+      authorization: await systemBearer(["svc_groups"]),
+      body: { policy: "none" },
+    });
+    expect(relaxed.statusCode).toBe(200);
+    expect((await grant()).statusCode).toBe(200);
   });
 
   it("when a request names the organization, the page offers its sign-in, and the page with the home-realm step has no serious axe violation", async () => {

@@ -10,6 +10,7 @@ import { verifyUserPassword, waitOf } from "../login/verify-user-password";
 import { checkPresentation, type DpopDeps, DpopError, type TokenPresentation } from "../oauth/dpop";
 import type { AccessTokenClaims } from "../oauth/ports";
 import { type OperatorRole, operatorGrants, roleFrom } from "../operators/operator";
+import { mustUseOrgSso, type SsoEnforcementDeps } from "../organizations/sso-enforcement";
 import type { RightRepository } from "../rights/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { rehashItems } from "../sign-in/password-change";
@@ -28,6 +29,8 @@ export interface CallerCheckDeps {
   events: Pick<SecurityEventLog, "record">;
   /** The admin console's operators hold their authority as rights (lib/domain/operators). */
   rights: Pick<RightRepository, "heldPrefetch">;
+  /** Verified domains whose organizations enforce their single sign-on: their people get no Basic login. */
+  ssoEnforcement?: SsoEnforcementDeps;
   log: { info(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -87,7 +90,9 @@ export function callerChecks(deps: CallerCheckDeps) {
             ? "a second factor is required: HTTP Basic cannot carry it; use a user access token"
             : account.needPasswordChange
               ? "a password change is required: HTTP Basic cannot carry it; use a user access token"
-              : undefined;
+              : (await mustUseOrgSso(deps.ssoEnforcement, account))
+                ? "the organization's sign-in must be used"
+                : undefined;
       if (refusal) {
         await deps.logins.giveBack(attempt, false);
         await deps.logins.settleFailure(attempt, waitOf(attempt, now));

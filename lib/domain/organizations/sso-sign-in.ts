@@ -12,6 +12,7 @@ import { type DomainDirectory, domainOf } from "./domain-ports";
 import { checkRoles } from "./organizations";
 import { type OrganizationRepository, OrgChangeRefusedError } from "./ports";
 import { openClientSecret } from "./sso";
+import { enforcedConnection, liveConnection } from "./sso-enforcement";
 import { ORG_SSO_TYPE, type OrgSsoRepository, type SsoConnection } from "./sso-ports";
 
 import { verifiedIdToken } from "./sso-provider";
@@ -44,22 +45,6 @@ export type OrgSsoOutcome =
       ok: false;
       problem: "denied" | "provider_error" | "sso_unavailable" | "foreign_address" | "account_exists";
     };
-
-/** The organization's connection when it signs people in now. */
-async function liveConnection(deps: Pick<SsoSignInDeps, "sso">, orgId: string) {
-  const connection = await deps.sso.get(orgId);
-  return connection?.enabled ? connection : undefined;
-}
-
-/** The organization whose single sign-on an address must use: its domain verified with policy sso, a live connection. */
-export async function enforcedConnection(
-  deps: Pick<SsoSignInDeps, "domains" | "sso">,
-  address: string,
-): Promise<SsoConnection | undefined> {
-  const domain = domainOf(address.trim());
-  const owner = domain ? await deps.domains.verifiedOwner(domain) : undefined;
-  return owner?.policy === "sso" ? liveConnection(deps, owner.orgId) : undefined;
-}
 
 /** The federation module's provider shape; the secret is opened only for the code exchange. */
 function providerOf(connection: SsoConnection, clientSecret = ""): FederationProviderConfig {

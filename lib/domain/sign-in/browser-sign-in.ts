@@ -11,9 +11,9 @@ import { createQrLogin, qrPng } from "../login/qr-login";
 import type { Language } from "../messages/ports";
 import { HOSTED_CLIENT } from "../oidc/browser-session";
 import { isConsoleClient } from "../operators/operator";
+import { enforcedConnection, ORG_SSO_REQUIRED } from "../organizations/sso-enforcement";
 import { ORG_SSO_TYPE } from "../organizations/sso-ports";
 import {
-  enforcedConnection,
   offersSso,
   type SsoSignInDeps,
   type SsoStart,
@@ -93,7 +93,7 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     passkey: (account: Account, proof: { response: AuthenticationResponseJSON; binding: string }) =>
       passkeySecondFactor(deps.passkeys, account.sub, proof),
   };
-  const login: LoginDeps = { ...deps.login, secondFactor };
+  const login: LoginDeps = { ...deps.login, secondFactor, ssoEnforcement: deps.sso };
   const flow = signInFlow(login);
   const methods = {
     password: passwordMethod(login),
@@ -154,9 +154,15 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
   }
 
   /** A method's proof (or refusal), then every step after it. */
-  async function signInWith(found: FoundRequest, method: string, result: Proved | Refused, origin: BrowserOrigin) {
+  async function signInWith(
+    found: FoundRequest,
+    method: string,
+    result: Proved | Refused,
+    origin: BrowserOrigin,
+    context = contextOf(found, origin),
+  ) {
     if (result.kind === "refused") return page("password", method, result.why, result.message);
-    return decide(found, method, await flow.proceed(result, {}, contextOf(found, origin)), origin);
+    return decide(found, method, await flow.proceed(result, {}, context), origin);
   }
 
   return {
@@ -164,15 +170,11 @@ export function browserSignInUseCases(deps: BrowserSignInDeps) {
     async password(found: FoundRequest, input: { username: string; password: string }, origin: BrowserOrigin) {
       // An address of a domain whose organization enforces its single sign-on signs in there only.
       if (await enforcedConnection(deps.sso, input.username)) {
-        countSignIn(login, "password", "org_sso_required");
-        return page("password", "password", "org_sso_required", "the organization's sign-in must be used");
+        countSignIn(login, "password", ORG_SSO_REQUIRED.why);
+        return page("password", "password", ORG_SSO_REQUIRED.why, ORG_SSO_REQUIRED.message);
       }
-      return signInWith(
-        found,
-        "password",
-        await methods.password.authenticate(input, contextOf(found, origin)),
-        origin,
-      );
+      const context = { ...contextOf(found, origin), ssoCheckedAddress: input.username };
+      return signInWith(found, "password", await methods.password.authenticate(input, context), origin, context);
     },
 
     /** A paused sign-in's next step: the code (or a code sent), or the new password; nothing typed twice. */

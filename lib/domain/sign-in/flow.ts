@@ -4,6 +4,7 @@ import { THROTTLED } from "../login/brute-force";
 import { askPreSignIn } from "../login/pre-sign-in";
 import { takeAccountAttempt, waitOf } from "../login/verify-user-password";
 import { BROWSER_SESSION_TTL_SECONDS, HOSTED_CLIENT } from "../oidc/browser-session";
+import { mustUseOrgSso, ORG_SSO_REQUIRED } from "../organizations/sso-enforcement";
 import type { PolicyViolation } from "../passwords/policy";
 import { type LoginDeps, type LoginOrigin, type NewCredential, recordLogin } from "./login-commit";
 import type { Proved, SignInContext } from "./method";
@@ -101,6 +102,9 @@ export function signInFlow(deps: LoginDeps) {
     if (needsSecondFactor(proved, context) && proved.secondFactor === "refuse")
       return refuse(proved, context, "refused", "the account requires a second factor");
     if (resumed) return undefined;
+    // Any other way in would outlast the organization's say over its people (a deprovisioned member keeps a password).
+    if (proved.method !== "org_sso" && (await mustUseOrgSso(deps.ssoEnforcement, account, context.ssoCheckedAddress)))
+      return refuse(proved, context, ORG_SSO_REQUIRED.why, ORG_SSO_REQUIRED.message);
     // Every way in asks it, once proved, so a block the hook decides holds for all.
     const decision = await askPreSignIn(deps.hooks, { ...signInOf(proved, context), sub: account.sub });
     if (!decision.allowed && decision.why === "failed")

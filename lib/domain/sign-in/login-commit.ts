@@ -12,6 +12,7 @@ import type { UserMigrationDeps } from "../login/user-migration";
 import type { MetricsPort } from "../metrics";
 import type { AccessTokenIssuer, IdTokenIssuer } from "../oauth/ports";
 import type { OrganizationRoles } from "../oidc/organization";
+import type { SsoEnforcementDeps } from "../organizations/sso-enforcement";
 import type { BreachedPasswordCheck } from "../passwords/ports";
 import type { RightRepository } from "../rights/ports";
 import type { SecondFactorDeps } from "../security/second-factor";
@@ -46,6 +47,8 @@ export interface LoginDeps {
   metrics?: MetricsPort;
   /** The admin console's operators hold their authority as rights; unset: the console gets no tokens. */
   rights?: Pick<RightRepository, "readGrants">;
+  /** Verified domains whose organizations enforce their single sign-on; unset: none is enforced. */
+  ssoEnforcement?: SsoEnforcementDeps;
   /** Members' roles for tokens that name an organization; unset: no token can name one. */
   organizationRoles?: OrganizationRoles;
   now?: () => number;

@@ -33,6 +33,8 @@ export interface SignInContext {
   addresses?: string[];
   /** The language of a sign-in code's message. */
   language?: Language;
+  /** An address whose domain the page already found free of enforced single sign-on. */
+  ssoCheckedAddress?: string;
   /** The application asks a second factor of every account (the admin console). */
   secondFactorRequired?: boolean;
   now: number;

@@ -31,9 +31,14 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     why: "a deletion reads what it removes: the account's partition (one Query) and its e-mail and phone claims (one BatchGetItem, so only claims still the account's go); writes: the mark that locks the account first, so an interrupted deletion is finished by the daily job, then one transaction removing everything with the account_delete event",
   },
   "federation.bind user": {
-    reads: 2,
+    reads: 3,
     writes: 4,
-    why: "HTTP Basic of a user is a password guess: its attempt is taken before the hash and given back once the password is right (issue 21 item 2), beside the bind's own writes",
+    why: "HTTP Basic of a user is a password guess: its attempt is taken before the hash and given back once the password is right (issue 21 item 2), beside the bind's own writes; the read after the password is the account's e-mail domain in the verified-domain directory, since an organization enforcing its single sign-on gives its people no password login (docs/organizations.md)",
+  },
+  "token.issue basic": {
+    reads: 2,
+    writes: 2,
+    why: "the password grant's one read of account, credential and counters, then, once the password is right, the account's e-mail domain in the verified-domain directory: an organization enforcing its single sign-on gives its people no other way in (docs/organizations.md#enforced-single-sign-on); a sign-in typed with that same address on the hosted form reads it once, before the hash",
   },
   "passwords.change user": {
     reads: 2,
