@@ -2,17 +2,17 @@ import { mkdirSync } from "node:fs";
 import { join as joinPath } from "node:path";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { services } from "../../lib/container";
 import type { Account } from "../../lib/domain/accounts/account";
 import { keys } from "../../lib/store/keys";
 import { seriousViolations } from "../support/axe";
-import { startTxtServer } from "../support/dns-server";
-import { createClient, seedAccount, systemBearer, uniqueId } from "../support/fixtures";
+import { createClient, seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { passwordLogin } from "../support/login";
-import { startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
+import type { TestProvider } from "../support/oauth-provider";
 import { basicAuthorization, request } from "../support/requests";
+import { useSsoOrganizations } from "../support/sso-organization";
 import { storedItem, storedItems } from "../support/stored";
 
 /**
@@ -26,57 +26,17 @@ const { browser, relyingParty, startAuthorization, fillSignInForm, alertText, ba
 
 vi.setConfig({ testTimeout: 60_000 });
 
+const { provider: testProvider, ssoOrganization } = await useSsoOrganizations();
 let provider: TestProvider;
 /** What the provider's next ID tokens say of the person, besides `sub`. */
 let person: Record<string, unknown> = {};
 
-const dns = await startTxtServer();
-afterAll(() => dns.close());
-
-beforeAll(async () => {
-  useSettings({ organizations: { dnsResolvers: [dns.resolver], dnsTimeoutMs: 1000 } });
-  provider = await startTestProvider();
+beforeAll(() => {
+  provider = testProvider();
   provider.server.service.on("beforeTokenSigning", (token) => {
     Object.assign(token.payload, person);
   });
 });
-afterAll(() => provider.stop());
-
-/** An organization with an enforced-SSO domain and a connection to the provider, configured through the API. */
-async function ssoOrganization() {
-  const orgId = uniqueId("org-");
-  const domain = `${orgId}.example.org`;
-  const created = await request("groups", "events/groups/create-group.json", {
-    body: { profile: "org", id: orgId, name: "Acme Ltd" },
-  });
-  expect(created.statusCode).toBe(201);
-  const configured = await request("groups", "events/orgs/sso-put.json", {
-    params: { orgId },
-    body: {
-      issuer: provider.url,
-      clientId: "acme-at-idp",
-      clientSecret: "idp-secret",
-      defaultRoles: ["SYS_MON"],
-      claims: { givenName: "first_name" },
-    },
-    authorization: await systemBearer(["svc_groups", "svc_rights_full_access"]),
-  });
-  expect(configured.statusCode, configured.body).toBe(200);
-  // The domain, claimed, proved by its TXT record at the DNS server on loopback, and enforced.
-  const authorization = await systemBearer(["svc_groups"]);
-  const claimed = await request("groups", "events/orgs/domain-claim.json", {
-    params: { orgId },
-    body: { domain },
-    authorization,
-  });
-  const { txt } = JSON.parse(claimed.body) as { txt: { name: string; value: string } };
-  dns.zone.set(txt.name, [txt.value]);
-  const domainCall = (sample: string, body?: object) =>
-    request("groups", `events/orgs/${sample}.json`, { params: { orgId, domain }, authorization, body });
-  expect((await domainCall("domain-verify")).statusCode).toBe(200);
-  expect((await domainCall("domain-policy", { policy: "sso" })).statusCode).toBe(200);
-  return { orgId, domain };
-}
 
 async function picture(page: Page, name: string) {
   const folder = process.env.SVC_SCREENSHOTS;
@@ -191,7 +151,7 @@ describe("single sign-on per organization", () => {
   );
 
   it("when an account of an enforced domain uses the password grant or HTTP Basic by phone or sub, it is refused with the reason on record, and allowed again once the domain stops enforcing", async () => {
-    const { orgId, domain } = await ssoOrganization();
+    const { domain, setPolicy } = await ssoOrganization();
     const account = await seedAccount({ email: { value: `${uniqueId("api-")}@${domain}`, verified: true } }, PASSWORD);
     const client = await createClient(["svc_api_user"]);
     const grant = () =>
@@ -217,12 +177,7 @@ describe("single sign-on per organization", () => {
     expect(basic.statusCode).toBe(401);
     expect(basic.body).toContain("the organization's sign-in must be used");
 
-    const relaxed = await request("groups", "events/orgs/domain-policy.json", {
-      params: { orgId, domain },
-      authorization: await systemBearer(["svc_groups"]),
-      body: { policy: "none" },
-    });
-    expect(relaxed.statusCode).toBe(200);
+    expect((await setPolicy("none")).statusCode).toBe(200);
     expect((await grant()).statusCode).toBe(200);
   });
 

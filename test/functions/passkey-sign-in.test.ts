@@ -2,11 +2,13 @@ import * as oidc from "openid-client";
 import { describe, expect, it, vi } from "vitest";
 import { setEnvDefaults } from "../../lib/config";
 import { recoveryCodeDeps } from "../../lib/container";
+import type { Account } from "../../lib/domain/accounts/account";
 import { useRecoveryCode } from "../../lib/domain/security/recovery-codes";
 import { keys } from "../../lib/store/keys";
-import { seedAccount, systemBearer } from "../support/fixtures";
+import { seedAccount, systemBearer, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
 import { request } from "../support/requests";
+import { useSsoOrganizations } from "../support/sso-organization";
 import { storedItems } from "../support/stored";
 import { virtualAuthenticator } from "../support/virtual-authenticator";
 
@@ -20,6 +22,7 @@ const tokenClaims = (tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGra
 
 const { issuer, relyingParty, startAuthorization, fillSignInForm, alertText, backAtClient, submit } =
   await useHostedSignIn("localhost");
+const { ssoOrganization } = await useSsoOrganizations();
 
 async function tokensFor(
   config: oidc.Configuration,
@@ -34,8 +37,8 @@ async function tokensFor(
 }
 
 /** Signs in with the password, adds a virtual authenticator, and enrols a passkey in the account console. */
-async function enrolPasskey(name: string) {
-  const account = await seedAccount({}, PASSWORD);
+async function enrolPasskey(name: string, overrides: Partial<Account> = {}) {
+  const account = await seedAccount(overrides, PASSWORD);
   const { config, redirectUri } = await relyingParty();
   const started = await startAuthorization(config, redirectUri);
   const { context, page } = await fillSignInForm(started.url, account.email?.value as string);
@@ -100,6 +103,25 @@ describe("passkeys on the hosted pages", () => {
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     const callback = await backAtClient(page);
     expect(tokenClaims(await tokensFor(config, callback, started))).toMatchObject({ sub: account.sub });
+    await context.close();
+  });
+
+  it("refuses the passkey of an account whose e-mail domain an organization then enforces its single sign-on on, recording why", async () => {
+    const orgId = uniqueId("org-");
+    const email = { value: `${uniqueId("key-")}@${orgId}.example.org`, verified: true };
+    const { account, config, redirectUri, context, page } = await enrolPasskey("work key", { email });
+    await ssoOrganization(orgId);
+    await context.clearCookies();
+    const started = await startAuthorization(config, redirectUri);
+    await page.goto(started.url.toString());
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    expect(await alertText(page)).toMatch(/Your organization signs you in/);
+    expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
+    const logins = (await storedItems(account.sub, "EVENT#")).filter((e) => e.type === "login");
+    expect(logins.map((e) => [e.result, (e.prms as { method: string }).method])).toContainEqual([
+      "org_sso_required",
+      "passkey",
+    ]);
     await context.close();
   });
 
