@@ -423,6 +423,7 @@ export const ssoSignInDeps = (): SsoSignInDeps => {
   return {
     domains: domainDirectory,
     sso: orgSso,
+    joins: createOrganizationJoins(config()),
     secretKey: ssoSecretKey,
     federation,
     stateKey,

@@ -14,6 +14,7 @@ import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, itemOf, keys, SCHEMA_VERSION } from "./keys";
 import { queryAll } from "./paging";
 import { readUserPartition } from "./partition-read";
+import { pendingWrite } from "./pending-writes";
 import { transactWrite } from "./transact";
 
 // Conditions, named so each write says why it may fail.
@@ -62,6 +63,69 @@ export function createFederationStore({ client, tableName }: StoreDeps): Federat
   const tokenKey = (t: Pick<StoredTokens, "sub" | "fpType" | "fpName" | "sid">) =>
     keys.federatedToken(t.sub, t.fpType, t.fpName, t.sid);
 
+  /** The claim (free or ours), the link and the tokens; the caller adds what the account must be. */
+  function linkWrites(link: NewLink, now: number): TransactItems {
+    const { sub, fpType, fpName, sid } = link;
+    const fields: Record<string, unknown> = {
+      fpType,
+      fpName,
+      sid,
+      sub,
+      entity: ENTITY.federatedLink,
+      schemaVersion: SCHEMA_VERSION,
+      updatedAt: now,
+      ...(link.userName !== undefined && { userName: link.userName }),
+    };
+    const names: Record<string, string> = { "#linkedAt": "linkedAt" };
+    const values: Record<string, unknown> = { ":now": now };
+    const set = ["#linkedAt = if_not_exists(#linkedAt, :now)"];
+    for (const [i, [name, value]] of Object.entries(fields).entries()) {
+      names[`#f${i}`] = name;
+      values[`:f${i}`] = value;
+      set.push(`#f${i} = :f${i}`);
+    }
+    const items: TransactItems = [
+      {
+        Put: {
+          TableName: tableName,
+          Item: itemOf(ENTITY.uniqueFederatedAccount, keys.uniqueFederatedAccount(fpType, fpName, sid), {
+            owner: sub,
+          }),
+          ConditionExpression: claimFreeOrOurs,
+          ExpressionAttributeNames: { "#owner": "owner" },
+          ExpressionAttributeValues: { ":sub": sub },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.federatedLink(sub, fpType, fpName, sid),
+          UpdateExpression: `SET ${set.join(", ")}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    ];
+    if (link.tokens) {
+      items.push({
+        Put: {
+          TableName: tableName,
+          // A fresh revision: a refresh leased on the replaced tokens can no longer land.
+          Item: itemOf(ENTITY.federatedToken, tokenKey(link), {
+            sub,
+            fpType,
+            fpName,
+            sid,
+            ...link.tokens,
+            revision: randomUUID(),
+            updatedAt: now,
+          }),
+        },
+      });
+    }
+    return items;
+  }
+
   /** The items of one partition whose sort key starts with a prefix (strongly consistent). */
   function itemsWithPrefix(pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
     return queryAll(client, {
@@ -90,80 +154,23 @@ export function createFederationStore({ client, tableName }: StoreDeps): Federat
      * the stored one), and tokens, when given, replace the stored ones.
      */
     async link(link: NewLink, now: number): Promise<void> {
-      const { sub, fpType, fpName, sid } = link;
-      const fields: Record<string, unknown> = {
-        fpType,
-        fpName,
-        sid,
-        sub,
-        entity: ENTITY.federatedLink,
-        schemaVersion: SCHEMA_VERSION,
-        updatedAt: now,
-        ...(link.userName !== undefined && { userName: link.userName }),
-      };
-      const names: Record<string, string> = { "#linkedAt": "linkedAt" };
-      const values: Record<string, unknown> = { ":now": now };
-      const set = ["#linkedAt = if_not_exists(#linkedAt, :now)"];
-      for (const [i, [name, value]] of Object.entries(fields).entries()) {
-        names[`#f${i}`] = name;
-        values[`:f${i}`] = value;
-        set.push(`#f${i} = :f${i}`);
-      }
       const items: TransactItems = [
         {
-          ConditionCheck: {
-            TableName: tableName,
-            Key: keys.userProfile(sub),
-            ConditionExpression: accountExists,
-          },
+          ConditionCheck: { TableName: tableName, Key: keys.userProfile(link.sub), ConditionExpression: accountExists },
         },
-        {
-          Put: {
-            TableName: tableName,
-            Item: itemOf(ENTITY.uniqueFederatedAccount, keys.uniqueFederatedAccount(fpType, fpName, sid), {
-              owner: sub,
-            }),
-            ConditionExpression: claimFreeOrOurs,
-            ExpressionAttributeNames: { "#owner": "owner" },
-            ExpressionAttributeValues: { ":sub": sub },
-          },
-        },
-        {
-          Update: {
-            TableName: tableName,
-            Key: keys.federatedLink(sub, fpType, fpName, sid),
-            UpdateExpression: `SET ${set.join(", ")}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
-        },
+        ...linkWrites(link, now),
       ];
-      if (link.tokens) {
-        items.push({
-          Put: {
-            TableName: tableName,
-            // A fresh revision: a refresh leased on the replaced tokens can no longer land.
-            Item: itemOf(ENTITY.federatedToken, tokenKey(link), {
-              sub,
-              fpType,
-              fpName,
-              sid,
-              ...link.tokens,
-              revision: randomUUID(),
-              updatedAt: now,
-            }),
-          },
-        });
-      }
       try {
         await transactWrite(client, items);
       } catch (error) {
         const failed = failedConditions(error);
-        if (failed?.includes(0)) throw new AccountNotFoundError(sub);
+        if (failed?.includes(0)) throw new AccountNotFoundError(link.sub);
         if (failed?.includes(1)) throw new FederatedAccountTakenError();
         throw error;
       }
     },
+
+    newAccountLinkItems: (link, now) => linkWrites(link, now).map(pendingWrite),
 
     /** Removes the link, its claim and its stored tokens; false when there was no such link. */
     async unlink(sub: string, fpType: string, fpName: string, sid: string): Promise<boolean> {

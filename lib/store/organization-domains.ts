@@ -14,7 +14,7 @@ import { domainOwnerItem } from "./domain-directory";
 import { failedConditions, isConditionalCheckFailed, isConflictAfterRetries } from "./errors";
 import { membershipItems } from "./groups";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
-import { orgChecks } from "./organizations";
+import { grantRoleItems, orgChecks, orgGuardItems } from "./organizations";
 import { pendingWrite, type TransactItem, transactItems } from "./pending-writes";
 import { transactWrite } from "./transact";
 
@@ -261,15 +261,22 @@ export function createOrganizationDomainStore({ client, tableName }: StoreDeps):
   };
 }
 
-/** Membership items for an account joining on registration (policy "join"), as the group store writes them. */
+/**
+ * Membership items for a new account joining an organization in its creation's commit (a
+ * verified domain's "join", a single sign-on's first sign-in), as the organization store
+ * writes them: only while the organization is live, and with its roles, if any.
+ */
 export function createOrganizationJoins({ tableName }: Pick<StoreDeps, "tableName">): OrganizationJoins {
   return {
-    joinItems(orgId, sub, now) {
+    joinItems(orgId, sub, now, roles = { roles: [], customRights: [] }) {
       const { member, mirror } = membershipItems(ORGANIZATION_PROFILE, orgId, sub, now);
+      const guard = orgGuardItems(tableName, orgId, { customRights: roles.customRights, alsoWrite: [] });
       return [
-        pendingWrite({ Put: { TableName: tableName, Item: member } }),
-        pendingWrite({ Put: { TableName: tableName, Item: mirror } }),
-      ];
+        ...guard.map(([item]) => item),
+        { Put: { TableName: tableName, Item: member } },
+        { Put: { TableName: tableName, Item: mirror } },
+        ...roles.roles.flatMap((right) => grantRoleItems(tableName, orgId, sub, right)),
+      ].map(pendingWrite);
     },
   };
 }

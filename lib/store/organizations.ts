@@ -97,6 +97,12 @@ export function orgChecks(tableName: string, orgId: string, admin: string | unde
   return checks;
 }
 
+/** A role: the right over the organization's group, tagged as a role, and its holder's mirror in the group's partition. */
+export function grantRoleItems(tableName: string, orgId: string, sub: string, right: string): TransactItem[] {
+  const ref = roleRef(orgId, userParty(sub), right);
+  return [addTagsItem(tableName, ref, [ROLE_TAG]), { Put: { TableName: tableName, Item: holderItem(ref) } }];
+}
+
 /** One transaction; a failed condition becomes OrgChangeRefusedError with its reasons. */
 export async function commitOrgChange(
   { client }: StoreDeps,
@@ -128,13 +134,8 @@ export async function commitOrgChange(
  * grant's mirror in the group's partition (lib/store/groups.ts, lib/store/rights.ts).
  */
 export function createOrganizationStore({ client, tableName }: StoreDeps): OrganizationRepository {
-  function grantRole(orgId: string, sub: string, right: string): Array<[TransactItem, OrgRefusal]> {
-    const ref = roleRef(orgId, userParty(sub), right);
-    return [
-      [addTagsItem(tableName, ref, [ROLE_TAG]), "stale"],
-      [{ Put: { TableName: tableName, Item: holderItem(ref) } }, "stale"],
-    ];
-  }
+  const grantRole = (orgId: string, sub: string, right: string): Array<[TransactItem, OrgRefusal]> =>
+    grantRoleItems(tableName, orgId, sub, right).map((item): [TransactItem, OrgRefusal] => [item, "stale"]);
 
   function revokeRole(orgId: string, sub: string, right: string): Array<[TransactItem, OrgRefusal]> {
     const ref = roleRef(orgId, userParty(sub), right);

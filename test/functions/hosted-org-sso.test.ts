@@ -1,10 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join as joinPath } from "node:path";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { config } from "../../lib/config";
 import { services } from "../../lib/container";
+import { documentClient } from "../../lib/document-client";
 import type { Account } from "../../lib/domain/accounts/account";
+import { ORG_SSO_TYPE } from "../../lib/domain/organizations/sso-ports";
 import { keys } from "../../lib/store/keys";
 import { seriousViolations } from "../support/axe";
 import { createClient, seedAccount, uniqueId } from "../support/fixtures";
@@ -130,6 +134,31 @@ describe("single sign-on per organization", () => {
     expect(await alertText(page)).toMatch(/did not give an address of a domain the organization verified/);
     expect((await context.cookies()).some((c) => c.name === "svc_sso")).toBe(false);
     await context.close();
+  });
+
+  it("when the organization is being deleted as a person signs in for the first time, nothing is created: no account, no link, no membership", async () => {
+    const { orgId, domain } = await ssoOrganization();
+    const sid = uniqueId("emp-");
+    const address = `${sid}@${domain}`;
+    provider.actAs(sid);
+    person = { email: address, email_verified: true };
+    // A deletion under way marks the group first (lib/store/groups.ts), before its clean-up.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.group("org", orgId),
+        UpdateExpression: "SET deleting = :now",
+        ExpressionAttributeValues: { ":now": Math.floor(Date.now() / 1000) },
+      }),
+    );
+    const { config: rp, redirectUri } = await relyingParty();
+    const started = await startAuthorization(rp, redirectUri);
+    const { context, page } = await continueWithWorkAddress(started.url, address);
+    expect(await alertText(page)).toBe("Your organization's sign-in is not available now.");
+    await context.close();
+    expect(await services().accountSearch.ownerOfContact("email", address)).toBeUndefined();
+    expect(await services().federation.ownerOf(ORG_SSO_TYPE, orgId, sid)).toBeUndefined();
+    expect(await services().groups.members("org", orgId, { limit: 10 })).toMatchObject({ subs: [] });
   });
 
   it.each([

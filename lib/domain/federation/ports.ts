@@ -1,3 +1,4 @@
+import type { PendingWrite } from "../unit-of-work";
 import type { BindState, FederatedLink, SealedTokens, StoredTokens } from "./records";
 
 /** The external account is already linked to another local account. */
@@ -27,6 +28,8 @@ export interface FederationRepository {
    * updated (an omitted userName keeps the stored one), and given tokens replace the stored ones.
    */
   link(link: NewLink, now: number): Promise<void>;
+  /** The link's writes for an account created in the same commit; a taken claim fails that commit's item 0. */
+  newAccountLinkItems(link: NewLink, now: number): PendingWrite[];
   /** Removes the link, its uniqueness and its stored tokens; false when there was no such link. */
   unlink(sub: string, fpType: string, fpName: string, sid: string): Promise<boolean>;
   /** Every stored token record of the account at one provider (strongly consistent). */

@@ -73,7 +73,13 @@ export interface TxtLookup {
   txt(name: string): Promise<string[]>;
 }
 
-/** Joining on registration (policy "join"): the membership items for a new account. */
+/** A new account's membership, written in its creation's commit (policy "join", a first SSO sign-in). */
 export interface OrganizationJoins {
-  joinItems(orgId: string, sub: string, now: number): PendingWrite[];
+  /** Conditioned on the organization being live and on custom roles applying to users over groups. */
+  joinItems(
+    orgId: string,
+    sub: string,
+    now: number,
+    roles?: { roles: string[]; customRights: string[] },
+  ): PendingWrite[];
 }

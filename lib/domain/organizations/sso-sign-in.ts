@@ -8,6 +8,7 @@ import { SID_PATTERN } from "../federation/external-account";
 import { FederatedAccountTakenError, type FederationRepository } from "../federation/ports";
 import { exchangeCode, ProviderError } from "../federation/provider-client";
 import type { BindState } from "../federation/records";
+import type { OrganizationJoins } from "./domain-claim-ports";
 import { type DomainDirectory, domainOf } from "./domain-ports";
 import { checkRoles } from "./organizations";
 import { type OrganizationRepository, OrgChangeRefusedError } from "./ports";
@@ -31,9 +32,10 @@ export interface SsoSignInDeps {
   domains: Pick<DomainDirectory, "verifiedOwner">;
   sso: Pick<OrgSsoRepository, "get">;
   secretKey: () => Promise<Buffer>;
-  federation: Pick<FederationRepository, "saveState" | "ownerOf" | "link">;
+  federation: Pick<FederationRepository, "saveState" | "ownerOf" | "link" | "newAccountLinkItems">;
+  joins: OrganizationJoins;
   stateKey: BindDeps["stateKey"];
-  accounts: Pick<AccountRepository, "get" | "create" | "update">;
+  accounts: Pick<AccountRepository, "get" | "createWith" | "update">;
   contacts: Pick<AccountSearch, "ownerOfContact">;
   orgs: Pick<OrganizationRepository, "memberState" | "addMember">;
   log: BindDeps["log"];
@@ -135,23 +137,41 @@ async function refreshNames(deps: SsoSignInDeps, sub: string, found: Mapped): Pr
   if (Object.keys(set).length > 0) await deps.accounts.update(sub, { set, remove: [] }, account);
 }
 
+/** Why a just-in-time account's commit refused one of its extra writes. */
+class FirstSignInRefused extends Error {
+  constructor(readonly problem: "account_exists" | "sso_unavailable") {
+    super(problem);
+  }
+}
+
 /**
- * The account for an external account seen for the first time: the owner of its verified
- * address, or a new account. Undefined when the address is not one the organization verified.
+ * The account for an external account seen for the first time, linked: the owner of its
+ * verified address, or a new account created, linked and joined with the default roles in
+ * one commit, so no half-made account is left behind. Refused when the address is not one
+ * the organization verified.
  */
 async function firstSignIn(
   deps: SsoSignInDeps,
-  orgId: string,
+  connection: SsoConnection,
   found: Mapped,
   now: number,
-): Promise<string | OrgSsoOutcome> {
+): Promise<{ ok: true; sub: string; joined: boolean } | Extract<OrgSsoOutcome, { ok: false }>> {
+  const { orgId } = connection;
   const email = found.email && normalizeEmail(found.email);
   const owner = email ? await deps.domains.verifiedOwner(domainOf(email) ?? "") : undefined;
   if (!email || owner?.orgId !== orgId) return { ok: false, problem: "foreign_address" };
+  const link = (sub: string) => ({ sub, fpType: ORG_SSO_TYPE, fpName: orgId, sid: found.sid, userName: email });
   const existing = await deps.contacts.ownerOfContact("email", email);
   if (existing) {
     // An account of that address joins only when the provider says the address is its user's.
-    return found.emailVerified ? existing : { ok: false, problem: "account_exists" };
+    if (!found.emailVerified) return { ok: false, problem: "account_exists" };
+    try {
+      await deps.federation.link(link(existing), now);
+    } catch (error) {
+      if (!(error instanceof FederatedAccountTakenError)) throw error;
+      return { ok: false, problem: "account_exists" };
+    }
+    return { ok: true, sub: existing, joined: false };
   }
   const prepared = prepareNewAccount(
     {
@@ -163,13 +183,25 @@ async function firstSignIn(
     randomUUID,
   );
   if ("problems" in prepared) return { ok: false, problem: "foreign_address" };
+  const { sub } = prepared.account;
+  const { roles, custom } = checkRoles(connection.defaultRoles);
+  const linkItems = deps.federation.newAccountLinkItems(link(sub), now);
+  const joinItems = deps.joins.joinItems(orgId, sub, now, { roles, customRights: custom });
   try {
-    await deps.accounts.create(prepared.account);
+    await deps.accounts.createWith(
+      prepared.account,
+      undefined,
+      [...linkItems, ...joinItems],
+      (failed) =>
+        // The first link item is the external account's claim: another first sign-in took it.
+        new FirstSignInRefused(failed.includes(0) ? "account_exists" : "sso_unavailable"),
+    );
   } catch (error) {
     if (error instanceof AccountConflictError) return { ok: false, problem: "account_exists" };
+    if (error instanceof FirstSignInRefused) return { ok: false, problem: error.problem };
     throw error;
   }
-  return prepared.account.sub;
+  return { ok: true, sub, joined: true };
 }
 
 /**
@@ -220,18 +252,10 @@ export async function completeOrgSso(
     sub = linked;
     await refreshNames(deps, sub, found);
   } else {
-    const first = await firstSignIn(deps, orgId, found, now);
-    if (typeof first !== "string") return first;
-    sub = first;
-    try {
-      await deps.federation.link(
-        { sub, fpType: ORG_SSO_TYPE, fpName: orgId, sid: found.sid, userName: found.email },
-        now,
-      );
-    } catch (error) {
-      if (!(error instanceof FederatedAccountTakenError)) throw error;
-      return { ok: false, problem: "account_exists" };
-    }
+    const first = await firstSignIn(deps, connection, found, now);
+    if (!first.ok) return first;
+    if (first.joined) return { ok: true, sub: first.sub, orgId };
+    sub = first.sub;
   }
   await ensureMember(deps, connection, sub, now);
   return { ok: true, sub, orgId };
