@@ -1,10 +1,8 @@
 import { hkdfSync } from "node:crypto";
-import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { config } from "../config";
 import type { DataKeySource } from "../config/settings";
 import { ApiError } from "../domain/errors";
 import { log } from "../log";
-import { traced } from "../tracing";
 
 /**
  * The service's data key, which is never in the table: inline (SVC_DATA_KEY, local) or
@@ -28,17 +26,6 @@ const unavailable = () =>
     v2Code: "service_unavailable",
   });
 
-async function secretMaterial(secretId: string, region: string): Promise<Buffer> {
-  const client = traced(new SecretsManagerClient({ region }));
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    if (!SecretString || SecretString.length < 32) throw new Error("the secret holds no key material");
-    return Buffer.from(SecretString, "utf8");
-  } finally {
-    client.destroy();
-  }
-}
-
 export function createDataKeys(source: DataKeySource | undefined, region: string) {
   let material: Promise<Buffer> | undefined;
   const subkeys = new Map<DataKeyPurpose, Buffer>();
@@ -49,12 +36,15 @@ export function createDataKeys(source: DataKeySource | undefined, region: string
       throw unavailable();
     }
     if (source.kind === "inline") return source.material;
-    material ??= secretMaterial(source.secretId, region).catch((error: unknown) => {
-      // Not cached: the next request tries again.
-      material = undefined;
-      log.error("data key secret unreadable", { error });
-      throw unavailable();
-    });
+    // The Secrets Manager client loads here, once per container, not at every function's import.
+    material ??= import("./secret-material")
+      .then(({ secretMaterial }) => secretMaterial(source.secretId, region))
+      .catch((error: unknown) => {
+        // Not cached: the next request tries again.
+        material = undefined;
+        log.error("data key secret unreadable", { error });
+        throw unavailable();
+      });
     return material;
   }
 

@@ -1,14 +1,11 @@
-import { SESClient } from "@aws-sdk/client-ses";
-import { SNSClient } from "@aws-sdk/client-sns";
 import type { Config } from "../config/settings";
 import type { Courier } from "../domain/messages/ports";
 import type { MetricsPort } from "../domain/metrics";
 import { traced } from "../tracing";
 import { createCourier } from "./courier";
 import type { MessageRenderer } from "./custom-message";
+import type { MessageSender } from "./message";
 import { createOutboxSender } from "./outbox-sender";
-import { createSesSender } from "./ses-sender";
-import { createSnsSender } from "./sns-sender";
 
 /** The courier the configuration asks for: the outbox file locally, SNS and SES on AWS. */
 export function courierFor(config: Config, render?: MessageRenderer, metrics?: MetricsPort): Courier {
@@ -19,10 +16,36 @@ export function courierFor(config: Config, render?: MessageRenderer, metrics?: M
   }
   return createCourier(
     {
-      sms: createSnsSender(traced(new SNSClient({ region: config.region }))),
-      email: createSesSender(traced(new SESClient({ region: config.region })), config.messages.mailFrom),
+      sms: onFirstMessage(async () => {
+        const [{ SNSClient }, { createSnsSender }] = await Promise.all([
+          import("@aws-sdk/client-sns"),
+          import("./sns-sender"),
+        ]);
+        return createSnsSender(traced(new SNSClient({ region: config.region })));
+      }),
+      email: onFirstMessage(async () => {
+        const [{ SESClient }, { createSesSender }] = await Promise.all([
+          import("@aws-sdk/client-ses"),
+          import("./ses-sender"),
+        ]);
+        return createSesSender(traced(new SESClient({ region: config.region })), config.messages.mailFrom);
+      }),
     },
     render,
     metrics,
   );
+}
+
+/** A sender made on the first message, so a cold start does not evaluate the SNS and SES clients. */
+function onFirstMessage(make: () => Promise<MessageSender>): MessageSender {
+  let sender: Promise<MessageSender> | undefined;
+  return {
+    async send(message) {
+      sender ??= make().catch((error: unknown) => {
+        sender = undefined;
+        throw error;
+      });
+      return (await sender).send(message);
+    },
+  };
 }
