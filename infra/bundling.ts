@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url";
 import { AssetHashType, DockerImage } from "aws-cdk-lib";
 import { Code } from "aws-cdk-lib/aws-lambda";
 import { type BuildOptions, build, buildSync } from "esbuild";
+import type { FunctionName } from "../lib/http/route";
+import { FUNCTION_NEEDS } from "./function-needs";
 
 /** The project's root: where the builds run and their paths start. */
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -63,8 +65,22 @@ export const HASH_WORKER = { entry: "lib/crypto/foreign-hash-worker.mjs", file: 
  * (docs/decisions/code-splitting.md). All in one folder: a module finds the worker by
  * its own URL.
  */
-export function functionBuildOptions(name: string, outdir: string): BuildOptions {
-  return splitBuildOptions(withHashWorker({ index: `functions/${name}.ts` }), outdir);
+export function functionBuildOptions(name: FunctionName, outdir: string): BuildOptions {
+  const options = splitBuildOptions(withHashWorker({ index: `functions/${name}.ts` }), outdir);
+  return { ...options, external: [...(options.external ?? []), ...clientsNeverLoaded(name)] };
+}
+
+/**
+ * The AWS clients the shared wiring imports on first use (lib/notify/transport.ts,
+ * lib/crypto/data-key.ts) that this function never uses, since its role may not call them:
+ * esbuild would otherwise ship their chunks, unread, in every function.
+ */
+function clientsNeverLoaded(name: FunctionName): string[] {
+  const needs = FUNCTION_NEEDS[name];
+  return [
+    ...(needs.messaging ? [] : ["@aws-sdk/client-sns", "@aws-sdk/client-ses"]),
+    ...(needs.dataKey ? [] : ["@aws-sdk/client-secrets-manager"]),
+  ];
 }
 
 /** Entry points with the hash worker beside them, built to HASH_WORKER.file. */
@@ -101,7 +117,7 @@ export async function allFunctionsAssetBytes(names: readonly string[]): Promise<
  * `cdk synth`'s code of a function: the same esbuild build as `npm run build`, run in
  * process (esbuild's API), its output hashed as the asset.
  */
-export function functionCode(name: string): Code {
+export function functionCode(name: FunctionName): Code {
   return Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {

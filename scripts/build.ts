@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { functionBuildOptions } from "../infra/bundling";
-import { FUNCTION_NAMES } from "../lib/http/route";
+import { FUNCTION_NAMES, type FunctionName } from "../lib/http/route";
 
 /** Bundles every Lambda entry as `cdk synth` would, and shows what each one weighs. */
 
@@ -16,7 +16,7 @@ interface BundleSize {
   totalBytes: number;
 }
 
-async function bundle(name: string): Promise<BundleSize> {
+async function bundle(name: FunctionName): Promise<BundleSize> {
   const outdir = `dist/${name}`;
   // The same build as cdk synth's (infra/bundling.ts).
   await build(functionBuildOptions(name, outdir));
