@@ -11,7 +11,7 @@ import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
 import { outbox } from "../support/outbox";
-import { storedItem } from "../support/stored";
+import { storedItem, storedItems } from "../support/stored";
 
 /**
  * The Organizations screens of the admin console (docs/console.md) in chromium: an operator
@@ -42,6 +42,11 @@ const org = (orgId: string, rest = "") => `/orgs/${orgId}${rest}`;
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 const status = (page: Page, text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
 const alert = (page: Page, text: string | RegExp) => page.getByRole("alert").filter({ hasText: text }).waitFor();
+/** The routes of the operator's console calls with this result, from their own trail. */
+const trail = async (sub: string, result: string) =>
+  (await storedItems(sub, "EVENT#"))
+    .filter((e) => e.cId === "svc-console" && e.result === result)
+    .map((e) => (e.prms as { route: string }).route);
 const rolesOf = async (orgId: string, sub: string) =>
   (await services().organizations.memberState(orgId, sub))?.roles.slice().sort();
 
@@ -230,6 +235,22 @@ describe("an operator with full control on the Organizations screens", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Удалить" }).click();
     await status(page, "Подключение единого входа удалено.");
     expect(await storedItem(keys.orgSso(orgId))).toBeUndefined();
+    // Each change is in the operator's own trail, the refused one with its reason.
+    expect(await trail(admin.account.sub, "ok")).toEqual(
+      expect.arrayContaining([
+        "orgs.member-add",
+        "orgs.member-roles",
+        "orgs.member-remove",
+        "orgs.invite",
+        "orgs.invitation-revoke",
+        "orgs.domain-claim",
+        "orgs.domain-verify",
+        "orgs.domain-policy",
+        "orgs.sso-put",
+        "orgs.sso-delete",
+      ]),
+    );
+    expect(await trail(admin.account.sub, "last_org_admin")).toEqual(["orgs.member-remove"]);
     await context.close();
   });
 
@@ -265,7 +286,7 @@ describe("an operator with full control on the Organizations screens", () => {
 });
 
 describe("a read-only operator on an organization's page", () => {
-  it("sees every change disabled with the reason, the connection without its secret, and a change sent anyway refused", async () => {
+  it("sees every change disabled with the reason, the connection without its secret, a change sent anyway refused and in its trail, and pages through 51 members", async () => {
     const monitor = await person("SYS_MON");
     const member = await seedAccount({ given_name: "Mona", family_name: uniqueId("Member") }, PASSWORD);
     const orgId = uniqueId("ro-");
@@ -312,6 +333,25 @@ describe("a read-only operator on an organization's page", () => {
     await remove.click();
     await alert(page, "The service refused this change");
     expect(await rolesOf(orgId, member.sub)).toEqual(["ORG_ADMIN"]);
+    expect(await trail(monitor.account.sub, "read_only_operator")).toEqual(["orgs.member-remove"]);
+
+    // 50 members a page: 50 more than the one, then the next page holds the last.
+    for (let i = 0; i < 50; i++) {
+      const more = await seedAccount({ family_name: `Zz${String(i).padStart(2, "0")}` });
+      expect(await send("POST", org(orgId, "/members"), all, { subjectId: more.sub })).toBe(201);
+    }
+    await page.reload();
+    const rows = page.getByRole("table", { name: "Members" }).getByRole("row");
+    await page.getByRole("navigation", { name: "Members: Page" }).getByRole("link", { name: "Next page" }).click();
+    await page.getByRole("link", { name: "First page" }).waitFor();
+    expect(await rows.count()).toBe(2);
+    const listed = await read(org(orgId, "/members?limit=100"), ["svc_groups"]);
+    const last = (listed.body.members as { subjectId: string }[]).at(-1)?.subjectId;
+    expect(listed.body.members).toHaveLength(51);
+    await page.getByRole("table", { name: "Members" }).getByRole("link", { name: last, exact: true }).waitFor();
+    await page.getByRole("link", { name: "First page" }).click();
+    await page.getByRole("link", { name: "Next page" }).waitFor();
+    expect(await rows.count()).toBe(51);
     await context.close();
   });
 });
