@@ -93,12 +93,17 @@ export function changeForm(
   form: HTMLFormElement,
   submitLabel: string,
   action: () => Promise<void>,
-  options: { readsOnly?: boolean } = {},
+  options: { readsOnly?: boolean; focus?: string } = {},
 ): HTMLFormElement {
   const readOnly = !options.readsOnly && !mayChange();
   const submit = h(
     "button",
-    { type: "submit", ...(readOnly && { disabled: true, "aria-describedby": READ_ONLY_NOTE }) },
+    {
+      type: "submit",
+      // The redraw after the change gives focus back to this button (main.ts).
+      ...(options.focus && { "data-focus": options.focus }),
+      ...(readOnly && { disabled: true, "aria-describedby": READ_ONLY_NOTE }),
+    },
     submitLabel,
   );
   form.append(h("div", { class: "actions" }, submit));

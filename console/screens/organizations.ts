@@ -163,7 +163,7 @@ function membersTable(base: string, page: MembersPage): HTMLTableElement {
           changeButton(
             t.setRoles,
             changed(t.saved, () => put(`${path}/roles`, { roles: words(roles.value) })),
-            { "aria-label": `${t.setRoles}: ${m.subjectId}` },
+            { "aria-label": `${t.setRoles}: ${m.subjectId}`, "data-focus": `roles:${m.subjectId}` },
           ),
           changeButton(
             t.remove,
@@ -186,6 +186,7 @@ function addMemberForm(base: string): HTMLFormElement {
     form,
     t.addMember,
     changed(t.memberAdded, () => post(`${base}/members`, { subjectId: sub.value.trim(), roles: words(roles.value) })),
+    { focus: "add-member" },
   );
 }
 
@@ -229,6 +230,7 @@ function inviteForm(base: string): HTMLFormElement {
     form,
     t.invite,
     changed(t.invitationSent, () => post(`${base}/invitations`, body())),
+    { focus: "invite" },
   );
 }
 
@@ -258,7 +260,7 @@ function domainPart(base: string, d: Domain): HTMLElement {
       }
       say(t.domainVerified);
     },
-    { "aria-label": `${t.verifyNow}: ${d.domain}` },
+    { "aria-label": `${t.verifyNow}: ${d.domain}`, "data-focus": `verify:${d.domain}` },
   );
   const remove = changeButton(
     t.remove,
@@ -290,6 +292,7 @@ function domainPart(base: string, d: Domain): HTMLElement {
       changeButton(
         t.setPolicy,
         changed(t.saved, () => put(path, { policy: policy.value })),
+        { "aria-label": `${t.setPolicy}: ${d.domain}`, "data-focus": `policy:${d.domain}` },
       ),
       verify,
       remove,
@@ -304,6 +307,7 @@ function claimForm(base: string): HTMLFormElement {
     form,
     t.claimDomain,
     changed(t.domainClaimed, () => post(`${base}/domains`, { domain: domain.value.trim().toLowerCase() })),
+    { focus: "claim" },
   );
 }
 
@@ -344,6 +348,7 @@ function ssoPart(base: string, sso: Sso | undefined): Child[] {
     form,
     sso ? t.ssoReplace : t.ssoConfigure,
     changed(t.ssoSaved, () => put(path, body())),
+    { focus: "sso" },
   );
   if (!sso) return [h("p", {}, t.ssoNone), save];
   const callback = input({ value: sso.callbackUrl, readonly: true, class: "secret" });

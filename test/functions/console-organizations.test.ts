@@ -143,6 +143,8 @@ describe("an operator with full control on the Organizations screens", () => {
     expect(await focusedText(page)).toBe("Send the invitation");
     await page.keyboard.press("Enter");
     await status(page, "The invitation was sent.");
+    // The redrawn page gives focus back to the button, so the keyboard goes on from there.
+    await expect.poll(() => focusedText(page)).toBe("Send the invitation");
     await invitations.getByRole("cell", { name: invitee, exact: true }).waitFor();
     const [message] = outbox(invitee);
     expect(message).toMatchObject({ channel: "email", lang: "en", subject: "Invitation to join Acme Ltd" });
@@ -188,7 +190,7 @@ describe("an operator with full control on the Organizations screens", () => {
     await status(page, "The domain is verified.");
     await claim.getByText("verified", { exact: true }).waitFor();
     expect((await storedItem(keys.orgDomain(orgId, domain)))?.state).toBe("verified");
-    await claim.getByLabel("Policy").selectOption("sso");
+    await claim.getByLabel("Policy", { exact: true }).selectOption("sso");
     await claim.getByRole("button", { name: "Set policy" }).click();
     await status(page, "Saved.");
     const domainList = await read(org(orgId, "/domains"), ["svc_groups"]);
@@ -309,7 +311,7 @@ describe("a read-only operator on an organization's page", () => {
       "Revoke: ro@example.com",
       "Send the invitation",
       `Verify now: ${orgId}.example.net`,
-      "Set policy",
+      `Set policy: ${orgId}.example.net`,
       `Remove: ${orgId}.example.net`,
       "Claim the domain",
       "Replace the connection",
