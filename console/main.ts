@@ -6,6 +6,7 @@ import { clientScreen, clientsScreen, newClientScreen } from "./screens/clients"
 import { eventsScreen } from "./screens/events";
 import { groupScreen, groupsScreen } from "./screens/groups";
 import { keysScreen } from "./screens/keys";
+import { orgScreen, orgsScreen } from "./screens/organizations";
 import { rightsScreen } from "./screens/rights";
 import { onRedraw, type Screen } from "./screens/screen";
 import { userScreen } from "./screens/user";
@@ -26,6 +27,7 @@ function screenFor(hash: string): { screen: Screen | undefined; params: string[]
     users: rest.length ? userScreen : usersScreen,
     clients: rest[0] === "new" ? newClientScreen : rest.length ? clientScreen : clientsScreen,
     groups: rest.length >= 2 ? groupScreen : groupsScreen,
+    orgs: rest.length ? orgScreen : orgsScreen,
     rights: rightsScreen,
     keys: keysScreen,
     activity: activityScreen,
@@ -49,6 +51,7 @@ function navigation(): HTMLElement {
       link("users", t.users),
       link("clients", t.clients),
       link("groups", t.groups),
+      link("orgs", t.organizations),
       link("rights", t.rights),
       link("keys", t.keys),
       link("activity", t.activity),

@@ -1,7 +1,8 @@
 import { ApiProblem } from "./api";
 import { operator, startAuthorization } from "./auth";
-import { h } from "./dom";
+import { type Child, h } from "./dom";
 import { DICTIONARIES, type Language, languageOf, type Texts } from "./i18n";
+import { rerender } from "./screens/screen";
 
 /** The page's language, the words in it, and the live regions every screen reports in. */
 
@@ -92,12 +93,17 @@ export function changeForm(
   form: HTMLFormElement,
   submitLabel: string,
   action: () => Promise<void>,
-  options: { readsOnly?: boolean } = {},
+  options: { readsOnly?: boolean; focus?: string } = {},
 ): HTMLFormElement {
   const readOnly = !options.readsOnly && !mayChange();
   const submit = h(
     "button",
-    { type: "submit", ...(readOnly && { disabled: true, "aria-describedby": READ_ONLY_NOTE }) },
+    {
+      type: "submit",
+      // The redraw after the change gives focus back to this button (main.ts).
+      ...(options.focus && { "data-focus": options.focus }),
+      ...(readOnly && { disabled: true, "aria-describedby": READ_ONLY_NOTE }),
+    },
     submitLabel,
   );
   form.append(h("div", { class: "actions" }, submit));
@@ -146,6 +152,37 @@ export function confirmDialog(question: string, confirmLabel: string): Promise<b
     document.body.append(dialog);
     dialog.showModal();
   });
+}
+
+/** One read per part of a screen; a part that fails says so in its own section. */
+export async function settled<T>(read: Promise<T>): Promise<T | Error> {
+  return read.catch((error: Error) => error);
+}
+
+export function part<T>(value: T | Error, render: (v: T) => Child | Child[]): Child | Child[] {
+  return value instanceof Error ? h("p", { class: "problem-inline" }, `${t.failed} ${value.message}`) : render(value);
+}
+
+/** A change, then the screen as the API holds it afterwards, and `message` said. */
+export const changed = (message: string, change: () => Promise<unknown>) => async () => {
+  await change();
+  await rerender();
+  say(message);
+};
+
+/** An action that asks `question` first and runs only when confirmed. */
+export const confirmed = (question: string, confirmLabel: string, action: () => Promise<void>) => async () => {
+  if (await confirmDialog(question, confirmLabel)) await action();
+};
+
+/** Copies `text`; where the clipboard is refused, selects `fallback` for Ctrl+C. */
+export function copyButton(text: string, fallback: HTMLInputElement, label = t.copy): HTMLButtonElement {
+  const done = () => say(t.copied);
+  return h(
+    "button",
+    { type: "button", onclick: () => void navigator.clipboard.writeText(text).then(done, () => fallback.select()) },
+    label,
+  );
 }
 
 /** Shows a secret once, with a copy button; it is in no storage and gone when closed. */

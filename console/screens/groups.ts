@@ -20,56 +20,73 @@ const GROUPS = "/api/v2/grps";
 const PAGE_SIZE = 20;
 const RESERVED = new Set(["id", "profile", "instanceId"]);
 
-/** `#/groups?profile=<p>&rql=<filter>&page=<n>`: a profile's groups, a page at a time. */
-export const groupsScreen: Screen = async ({ query }) => {
-  const profile = query.get("profile") ?? "org";
-  const filter = query.get("rql") ?? "";
-  const page = Math.max(0, Number(query.get("page") ?? 0) || 0);
-  const profileBox = input({ name: "profile", value: profile, required: true, autocomplete: "off" });
+/** The search form of a groups list: the profile (when asked) and an RQL filter; `go` makes the address. */
+export function groupSearch(
+  filter: string,
+  go: (filter: string, profile: string) => string,
+  profile?: string,
+): HTMLFormElement {
+  const profileBox =
+    profile === undefined ? undefined : input({ name: "profile", value: profile, required: true, autocomplete: "off" });
   const filterBox = input({ name: "rql", value: filter, autocomplete: "off", spellcheck: "false" });
   const form = h(
     "form",
     { role: "search", class: "search" },
-    field(t.profile, profileBox),
+    profileBox && field(t.profile, profileBox),
     field(t.groupFilter, filterBox),
     h("div", { class: "actions" }, h("button", { type: "submit" }, t.show)),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const next = new URLSearchParams({ profile: profileBox.value.trim() });
-    if (filterBox.value.trim()) next.set("rql", filterBox.value.trim());
-    location.hash = `#/groups?${next}`;
+    location.hash = go(filterBox.value.trim(), profileBox?.value.trim() ?? "");
   });
+  return form;
+}
+
+/** A page of a profile's groups (`limit` one more than shown tells whether a next page exists), and its pager. */
+export async function groupList(
+  profile: string,
+  filter: string,
+  page: number,
+  links: { caption: string; item: (id: string) => string; page: (n: number) => string },
+): Promise<Node[]> {
   const limit = `limit(${PAGE_SIZE + 1},${page * PAGE_SIZE})`;
   const rql = filter ? `(${filter})&${limit}` : limit;
   const found = await get<Group[]>(`${GROUPS}?${new URLSearchParams({ profile, rql, expand: "true" })}`);
-  const pageLink = (n: number, label: string) =>
+  return [
+    table(
+      links.caption,
+      [t.groupId, t.name],
+      found
+        .slice(0, PAGE_SIZE)
+        .map((g) => [h("a", { href: links.item(g.id) }, g.id), typeof g.name === "string" ? g.name : ""]),
+    ),
     h(
-      "a",
-      { href: `#/groups?${new URLSearchParams({ profile, ...(filter && { rql: filter }), page: String(n) })}` },
-      label,
-    );
+      "nav",
+      { class: "pager", "aria-label": `${links.caption}: ${t.page}` },
+      page > 0 && h("a", { href: links.page(page - 1) }, t.previous),
+      h("span", {}, `${t.page} ${page + 1}`),
+      found.length > PAGE_SIZE && h("a", { href: links.page(page + 1) }, t.next),
+    ),
+  ];
+}
+
+/** `#/groups?profile=<p>&rql=<filter>&page=<n>`: a profile's groups, a page at a time. */
+export const groupsScreen: Screen = async ({ query }) => {
+  const profile = query.get("profile") ?? "org";
+  const filter = query.get("rql") ?? "";
+  const page = Math.max(0, Number(query.get("page") ?? 0) || 0);
+  const address = (rql: string, p: string, n?: number) =>
+    `#/groups?${new URLSearchParams({ profile: p, ...(rql && { rql }), ...(n !== undefined && { page: String(n) }) })}`;
   return {
     title: t.groupsTitle,
     body: [
-      form,
-      table(
-        t.groupsTitle,
-        [t.groupId, t.name],
-        found
-          .slice(0, PAGE_SIZE)
-          .map((g) => [
-            h("a", { href: `#/groups/${encodeURIComponent(profile)}/${encodeURIComponent(g.id)}` }, g.id),
-            typeof g.name === "string" ? g.name : "",
-          ]),
-      ),
-      h(
-        "nav",
-        { class: "pager", "aria-label": t.page },
-        page > 0 && pageLink(page - 1, t.previous),
-        h("span", {}, `${t.page} ${page + 1}`),
-        found.length > PAGE_SIZE && pageLink(page + 1, t.next),
-      ),
+      groupSearch(filter, address, profile),
+      ...(await groupList(profile, filter, page, {
+        caption: t.groupsTitle,
+        item: (id) => `#/groups/${encodeURIComponent(profile)}/${encodeURIComponent(id)}`,
+        page: (n) => address(filter, profile, n),
+      })),
       section(t.newGroup, newGroupForm(profile)),
     ],
   };

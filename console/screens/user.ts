@@ -1,6 +1,6 @@
 import { del, get, post, seg } from "../api";
-import { type Child, checkbox, field, h, input, section, table, when } from "../dom";
-import { changeButton, changeForm, confirmDialog, goTo, lang, say, t } from "../ui";
+import { checkbox, field, h, input, section, table, when } from "../dom";
+import { changeButton, changed, changeForm, confirmDialog, goTo, lang, part, say, settled, t } from "../ui";
 import { rerender, type Screen } from "./screen";
 import { nameOf } from "./users";
 
@@ -41,23 +41,7 @@ interface GroupsPage {
 /** Groups of the account per page: one BatchGetItem of the groups when expanded (interface §4.8a). */
 const GROUPS_PAGE = 100;
 
-/** One read per part of the account; a part that fails says so in its own section. */
-async function settled<T>(read: Promise<T>): Promise<T | Error> {
-  return read.catch((error: Error) => error);
-}
-
-function part<T>(value: T | Error, render: (v: T) => Child | Child[]): Child | Child[] {
-  return value instanceof Error ? h("p", { class: "problem-inline" }, `${t.failed} ${value.message}`) : render(value);
-}
-
 const yesNo = (v: boolean | undefined) => (v ? t.yes : t.no);
-
-/** A change, then the account as the API holds it afterwards. */
-const changed = (message: string, change: () => Promise<unknown>) => async () => {
-  await change();
-  await rerender();
-  say(message);
-};
 
 function attributesForm(account: Account, base: string): HTMLFormElement {
   const given = input({ name: "given_name", value: account.given_name ?? "", autocomplete: "off" });
