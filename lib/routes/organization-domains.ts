@@ -165,6 +165,8 @@ const removeDomain = (domains: DomainUseCases) =>
     method: "DELETE",
     path: "/svc/api/v3/orgs/{orgId}/domains/{domain}",
     ...orgCall,
+    // Enforcement and its proof go with it: a console operator must have signed in recently.
+    recentSignIn: true,
     summary: "Remove a domain claim",
     description:
       "Deletes the claim and, if verified, the domain's directory item in one transaction (publishes domain.unverified for a verified one).",

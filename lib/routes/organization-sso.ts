@@ -133,6 +133,8 @@ const deleteSso = (sso: SsoUseCases) =>
     method: "DELETE",
     path: "/svc/api/v3/orgs/{orgId}/sso",
     ...orgCall,
+    // Enforcement and its proof go with it: a console operator must have signed in recently.
+    recentSignIn: true,
     event: { type: "orgs.sso-delete", inTransaction: true },
     summary: "Remove the organization's single sign-on connection",
     description: "Accounts created by it stay, with their links; its domain's addresses can no longer sign in by it.",

@@ -7,7 +7,7 @@ import { OPERATOR_CONSOLE_CLIENT } from "../../lib/domain/operators/console-clie
 import { attachGenerator, issueSecret } from "../../lib/domain/security/totp-generators";
 import { roundTripCount } from "../../lib/store/client";
 import { keys } from "../../lib/store/keys";
-import { createClient, seedAccount, systemToken } from "../support/fixtures";
+import { createClient, seedAccount, systemToken, uniqueId } from "../support/fixtures";
 import { useIssuerGateway } from "../support/gateway";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { httpBrowser } from "../support/http-browser";
@@ -280,7 +280,7 @@ describe("the management API with an operator's token", () => {
     });
   });
 
-  it("a destructive change needs a sign-in within 10 minutes: otherwise an RFC 9470 step-up challenge", async () => {
+  it("a destructive change (an application's deletion, an organization domain's removal) needs a sign-in within 10 minutes: otherwise an RFC 9470 step-up challenge", async () => {
     const { account, secret } = await operator("APP_ADMIN");
     const tokens = await consoleTokens(account, secret as string);
     const admin = await systemToken(["svc_api_sys_clients", "svc_api_sys_clients_chg"]);
@@ -300,11 +300,24 @@ describe("the management API with an operator's token", () => {
     expect(stale.status).toBe(401);
     expect(stale.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication", max_age=600/);
     expect(await storedItem(keys.client(clientId))).toBeDefined();
+    // So does removing an organization's domain (its enforced single sign-on goes with it).
+    const orgId = uniqueId("org-");
+    const groupsAdmin = await systemToken(["svc_groups"]);
+    const post = (path: string, body: object) => api(groupsAdmin, path, { method: "POST", body: JSON.stringify(body) });
+    expect((await post("/svc/api/v2/grps?profile=org", { profile: "org", id: orgId })).status).toBe(201);
+    expect((await post(`/svc/api/v3/orgs/${orgId}/domains`, { domain: `${orgId}.example.org` })).status).toBe(201);
+    const domainPath = `/svc/api/v3/orgs/${orgId}/domains/${orgId}.example.org`;
+    const staleDomain = await api(tokens.access_token, domainPath, { method: "DELETE" });
+    expect(staleDomain.status).toBe(401);
+    expect(staleDomain.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication"/);
+    expect(await storedItem(keys.orgDomain(orgId, `${orgId}.example.org`))).toBeDefined();
     // Signed in again just now (max_age=0 in the console): the same change goes through.
     const fresh = await consoleTokens(account, secret as string, 30);
     const deleted = await api(fresh.access_token, `/svc/admin/api/v3/clients/${clientId}`, { method: "DELETE" });
     expect(deleted.status).toBeLessThan(300);
     expect(await storedItem(keys.client(clientId))).toBeUndefined();
+    expect((await api(fresh.access_token, domainPath, { method: "DELETE" })).status).toBe(204);
+    expect(await storedItem(keys.orgDomain(orgId, `${orgId}.example.org`))).toBeUndefined();
   });
 
   it("an ordinary user's token stays a user's: no system route opens to it", async () => {
