@@ -385,9 +385,11 @@ describe("who may call", () => {
     }
     expect(await storedItem(keys.groupMember("org", b.orgId, b.admin.sub))).toBeDefined();
     expect(await storedItem(grantKey(role(b.admin.sub, b.orgId, "ORG_ADMIN")))).toBeDefined();
-    // The attempts are in the caller's trail.
+    // The attempts are in the caller's trail, each naming the organization it reached for.
     const refused = (await storedItems(a.admin.sub, "EVENT#")).filter((e) => e.result === "group_not_found");
     expect(refused.length).toBeGreaterThanOrEqual(5);
+    const reachedFor = refused.map((e) => (e.prms as { on?: string[] }).on?.[0]);
+    expect(new Set(reachedFor)).toEqual(new Set([`orgId=${b.orgId}`, `orgId=${missing}`]));
   });
 
   it("when a member without ORG_ADMIN calls, it answers 404; a token without svc_org_admin 401; a revoked ORG_ADMIN refuses the very next call", async () => {

@@ -48,7 +48,7 @@ const BEARER_PARAMS = new Set(["qrCode", "context"]);
  */
 function operatorEvent(state: SvcContext["svc"], operator: Operator, event: APIGatewayProxyEventV2, result: string) {
   const route = state.route as NonNullable<typeof state.route>;
-  const named = Object.entries(state.params).filter(([name]) => !BEARER_PARAMS.has(name));
+  const named = namedInPath(state);
   return {
     sbj: operator.sub,
     ts: Date.now(),
@@ -62,9 +62,16 @@ function operatorEvent(state: SvcContext["svc"], operator: Operator, event: APIG
       route: route.id,
       operator: operator.role ?? "none",
       ...(state.subject !== undefined && { target: state.subject }),
-      ...(named.length > 0 && { on: named.map(([name, value]) => `${name}=${value}`) }),
+      ...(named.length > 0 && { on: named }),
     },
   } satisfies SecurityEvent;
+}
+
+/** What the path names (`orgId=acme`), so a trail shows what a call reached for, refused or not. */
+function namedInPath(state: SvcContext["svc"], except?: string): string[] {
+  return Object.entries(state.params)
+    .filter(([name]) => !BEARER_PARAMS.has(name) && name !== except)
+    .map(([name, value]) => `${name}=${value}`);
 }
 
 /** The call's own outcome stands; a lost event is logged, not turned into a failure. */
@@ -93,6 +100,8 @@ export function securityEvent(
     // A user acts only on its own account, so a path naming another one was refused: the
     // attempt goes into the caller's trail, never the target's.
     const target = subject !== undefined && subject !== principal.sub ? subject : undefined;
+    // The account is in sbj or target already; the rest (an organization, a group) is not.
+    const named = namedInPath(request.context.svc, "subjectId");
     await recordSafely(route.id, () =>
       checks.recordCall({
         sbj: principal.sub,
@@ -103,7 +112,7 @@ export function securityEvent(
         ua: headers["user-agent"],
         ...(principal.via === "bearer" && { sid: principal.sid }),
         result,
-        prms: { route: route.id, ...(target !== undefined && { target }) },
+        prms: { route: route.id, ...(target !== undefined && { target }), ...(named.length > 0 && { on: named }) },
       }),
     );
   };
