@@ -38,7 +38,7 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
   "token.issue basic": {
     reads: 2,
     writes: 2,
-    why: "the password grant's one read of account, credential and counters, then, once the password is right, the account's e-mail domain in the verified-domain directory: an organization enforcing its single sign-on gives its people no other way in (docs/organizations.md#enforced-single-sign-on); a sign-in typed with that same address on the hosted form reads it once, before the hash",
+    why: "the password grant's one read of account, credential and counters, then, once the password is right, the account's e-mail domain in the verified-domain directory: an organization enforcing its single sign-on gives its people no other way in (docs/organizations.md#signing-in); a sign-in typed with that same address on the hosted form reads it once, before the hash",
   },
   "passwords.change user": {
     reads: 2,
