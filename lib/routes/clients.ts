@@ -5,7 +5,7 @@ import { problems } from "../domain/errors";
 import { jsonResult, NO_STORE } from "../http/error-body";
 import { type CommonCall, group, route } from "../http/route";
 import { adminChangeEvent } from "./admin-change";
-import { badAccessToken, v3Error } from "./schemas";
+import { badAccessToken, queryNumber, v3Error } from "./schemas";
 
 /** Schemas of the clients calls (interface §4.17). */
 
@@ -235,7 +235,7 @@ const listRoute = (clients: ClientUseCases) =>
       401: badAccessToken,
     },
     handler: async (call) => {
-      const limit = call.query.limit === undefined ? undefined : Number(call.query.limit);
+      const limit = queryNumber(call.query.limit);
       return jsonResult(200, await clients.list(limit, call.query.after));
     },
   });

@@ -18,6 +18,7 @@ import {
   FREE_KEY_NAME,
   groupIdParam,
   PRINTABLE_PATTERN,
+  queryNumber,
   STORABLE_NUMBER_BOUNDS,
   subjectIdParam,
   v2Error,
@@ -348,7 +349,7 @@ const members = (groups: GroupUseCases) =>
     },
     handler: async (call) => {
       const { profile, expand, after } = call.query;
-      const limit = call.query.limit === undefined ? MEMBERS_PER_PAGE : Number(call.query.limit);
+      const limit = queryNumber(call.query.limit) ?? MEMBERS_PER_PAGE;
       const page = await groups.members(profile, call.params.groupId, expand === "true", { limit, after });
       if (page.next === undefined) return jsonResult(200, page.members);
       // The list stays the interface's array; the way on is an RFC 8288 link, as GitHub's.
@@ -422,7 +423,7 @@ const ofUser = (groups: GroupUseCases) =>
       const page = await groups.membershipsOf(call.subject, {
         profile,
         expand: expand === "true",
-        limit: limit === undefined ? undefined : Number(limit),
+        limit: queryNumber(limit),
         cursor,
         accountKnown: call.account?.sub === call.subject,
       });

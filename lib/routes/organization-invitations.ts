@@ -7,7 +7,7 @@ import type { OrganizationUseCases } from "../domain/organizations/organizations
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import { callerOf, notFound, orgCall, orgId, orgParams, requireRightsPermission, roles } from "./organizations";
-import { badAccessToken, v3Error } from "./schemas";
+import { badAccessToken, queryNumber, v3Error } from "./schemas";
 
 /** Schemas of the organization invitation calls (docs/organizations.md#invitations). */
 
@@ -113,7 +113,7 @@ const listRoute = (invitations: InvitationUseCases, orgs: Orgs) =>
     handler: async (call) => {
       const { limit, cursor } = call.query;
       const page = await invitations.list(callerOf(call), call.params.orgId, {
-        limit: limit === undefined ? undefined : Number(limit),
+        limit: queryNumber(limit),
         cursor,
       });
       return jsonResult(200, page);

@@ -12,7 +12,7 @@ import { jsonResult } from "../http/error-body";
 import { userCallEvent } from "../http/middleware/security-event";
 import { type ApiCall, group, route } from "../http/route";
 import { groupView } from "./groups";
-import { badAccessToken, v3Error } from "./schemas";
+import { badAccessToken, queryNumber, v3Error } from "./schemas";
 
 /** Schemas of the organization admin calls (docs/organizations.md). */
 
@@ -177,7 +177,7 @@ const listMembers = (orgs: OrganizationUseCases) =>
     handler: async (call) => {
       const { limit, cursor } = call.query;
       const page = await orgs.members(callerOf(call), call.params.orgId, {
-        limit: limit === undefined ? undefined : Number(limit),
+        limit: queryNumber(limit),
         cursor,
       });
       return jsonResult(200, page);

@@ -168,5 +168,9 @@ export function subjectItemParams(idDescription: string) {
   } as const;
 }
 
+/** A query's number, already checked by its schema's pattern: undefined when the query leaves it out. */
+export const queryNumber = (text: string | undefined): number | undefined =>
+  text === undefined ? undefined : Number(text);
+
 export const badAccessToken = { description: "bad_access_token", schema: v3Error } as const;
 export const accessDenied = { description: "access_denied", schema: v2Error } as const;
