@@ -16,6 +16,8 @@ export interface BundleReport {
   totalBytes: number;
   /** Packages (node_modules names) whose code runs when the bundle is imported, sorted. */
   packagesAtImport: string[];
+  /** The project's own files whose code runs when the bundle is imported, sorted. */
+  sourcesAtImport: string[];
   /** Every bundled input's static and dynamic imports, for checks of how a library is reached. */
   edges: Array<{ from: string; to: string; kind: string }>;
   /** Inputs that left code in the function's own outputs (the hash worker's aside). */
@@ -90,6 +92,7 @@ export async function bundleReport(fn: FunctionName): Promise<BundleReport> {
     bytes: bytesAtImport(metafile, index),
     totalBytes: outputs.reduce((sum, [, output]) => sum + output.bytes, 0),
     packagesAtImport: [...packages].sort(),
+    sourcesAtImport: [...reached].filter((path) => emitted.has(path) && !packageOf(path)).sort(),
     edges: Object.entries(metafile.inputs).flatMap(([from, input]) =>
       input.imports.map((i) => ({ from, to: i.path, kind: i.kind })),
     ),

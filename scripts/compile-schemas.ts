@@ -118,12 +118,28 @@ function validatorsModule(fn: FunctionName): string {
 }
 
 /** The OpenAPI document, made once here rather than at every cold start of the meta function. */
+const openApi = () => buildOpenApiDocument(routes, { v3Error, v2Error, oauthError, tokenError });
+
 function openApiModule(): string {
   return [
     HEADER,
     "/** The OpenAPI 3.1 document of every route (lib/http/openapi.ts). */",
     "export const openApiDocument: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown> =",
-    `  ${JSON.stringify(buildOpenApiDocument(routes, { v3Error, v2Error, oauthError, tokenError }))};`,
+    `  ${JSON.stringify(openApi())};`,
+    "",
+  ].join("\n");
+}
+
+/** Every route's method and path, as the document lists them: what `$default` tells 405 from 404 by, without the document. */
+function routeShapesModule(): string {
+  const shapes = Object.entries(openApi().paths as Record<string, object>).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })),
+  );
+  return [
+    HEADER,
+    'import type { HttpMethod } from "../http/route";',
+    "/** Every route of the service: method and path (API Gateway syntax). */",
+    `export const routeShapes: ReadonlyArray<{ method: HttpMethod; path: string }> = ${JSON.stringify(shapes)};`,
     "",
   ].join("\n");
 }
@@ -184,6 +200,7 @@ export function compiledModules(): Record<string, string> {
       ]),
     ),
     [join(COMPILED_DIR, "openapi.ts")]: openApiModule(),
+    [join(COMPILED_DIR, "route-shapes.ts")]: routeShapesModule(),
     [join(COMPILED_DIR, "settings-validator.ts")]: settingsModule(),
     [join(COMPILED_DIR, "hook-validators.ts")]: hookModule(),
   };

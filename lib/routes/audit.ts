@@ -1,5 +1,6 @@
 import type { AuditUseCases } from "../domain/audit/audit";
 import { eventView } from "../domain/audit/event-view";
+import { userAgentDescriber } from "../domain/devices/device";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
 import { badAccessToken, subjectIdParam, subjectItemParams, v3Error } from "./schemas";
@@ -77,9 +78,11 @@ const eventsRoute = (audit: AuditUseCases) =>
     },
     handler: async (call) => {
       const events = await audit.events(call.subject, call.query.rql);
+      const ua = call.query.ua ?? "raw";
+      const describe = ua === "parsed" ? await userAgentDescriber() : undefined;
       return jsonResult(
         200,
-        events.map((event) => eventView(event, call.query.ua ?? "raw")),
+        events.map((event) => eventView(event, ua, describe)),
       );
     },
   });

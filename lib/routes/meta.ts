@@ -1,4 +1,3 @@
-import { openApiDocument } from "../compiled/openapi";
 import type { HealthUseCases } from "../domain/health";
 import { jsonResult } from "../http/error-body";
 import { group, route } from "../http/route";
@@ -35,7 +34,9 @@ const openapiRoute = route({
   summary: "This OpenAPI 3.1 document",
   tags: ["service"],
   responses: { 200: { description: "OpenAPI document", schema: { type: "object" } } },
-  handler: async () => jsonResult(200, openApiDocument, { "cache-control": "public, max-age=300" }),
+  // The document (300 KiB) is evaluated on its first request, not at the meta function's cold start.
+  handler: async () =>
+    jsonResult(200, (await import("../compiled/openapi")).openApiDocument, { "cache-control": "public, max-age=300" }),
 });
 
 export const metaRoutes = (health: HealthUseCases) => group("meta", [healthRoute(health), openapiRoute]);

@@ -7,7 +7,7 @@ import { services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { hashPassword, type PasswordHash, type ScryptParams } from "../../lib/domain/credentials/password-hash";
-import { type DeviceRecord, describeUserAgent } from "../../lib/domain/devices/device";
+import { type DeviceRecord, userAgentDescriber } from "../../lib/domain/devices/device";
 import { sealProviderTokens } from "../../lib/domain/federation/token-sealing";
 import { type FunctionName, routeKey } from "../../lib/http/route";
 import { prepareEvent } from "../../lib/local/events";
@@ -567,6 +567,7 @@ export async function seedSampleDevices(): Promise<void> {
     await services().accountSecurity.setModes("sample-user", {}, ["needPasswordChange", "requiredFactor"]);
     await services().logins.commit([services().logins.credentialItem("sample-user", sampleUserHash, now, [])]);
   }
+  const describeUserAgent = await userAgentDescriber();
   const devices = ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", "svc-bench/1.0"].map(
     (userAgent): DeviceRecord => ({
       ...describeUserAgent(userAgent),

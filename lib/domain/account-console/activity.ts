@@ -1,7 +1,7 @@
 import type { AccountSecurityRepository } from "../accounts/ports";
 import type { SecurityEventLog } from "../audit/ports";
 import type { SecurityEvent } from "../audit/security-event";
-import { describeUserAgent } from "../devices/device";
+import { type UserAgentDescriber, userAgentDescriber } from "../devices/device";
 import { problems } from "../errors";
 import type { SessionRepository } from "../sessions/ports";
 import type { ConsoleActor } from "./sign-in-methods";
@@ -47,7 +47,7 @@ export interface ActivityPage {
   older?: number;
 }
 
-function entryOf(event: SecurityEvent): ActivityEntry {
+function entryOf(event: SecurityEvent, describeUserAgent: UserAgentDescriber): ActivityEntry {
   const described = event.ua ? describeUserAgent(event.ua) : undefined;
   const known = described && described.tp !== "unknown";
   const method = event.prms?.method;
@@ -79,7 +79,8 @@ export function activityUseCases(deps: ActivityDeps) {
       const found = await deps.events.list(sub, from, to, ACTIVITY_PAGE + 10);
       let shown = Math.min(ACTIVITY_PAGE, found.length);
       while (shown < found.length && found[shown].ts === found[shown - 1].ts) shown++;
-      const entries = found.slice(0, shown).map(entryOf);
+      const describe = await userAgentDescriber();
+      const entries = found.slice(0, shown).map((event) => entryOf(event, describe));
       const last = entries.at(-1);
       return { entries, ...(shown < found.length && last && { older: last.ts }) };
     },

@@ -1,4 +1,4 @@
-import UAParser from "ua-parser-js";
+import type UAParserType from "ua-parser-js";
 
 /** A remembered device (interface §2.7), as stored in the account's item collection. */
 export interface DeviceRecord {
@@ -50,32 +50,49 @@ export type DeviceView = ReturnType<typeof deviceView>;
  * again and again: an event list of 20 entries from one app parses once.
  */
 const DESCRIBED_LIMIT = 256;
-const described = new Map<string, ReturnType<typeof parseUserAgent>>();
 
-/** Browser, OS and device fields from a User-Agent string (ua-parser-js). */
-export function describeUserAgent(userAgent: string) {
-  let found = described.get(userAgent);
-  if (!found) {
-    found = parseUserAgent(userAgent);
-    // Oldest first out: a Map iterates in insertion order.
-    if (described.size >= DESCRIBED_LIMIT) described.delete(described.keys().next().value as string);
-    described.set(userAgent, found);
-  }
-  return { ...found };
+export type DescribedUserAgent = ReturnType<ReturnType<typeof parserOf>>;
+export type UserAgentDescriber = (userAgent: string) => DescribedUserAgent;
+
+let describer: Promise<UserAgentDescriber> | undefined;
+
+/**
+ * Browser, OS and device fields from a User-Agent string (ua-parser-js). The parser is
+ * evaluated on a container's first User-Agent, not at its cold start (a client_credentials
+ * grant or a token check never needs it).
+ */
+export function userAgentDescriber(): Promise<UserAgentDescriber> {
+  describer ??= import("ua-parser-js").then((module) => {
+    const parse = parserOf(module.default);
+    const described = new Map<string, DescribedUserAgent>();
+    return (userAgent: string) => {
+      let found = described.get(userAgent);
+      if (!found) {
+        found = parse(userAgent);
+        // Oldest first out: a Map iterates in insertion order.
+        if (described.size >= DESCRIBED_LIMIT) described.delete(described.keys().next().value as string);
+        described.set(userAgent, found);
+      }
+      return { ...found };
+    };
+  });
+  return describer;
 }
 
-function parseUserAgent(userAgent: string) {
-  // Only the three parts shown: `getResult` would also try the CPU and engine expressions.
-  const parser = new UAParser(userAgent);
-  const parsed = { browser: parser.getBrowser(), os: parser.getOS(), device: parser.getDevice() };
-  const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(" ");
-  const os = [parsed.os.name, parsed.os.version].filter(Boolean).join(" ");
-  const device = [parsed.device.vendor, parsed.device.model].filter(Boolean).join(" ");
-  return {
-    tp: browser || "unknown",
-    os: os || "unknown",
-    deviceType: parsed.device.type ?? "desktop",
-    device,
-    name: `${browser || userAgent.slice(0, 40) || "unknown client"}${os ? ` on ${os}` : ""}`,
+function parserOf(UAParser: typeof UAParserType) {
+  return (userAgent: string) => {
+    // Only the three parts shown: `getResult` would also try the CPU and engine expressions.
+    const parser = new UAParser(userAgent);
+    const parsed = { browser: parser.getBrowser(), os: parser.getOS(), device: parser.getDevice() };
+    const browser = [parsed.browser.name, parsed.browser.major].filter(Boolean).join(" ");
+    const os = [parsed.os.name, parsed.os.version].filter(Boolean).join(" ");
+    const device = [parsed.device.vendor, parsed.device.model].filter(Boolean).join(" ");
+    return {
+      tp: browser || "unknown",
+      os: os || "unknown",
+      deviceType: parsed.device.type ?? "desktop",
+      device,
+      name: `${browser || userAgent.slice(0, 40) || "unknown client"}${os ? ` on ${os}` : ""}`,
+    };
   };
 }

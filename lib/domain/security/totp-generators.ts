@@ -45,7 +45,7 @@ export async function issueSecret(
   deps: TotpDeps,
   account: Account,
 ): Promise<{ base64QRCode: string; base32Secret: string }> {
-  const secret = newTotpSecret();
+  const secret = await newTotpSecret();
   const key = await deps.key();
   await deps.totps.putPending(
     account.sub,
@@ -53,7 +53,9 @@ export async function issueSecret(
     sealPendingSecret(key, account.sub, secret),
     deps.now() + PENDING_SECRET_SECONDS,
   );
-  const png = await (await qrCodes()).toBuffer(totpUri(deps.issuer, accountLabel(account), secret), { type: "png" });
+  const png = await (await qrCodes()).toBuffer(await totpUri(deps.issuer, accountLabel(account), secret), {
+    type: "png",
+  });
   return { base64QRCode: png.toString("base64"), base32Secret: secret };
 }
 

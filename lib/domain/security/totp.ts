@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { generateSecret, generateURI, verify } from "otplib";
 import { open, seal } from "../../crypto/sealed-box";
 
 /**
@@ -10,19 +9,23 @@ import { open, seal } from "../../crypto/sealed-box";
 export const TOTP_DIGITS = 6;
 const DRIFT_SECONDS = 30;
 
-export function newTotpSecret(): string {
-  return generateSecret();
+/** otplib is evaluated on a container's first TOTP enrolment or check, not at each cold start. */
+const otp = () => import("otplib");
+
+export async function newTotpSecret(): Promise<string> {
+  return (await otp()).generateSecret();
 }
 
 /** The otpauth:// URI an authenticator app scans. */
-export function totpUri(issuer: string, account: string, secret: string): string {
-  return generateURI({ issuer, label: account, secret });
+export async function totpUri(issuer: string, account: string, secret: string): Promise<string> {
+  return (await otp()).generateURI({ issuer, label: account, secret });
 }
 
 /** The time step the code belongs to, or undefined when it is wrong or already used. */
 export async function matchingStep(secret: string, code: string, lastUsedStep?: number): Promise<number | undefined> {
   if (!/^\d{6}$/.test(code)) return undefined;
   try {
+    const { verify } = await otp();
     const result = await verify({
       secret,
       token: code,

@@ -4,7 +4,7 @@ import type { Account } from "../accounts/account";
 import type { SecurityEventLog } from "../audit/ports";
 import { SIGN_IN_EVENT } from "../audit/security-event";
 import type { PasswordHash, StoredPasswordHash } from "../credentials/password-hash";
-import { type DeviceRecord, describeUserAgent } from "../devices/device";
+import { type DeviceRecord, userAgentDescriber } from "../devices/device";
 import { OAuthError } from "../errors";
 import type { HookRunner } from "../hooks/ports";
 import type { LoginRepository, TakenAttempt } from "../login/ports";
@@ -121,6 +121,7 @@ export async function recordLogin(
   flow: LoginFlow,
 ): Promise<OpenedLogin> {
   const known = origin.uaId ? await deps.sessions.device(account.sub, origin.uaId) : undefined;
+  const describeUserAgent = await userAgentDescriber();
   const uaId = known?.id ?? randomBytes(12).toString("base64url");
   const device: DeviceRecord = {
     ...describeUserAgent(origin.userAgent),

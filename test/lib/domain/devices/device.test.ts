@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { describeUserAgent } from "../../../../lib/domain/devices/device";
+import { userAgentDescriber } from "../../../../lib/domain/devices/device";
 
 const CHROME_ON_WINDOWS =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+const describeUserAgent = await userAgentDescriber();
 
 describe("describeUserAgent", () => {
   it("when given a browser's User-Agent, it names the browser, major version and OS", () => {
