@@ -339,10 +339,15 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     let chosen: { sample?: string; event: unknown } = { event: {} };
     for (const sample of candidates) {
       const event = await preparedEvent(sample, values);
-      const tried = emptySampled();
-      coldRun(bundle, event, tried, hashes(event));
       chosen = { sample, event };
-      if (answeredAsSampled(tried.status, event)) break;
+      // Every round answers the same event again: a sample that succeeds only once (a
+      // registration of a fixed account, then 409) would time an error path.
+      const answersTwice = [1, 2].every(() => {
+        const tried = emptySampled();
+        coldRun(bundle, event, tried, hashes(event));
+        return answeredAsSampled(tried.status, event);
+      });
+      if (answersTwice) break;
     }
     subjects.push({
       name: `${fn} (${chosen.sample ?? "empty event"})`,
