@@ -97,6 +97,8 @@ describe("recent activity", () => {
     );
     await context.close();
 
+    // Again whole seconds: the Russian sign-in must come after the recovery codes' event.
+    await new Promise((r) => setTimeout(r, 1100));
     const ru = await signedIn({ account, locale: "ru-RU" });
     await ru.page.goto(at("/svc/account/activity"));
     const russian = await entries(ru.page);
