@@ -68,4 +68,14 @@ describe("the route table", () => {
     expect(matchRoute("GET", "/svc/api/v3/users/abc/def/ghi")).toEqual({ kind: "none" });
     expect(matchRoute("GET", "/svc/api/v3/users/a%20b")).toMatchObject({ params: { subjectId: "a b" } });
   });
+
+  it("when any route's path is asked with its variables filled, that route answers, with a slash after it too", () => {
+    for (const route of routes) {
+      const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, "v-$1");
+      const names = [...route.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => name);
+      const params = Object.fromEntries(names.map((name) => [name, `v-${name}`]));
+      expect(matchRoute(route.method, path), route.id).toEqual({ kind: "route", route, params });
+      expect(matchRoute(route.method, `${path}/`), route.id).toEqual({ kind: "route", route, params });
+    }
+  });
 });
