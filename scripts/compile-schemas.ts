@@ -117,22 +117,22 @@ function validatorsModule(fn: FunctionName): string {
   ].join("\n");
 }
 
-/** The OpenAPI document, made once here rather than at every cold start of the meta function. */
-const openApi = () => buildOpenApiDocument(routes, { v3Error, v2Error, oauthError, tokenError });
+type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
-function openApiModule(): string {
+/** The OpenAPI document, made once here rather than at every cold start of the meta function. */
+function openApiModule(document: OpenApiDocument): string {
   return [
     HEADER,
     "/** The OpenAPI 3.1 document of every route (lib/http/openapi.ts). */",
     "export const openApiDocument: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown> =",
-    `  ${JSON.stringify(openApi())};`,
+    `  ${JSON.stringify(document)};`,
     "",
   ].join("\n");
 }
 
 /** Every route's method and path, as the document lists them: what `$default` tells 405 from 404 by, without the document. */
-function routeShapesModule(): string {
-  const shapes = Object.entries(openApi().paths as Record<string, object>).flatMap(([path, operations]) =>
+function routeShapesModule(document: OpenApiDocument): string {
+  const shapes = Object.entries(document.paths as Record<string, object>).flatMap(([path, operations]) =>
     Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })),
   );
   return [
@@ -192,6 +192,7 @@ function hookModule(): string {
 
 /** Every generated module, by path. */
 export function compiledModules(): Record<string, string> {
+  const document = buildOpenApiDocument(routes, { v3Error, v2Error, oauthError, tokenError });
   return {
     ...Object.fromEntries(
       FUNCTION_NAMES.filter((fn) => routes.some((route) => route.fn === fn)).map((fn) => [
@@ -199,8 +200,8 @@ export function compiledModules(): Record<string, string> {
         validatorsModule(fn),
       ]),
     ),
-    [join(COMPILED_DIR, "openapi.ts")]: openApiModule(),
-    [join(COMPILED_DIR, "route-shapes.ts")]: routeShapesModule(),
+    [join(COMPILED_DIR, "openapi.ts")]: openApiModule(document),
+    [join(COMPILED_DIR, "route-shapes.ts")]: routeShapesModule(document),
     [join(COMPILED_DIR, "settings-validator.ts")]: settingsModule(),
     [join(COMPILED_DIR, "hook-validators.ts")]: hookModule(),
   };

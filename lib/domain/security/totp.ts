@@ -24,8 +24,9 @@ export async function totpUri(issuer: string, account: string, secret: string): 
 /** The time step the code belongs to, or undefined when it is wrong or already used. */
 export async function matchingStep(secret: string, code: string, lastUsedStep?: number): Promise<number | undefined> {
   if (!/^\d{6}$/.test(code)) return undefined;
+  // Outside the try: a library that fails to load is a fault to report, not a wrong code.
+  const { verify } = await otp();
   try {
-    const { verify } = await otp();
     const result = await verify({
       secret,
       token: code,
