@@ -13,6 +13,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const REQUIRE_SHIM =
   "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);";
 
+const NODE_HTTP = fileURLToPath(new URL("./node-http.cjs", import.meta.url));
+
 /**
  * The one set of esbuild settings for Lambda bundles. `cdk synth` and `npm run build`
  * both derive from it, so the size table of `npm run build` describes what ships.
@@ -30,8 +32,13 @@ export const LAMBDA_BUNDLE = {
   banner: { js: REQUIRE_SHIM },
   // The SDK is bundled too: the runtime's copy changes under us and costs a cold-start resolve.
   external: [],
-  // Node's web streams load only if a response is ever streamed (infra/lazy-stream-web.ts).
-  alias: { "node:stream/web": fileURLToPath(new URL("./lazy-stream-web.ts", import.meta.url)) },
+  alias: {
+    // Node's web streams load only if a response is ever streamed (infra/lazy-stream-web.ts).
+    "node:stream/web": fileURLToPath(new URL("./lazy-stream-web.ts", import.meta.url)),
+    // Node 22 loads undici for an ESM import of `node:http`, not for a require (infra/node-http.cjs).
+    "node:http": NODE_HTTP,
+    http: NODE_HTTP,
+  },
   // A `.txt` import is the file's text (the common-password list), as in tests and under tsx.
   loader: { ".txt": "text" },
 } as const satisfies BuildOptions;

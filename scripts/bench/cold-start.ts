@@ -314,6 +314,15 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     event: unknown;
     hashing?: boolean;
   }[] = [{ name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} }];
+  // BENCH_CANDIDATES=floor=...: a floor built with other bundle settings, judged against this one.
+  for (const [, candidate] of CANDIDATES.filter(([name]) => name === "floor")) {
+    subjects.push({
+      name: `floor candidate ${candidate}`,
+      bundle: candidate,
+      bytes: bytesReadFrom(candidate),
+      event: {},
+    });
+  }
   const missing: ColdStart[] = [];
   for (const fn of FUNCTION_NAMES) {
     if (ONLY_FUNCTIONS && !ONLY_FUNCTIONS.includes(fn)) continue;
