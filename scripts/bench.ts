@@ -24,7 +24,6 @@ import { PRICES } from "./bench/prices";
 import { printTable } from "./bench/print-table";
 import { benchReliability } from "./bench/reliability";
 import {
-  freshValues,
   measureRoundTrips,
   type RoundTripRow,
   roundTripTable,
@@ -426,7 +425,7 @@ async function benchColdStarts(rows: RoundTripRow[], values: Record<string, stri
   console.log(
     `\nCold start: fresh node ${coldStartNodeVersion()} process imports the bundle and answers one event (medians of ${COLD_START_ROUNDS} rounds; each run between two floor runs, against their mean; quartiles: of the judged ratios)`,
   );
-  const coldStarts = await measureColdStarts(rows, { ...values, ...freshValues("cold-start") });
+  const coldStarts = await measureColdStarts(rows, values);
   printTable(coldStartTable(coldStarts));
   console.log("");
   printTable(await compareScrypt());

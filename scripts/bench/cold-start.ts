@@ -10,7 +10,7 @@ import { FUNCTION_NAMES, type FunctionName, routeKey } from "../../lib/http/rout
 import { prepareEvent } from "../../lib/local/events";
 import { routes } from "../../lib/routes";
 import { bundleReport, bytesAtImport } from "../bundle-report";
-import { type RoundTripRow, succeeded } from "./round-trips";
+import { freshValues, type RoundTripRow, succeeded } from "./round-trips";
 
 /**
  * Cold start of each Lambda bundle (npm run build output): a fresh `node` process imports
@@ -286,13 +286,24 @@ const emptySampled = (): Sampled => ({
   status: "",
 });
 
-async function preparedEvent(sample: string, values: Record<string, string>): Promise<unknown> {
+/** The sample prepared for one run: fresh values (sub, e-mail, phone, new password) of its own, by `tag`. */
+async function runEvent(sample: string, values: Record<string, string>, tag: string): Promise<unknown> {
   try {
-    return await prepareEvent(JSON.parse(readFileSync(sample, "utf8")) as APIGatewayProxyEventV2, values);
+    const event = JSON.parse(readFileSync(sample, "utf8")) as APIGatewayProxyEventV2;
+    return await prepareEvent(event, { ...values, ...freshValues(`cold-${tag}`) });
   } catch {
     return {};
   }
 }
+
+/** One event per run of a subject: warm-ups, then rounds. */
+function runEvents(sample: string, values: Record<string, string>, tag: string): Promise<unknown[]> {
+  return Promise.all(
+    Array.from({ length: WARM_UP_RUNS + COLD_START_ROUNDS }, (_, run) => runEvent(sample, values, `${tag}-${run}`)),
+  );
+}
+
+const eventOf = (subject: { events: unknown[] }, run: number): unknown => subject.events[run] ?? {};
 
 const medianOr = (values: number[]) => (values.length ? median(values) : Number.NaN);
 
@@ -311,16 +322,17 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     bundle: string;
     /** Known without the function's build report (a candidate's). */
     bytes?: number;
-    event: unknown;
+    /** The event of each run (warm-ups, then rounds): its own account, address and password. */
+    events: unknown[];
     hashing?: boolean;
-  }[] = [{ name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), event: {} }];
+  }[] = [{ name: "floor (DynamoDB clients + 1 GetItem)", bundle: join(WORK_DIR, "floor/index.mjs"), events: [] }];
   // BENCH_CANDIDATES=floor=...: a floor built with other bundle settings, judged against this one.
   for (const [, candidate] of CANDIDATES.filter(([name]) => name === "floor")) {
     subjects.push({
       name: `floor candidate ${candidate}`,
       bundle: candidate,
       bytes: bytesReadFrom(candidate),
-      event: {},
+      events: [],
     });
   }
   const missing: ColdStart[] = [];
@@ -347,22 +359,23 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
     const candidates = sampleCandidates(fn, rows).slice(0, MAX_SAMPLE_TRIES);
     let chosen: { sample?: string; event: unknown } = { event: {} };
     for (const sample of candidates) {
-      const event = await preparedEvent(sample, values);
-      chosen = { sample, event };
-      // Every round answers the same event again: a sample that succeeds only once (a
-      // registration of a fixed account, then 409) would time an error path.
-      const answersTwice = [1, 2].every(() => {
+      const tries = [await runEvent(sample, values, `${fn}-try1`), await runEvent(sample, values, `${fn}-try2`)];
+      chosen = { sample, event: tries[0] };
+      // A sample must answer as sampled run after run, each run with its own fresh values (a
+      // registration's account): one that succeeds only once would time an error path.
+      const answersTwice = tries.every((event) => {
         const tried = emptySampled();
         coldRun(bundle, event, tried, hashes(event));
         return answeredAsSampled(tried.status, event);
       });
       if (answersTwice) break;
     }
+    const eventsOf = (tag: string) => (chosen.sample ? runEvents(chosen.sample, values, tag) : Promise.resolve([]));
     subjects.push({
       name: `${fn} (${chosen.sample ?? "empty event"})`,
       fn,
       bundle,
-      event: chosen.event,
+      events: await eventsOf(fn),
       hashing: hashes(chosen.event),
     });
     for (const [, candidate] of CANDIDATES.filter(([name]) => name === fn)) {
@@ -371,7 +384,7 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
         fn,
         bundle: candidate,
         bytes: bytesReadFrom(candidate),
-        event: chosen.event,
+        events: await eventsOf(`${fn}-candidate-${candidate}`),
         hashing: hashes(chosen.event),
       });
     }
@@ -382,16 +395,16 @@ export async function measureColdStarts(rows: RoundTripRow[], values: Record<str
   // DynamoDB Local in its measured runs as the floor does. (The JVM's warm-up for each kind
   // of request, hundreds of runs, is scripts/bench/warm-dynamodb.ts, before this.)
   for (let run = 0; run < WARM_UP_RUNS; run += 1) {
-    for (const subject of subjects) coldRun(subject.bundle, subject.event, emptySampled(), subject.hashing);
+    for (const subject of subjects) coldRun(subject.bundle, eventOf(subject, run), emptySampled(), subject.hashing);
   }
   const lastFloor = () => samples[0].walls[samples[0].walls.length - 1];
   for (let round = 0; round < COLD_START_ROUNDS; round += 1) {
-    coldRun(floor.bundle, floor.event, samples[0]);
+    coldRun(floor.bundle, {}, samples[0]);
     for (const [i, subject] of subjects.entries()) {
       if (i === 0) continue;
       const before = lastFloor();
-      coldRun(subject.bundle, subject.event, samples[i], subject.hashing);
-      coldRun(floor.bundle, floor.event, samples[0]);
+      coldRun(subject.bundle, eventOf(subject, WARM_UP_RUNS + round), samples[i], subject.hashing);
+      coldRun(floor.bundle, {}, samples[0]);
       samples[i].floorWalls.push((before + lastFloor()) / 2);
     }
   }
