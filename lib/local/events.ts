@@ -5,13 +5,14 @@ import { config } from "../config";
 import { services } from "../container";
 import { sealInteraction } from "../http/browser";
 import { publicUrl } from "../http/public-url";
-import { mintUserToken } from "./user-token";
+import { mintBrowserSession, mintUserToken } from "./user-token";
 
 /**
  * Sample events (events/) are real API Gateway payload 2.0 events, except that tokens
  * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
  * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`, a
- * DPoP header `{{dpopProof:<method>:<path>}}` (a fresh proof, RFC 9449), and any `{{name}}` is
+ * DPoP header `{{dpopProof:<method>:<path>}}` (a fresh proof, RFC 9449), a hosted-pages session
+ * cookie `{{browserSession:<sub>}}` (the account console signed in), and any `{{name}}` is
  * taken from `values`.
  * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
  * client's), so calls that check the application's own grants (fedToken) work too.
@@ -49,6 +50,7 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
     const [method, ...path] = rest;
     return dpopProof(method, path.join(":"));
   }
+  if (kind === "browserSession") return mintBrowserSession(rest.join(":"));
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;
     const scopes = scopeList.split(" ").filter(Boolean);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { services } from "../container";
+import { BROWSER_SESSION_TTL_SECONDS, browserCookieValue, HOSTED_CLIENT } from "../domain/oidc/browser-session";
 import { openSession } from "../domain/sessions/open-session";
 
 /**
@@ -13,4 +14,18 @@ export async function mintUserToken(sub: string, clientId: string, scopes: strin
   await services().sessions.open({ ...record, uaId, scopes });
   const { token } = await services().accessTokens.issue({ sub, clientId, scopes, ttlSeconds, sid: record.sid, uaId });
   return { token, sid: record.sid, uaId };
+}
+
+/** A hosted-pages browser session (the account console's sign-in): the `svc_sso` cookie's value. */
+export async function mintBrowserSession(sub: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const uaId = randomBytes(12).toString("base64url");
+  const { record, cookie } = openSession({
+    sub,
+    clientId: HOSTED_CLIENT,
+    now,
+    ttlSeconds: BROWSER_SESSION_TTL_SECONDS,
+  });
+  await services().sessions.open({ ...record, uaId, scopes: [] });
+  return browserCookieValue(sub, cookie.value);
 }

@@ -76,8 +76,8 @@ function samplesByRouteKey(): Map<string, Sample[]> {
 }
 
 /**
- * Who calls: a user token, or HTTP Basic with a user's own password (where the route takes
- * one: the password check stands in for the session check), is user mode.
+ * Who calls: a user token, a browser session, or HTTP Basic with a user's own password (where
+ * the route takes one: the password check stands in for the session check), is user mode.
  */
 function modeOf(event: APIGatewayProxyEventV2, route: Route): Mode {
   const authorization = event.headers?.authorization ?? "";
@@ -85,6 +85,8 @@ function modeOf(event: APIGatewayProxyEventV2, route: Route): Mode {
   if (authorization.startsWith("Basic") && route.auth === "user-bearer-or-user-basic") return "user";
   if (authorization.startsWith("Bearer")) return "system";
   if (authorization.startsWith("Basic")) return "basic";
+  // The account console's browser session: its check is the user's session check.
+  if (event.cookies?.some((cookie) => cookie.includes("{{browserSession"))) return "user";
   return "none";
 }
 

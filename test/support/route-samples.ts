@@ -143,8 +143,6 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session signed in within 10 minutes, its CSRF cookie and a linked account; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.link-start":
     "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium against a provider on loopback",
-  "account.activity":
-    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
   "account.not-me":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
   "account.data":

@@ -33,6 +33,15 @@ describe("npm run invoke", () => {
     expect(printed.body.meta.instanceId).toBe("u1.c2FtcGxlLXVzZXI");
   });
 
+  it("when a sample names the account console's browser session, the console answers signed in; without it, 401", async () => {
+    const signedIn = await invoke("account", "events/account/activity.json");
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.body).toContain("<h1");
+    expect(signedIn.body).toContain("Recent activity");
+    const signedOut = await invoke("account", "events/account/activity-signed-out.json");
+    expect(signedOut.statusCode).toBe(401);
+  }, 60_000);
+
   it("when the function name is unknown, it prints usage and exits 2", async () => {
     await expect(
       run("npm", ["run", "--silent", "invoke", "--", "nope", "events/meta/health.json"]),
