@@ -15,6 +15,7 @@ import {
   type ClientUpdate,
 } from "../domain/clients/ports";
 import type { PendingWrite } from "../domain/unit-of-work";
+import { batchGetAll } from "./batch";
 import type { StoreDeps } from "./client";
 import { failedConditions, isConditionalCheckFailed } from "./errors";
 import { ENTITY, gsi1, itemOf, keys } from "./keys";
@@ -148,6 +149,13 @@ export function createClientStore({ client, tableName }: StoreDeps): ClientRepos
     async get(clientId: string): Promise<ClientRecord | undefined> {
       const item = await read(clientId);
       return item ? toRecord(item) : undefined;
+    },
+
+    async getMany(clientIds: string[]): Promise<Map<string, ClientRecord>> {
+      if (clientIds.length === 0) return new Map();
+      const items = await batchGetAll(client, tableName, clientIds.map(keys.client));
+      const records = items.filter((item) => live(item)).map(toRecord);
+      return new Map(records.map((record) => [record.clientId, record]));
     },
 
     async getForChange(clientId: string): Promise<ClientSnapshot | undefined> {

@@ -105,12 +105,10 @@ export const NO_2XX: Record<string, string> = {
     "the organization picker's form needs the browser session that the sign-in form sets just before it; test/functions/organization-tokens.test.ts drives it in a browser",
   "hosted.device-code":
     "the code must be one a device asked for a moment before, typed in the page's own form; test/functions/device-authorization.test.ts drives it in a browser with openid-client as the device",
-  "account.confirm": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",
   "account.confirm-password":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
   "account.confirm-passkey":
     "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/account-console.test.ts drives it in chromium",
-  "account.methods": "the page needs a browser session; test/functions/account-console.test.ts drives it in chromium",
   "account.passkey-add":
     "the form needs a browser session and an authenticator's answer to the page's challenge; test/functions/account-console.test.ts drives it in chromium",
   "account.passkey-rename":
@@ -127,26 +125,18 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a browser session and its CSRF cookie; test/functions/account-console.test.ts drives it in chromium",
   "account.second-factor":
     "the form needs a browser session and a second-factor method; test/functions/account-console.test.ts drives it in chromium",
-  "account.devices":
-    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.device-sign-out":
     "the form needs a browser session, its CSRF cookie and a device of the account; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.devices-sign-out-others":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium",
-  "account.apps":
-    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.app-remove":
     "the form needs a browser session, its CSRF cookie and a consent the user granted; test/functions/account-console-devices.test.ts drives it in chromium",
-  "account.linked":
-    "the section needs a browser session; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.link-remove":
     "the form needs a browser session signed in within 10 minutes, its CSRF cookie and a linked account; test/functions/account-console-devices.test.ts drives it in chromium",
   "account.link-start":
     "the form needs a browser session signed in within 10 minutes and its CSRF cookie; test/functions/account-console-devices.test.ts drives it in chromium against a provider on loopback",
   "account.not-me":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console-activity.test.ts drives it in a browser",
-  "account.data":
-    "the page needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
   "account.data-export":
     "the download needs a browser session; test/functions/account-console-activity.test.ts drives it in a browser",
   "account.data-delete":
@@ -157,8 +147,6 @@ export const NO_2XX: Record<string, string> = {
     "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
   "security.passkey-delete":
     "needs a passkey, which only an authenticator's answer enrols; test/functions/passkeys.test.ts drives it",
-  "account.profile":
-    "the profile section needs a browser session (its cookie); test/functions/account-console-profile.test.ts drives it in a browser",
   "account.names":
     "the form needs a browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
   "account.email-change":
@@ -169,8 +157,6 @@ export const NO_2XX: Record<string, string> = {
     "the form needs a recent browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
   "account.phone-confirm":
     "the code is one sent a moment before to the new phone of a browser session's account; test/functions/account-console-profile.test.ts drives it in a browser with the outbox",
-  "account.password":
-    "the password section needs a browser session (its cookie); test/functions/account-console-profile.test.ts drives it in a browser",
   "account.password-change":
     "the form needs a recent browser session and its CSRF cookie; test/functions/account-console-profile.test.ts drives it in a browser",
 };

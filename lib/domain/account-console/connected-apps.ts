@@ -6,7 +6,7 @@ import type { ConsoleActor } from "./sign-in-methods";
 
 export interface ConnectedAppsDeps {
   audit: Pick<AuditUseCases, "consents" | "withdrawConsent">;
-  clients: Pick<ClientRepository, "get">;
+  clients: Pick<ClientRepository, "getMany">;
   events: Pick<SecurityEventLog, "record">;
 }
 
@@ -45,9 +45,9 @@ export function connectedAppsUseCases(deps: ConnectedAppsDeps) {
     /** Most recently granted first. */
     async view(sub: string): Promise<ConnectedApp[]> {
       const consents = await deps.audit.consents(sub);
-      const clients = await Promise.all(consents.map((c) => deps.clients.get(c.client_id)));
-      return consents.map((c, i) => {
-        const client = clients[i];
+      const clients = await deps.clients.getMany(consents.map((c) => c.client_id));
+      return consents.map((c) => {
+        const client = clients.get(c.client_id);
         const host = hostOf(client);
         return {
           id: c.id,

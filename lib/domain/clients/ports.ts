@@ -44,6 +44,8 @@ export interface ClientRepository {
   save(record: ClientRecord, secrets: ClientSecrets, overwrite: boolean, alsoWrite?: PendingWrite[]): Promise<void>;
   /** The public record (scopes, redirect URIs), without secret hashes. */
   get(clientId: string): Promise<ClientRecord | undefined>;
+  /** The public records of those of `clientIds` that exist, by id: one read for up to 100. */
+  getMany(clientIds: string[]): Promise<Map<string, ClientRecord>>;
   /** The public record and its revision, for a change guarded by it. */
   getForChange(clientId: string): Promise<ClientSnapshot | undefined>;
   /** For client authentication only: the record with its secret hashes. */
