@@ -10,7 +10,6 @@ import { config, setEnvDefaults } from "../../lib/config";
 import { services } from "../../lib/container";
 import { GRANT } from "../../lib/domain/clients/client";
 import { routeKey } from "../../lib/http/route";
-import { freePort } from "../../lib/local/dynamodb-local";
 import { prepareTable } from "../../lib/local/stack";
 import { routes } from "../../lib/routes";
 import { CONSOLE_CSP } from "../../lib/routes/console";
@@ -87,7 +86,7 @@ const UNUSED_BY_DESIGN: Record<string, string> = {
 
 const CLIENT = { id: "assembly-app", secret: "assembly-app-secret-0123456789abcdef0123" };
 
-// The gateway's port, and with it the issuer, before the hosted sign-in's relying parties are made.
+// The gateway's port, held, and with it the issuer, before the hosted sign-in's relying parties are made.
 const port = await assemblyPort("localhost");
 const { browser, rp, relyingParty, startAuthorization, fillSignInForm, backAtClient, redeem } = await useHostedSignIn(
   undefined,
@@ -666,11 +665,7 @@ describe("the cloud assembly, run as deployed (lib/local/assembly)", () => {
 
     /** One request to a copy of the assembly with `change` made, on a gateway of its own. */
     async function underBreak(change: (template: Template) => void, call: (base: string) => Promise<Response>) {
-      const broken = await serveAssembly(
-        alteredAssembly(dir, config().issuer, change),
-        await freePort(),
-        DATA_KEY_TEXT,
-      );
+      const broken = await serveAssembly(alteredAssembly(dir, config().issuer, change), undefined, DATA_KEY_TEXT);
       try {
         const response = await call(broken.base);
         return {

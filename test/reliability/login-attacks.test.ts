@@ -273,12 +273,17 @@ describe("enumeration through login answers (issue 21 item 7)", () => {
       for (let done = 0; done < BRUTE_FORCE.FREE_FAILURES; done += 10) {
         await Promise.all(Array.from({ length: 10 }, () => login(client, name, "wrong-guess")));
       }
-      // The client's record is cached for seconds: a guess under another name reads it first if it expired meanwhile.
-      await login(client, uniqueId("warm-"), "wrong-guess");
-      const before = roundTripKinds();
-      last[name] = descriptionOf(await login(client, name, "wrong-guess"));
-      const after = roundTripKinds();
-      spent[name] = { reads: after.reads - before.reads, writes: after.writes - before.writes };
+      // The client's record is cached for clients.cacheSeconds (10): a guess under another name
+      // reads it first, and on a machine so loaded that it may have expired since, the measure is taken again.
+      for (let tries = 0; tries < 3; tries += 1) {
+        const warmed = Date.now();
+        await login(client, uniqueId("warm-"), "wrong-guess");
+        const before = roundTripKinds();
+        last[name] = descriptionOf(await login(client, name, "wrong-guess"));
+        const after = roundTripKinds();
+        spent[name] = { reads: after.reads - before.reads, writes: after.writes - before.writes };
+        if (Date.now() - warmed < 5_000) break;
+      }
     }
     tally.badInput(2 * (BRUTE_FORCE.FREE_FAILURES + 1));
     await tally.invariant(() => {

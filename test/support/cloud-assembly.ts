@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { config, setEnvDefaults } from "../../lib/config";
 import { LOCAL_TOOL_ENV } from "../../lib/config/environment";
 import { type AssemblyStack, startAssemblyStack } from "../../lib/local/assembly/assembly-stack";
-import { freePort } from "../../lib/local/dynamodb-local";
 import { createGateway, type GatewayBackend } from "../../lib/local/gateway";
 
 /**
@@ -39,31 +40,54 @@ export interface ServedAssembly {
   stop(): Promise<void>;
 }
 
-/**
- * A port for the gateway, and this file's issuer set to it as the template's issuer will
- * resolve (the API's endpoint plus /svc), so tokens the tests make in process are the
- * functions' own. Before the file's first token. Passkey ceremonies in a browser need the
- * host `localhost`: browsers refuse an IP address as RP ID.
- */
-export async function assemblyPort(host: "127.0.0.1" | "localhost" = "127.0.0.1"): Promise<number> {
-  const port = await freePort();
-  process.env.SVC_ISSUER = `http://${host}:${port}/svc`;
-  setEnvDefaults({});
-  return port;
+/** A listening server that keeps its port until the gateway answers on it. */
+export interface HeldPort {
+  port: number;
+  server: Server;
+}
+
+async function holdPort(port: number): Promise<HeldPort> {
+  const server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, "127.0.0.1", () => done());
+  });
+  return { port: (server.address() as AddressInfo).port, server };
 }
 
 /**
- * The cloud assembly in `dir` behind the local gateway on `port`, on this file's table:
- * every request runs the bundled function the template routes it to, with its role
- * enforced. `secretString` is the data key secret's value; the functions' output goes to
- * a file. The API's endpoint names `host`, as the file's issuer does.
+ * A port for the gateway, held from now on so no other listener takes it during the
+ * synth, and this file's issuer set to it as the template's issuer will resolve (the
+ * API's endpoint plus /svc), so tokens the tests make in process are the functions' own.
+ * Before the file's first token. Passkey ceremonies in a browser need the host
+ * `localhost`: browsers refuse an IP address as RP ID.
+ */
+export async function assemblyPort(host: "127.0.0.1" | "localhost" = "127.0.0.1"): Promise<HeldPort> {
+  const held = await holdPort(0);
+  process.env.SVC_ISSUER = `http://${host}:${held.port}/svc`;
+  setEnvDefaults({});
+  return held;
+}
+
+/**
+ * The cloud assembly in `dir` behind the local gateway on the `held` port (or any free
+ * one), on this file's table: every request runs the bundled function the template routes
+ * it to, with its role enforced. `secretString` is the data key secret's value; the
+ * functions' output goes to a file. The API's endpoint names `host`, as the file's issuer
+ * does.
  */
 export async function serveAssembly(
   dir: string,
-  port: number,
+  held: HeldPort | undefined,
   secretString: string,
   host: "127.0.0.1" | "localhost" = "127.0.0.1",
 ): Promise<ServedAssembly> {
+  const { port, server } = held ?? (await holdPort(0));
+  let gateway: Server | undefined;
+  server.on("request", (req, res) => {
+    if (gateway) gateway.emit("request", req, res);
+    else res.writeHead(503).end();
+  });
   const base = `http://${host}:${port}`;
   const stack = await startAssemblyStack({
     dir,
@@ -85,15 +109,14 @@ export async function serveAssembly(
       return result;
     },
   };
-  const gateway = createGateway({ backend: recording, cors: stack.cors });
-  await new Promise<void>((done) => gateway.listen(port, "127.0.0.1", () => done()));
+  gateway = createGateway({ backend: recording, cors: stack.cors });
   return {
     base,
     answered,
     stack,
     async stop() {
-      gateway.closeAllConnections();
-      gateway.close();
+      server.closeAllConnections();
+      server.close();
       await stack.stop();
     },
   };
