@@ -57,7 +57,8 @@ export default defineConfig({
           name: "one at a time",
           include: ONE_AT_A_TIME,
           maxWorkers: 1,
-          sequence: { groupOrder: 0 },
+          // Not 0: vitest would run a one-worker group of order 0 last.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -68,7 +69,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ONE_AT_A_TIME,
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
 
 /**
  * Each test file gets its own table on the suite's DynamoDB Local, so files run in
@@ -20,5 +20,19 @@ delete process.env.SVC_MESSAGES;
 process.env.SVC_DATA_KEY = randomBytes(32).toString("base64");
 delete process.env.SVC_CONFIG;
 
-const { prepareTable } = await import("../../lib/local/stack");
-await prepareTable(`http://127.0.0.1:${process.env.DYNAMODB_PORT}`, { stream: false });
+const [{ prepareTable }, { DeleteTableCommand, DynamoDBClient }] = await Promise.all([
+  import("../../lib/local/stack"),
+  import("@aws-sdk/client-dynamodb"),
+]);
+const endpoint = `http://127.0.0.1:${process.env.DYNAMODB_PORT}`;
+await prepareTable(endpoint, { stream: false });
+// Registered first, so it runs after the file's own hooks: the suite's DynamoDB Local keeps
+// every table in memory, and slows down as a run leaves them behind.
+afterAll(async () => {
+  const admin = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  await admin.send(new DeleteTableCommand({ TableName: process.env.TABLE_NAME })).finally(() => admin.destroy());
+});
