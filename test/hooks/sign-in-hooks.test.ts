@@ -49,6 +49,8 @@ describe("preSignIn hook", () => {
         userAgent: expect.any(String),
       },
     ]);
+    // postSignIn runs after the answer: on a busy machine its call would land in the next test.
+    await eventually(() => hookCalls("postSignIn").length === 1);
   });
 
   it("when the hook refuses, the grant answers invalid_grant with its message, no session is opened and the refusal is recorded", async () => {
