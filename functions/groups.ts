@@ -5,6 +5,8 @@ import {
   organizationDomains,
   perCall,
   requestChecks,
+  scimBaseUrl,
+  scimStore,
   services,
   ssoSecretKey,
   txtLookup,
@@ -14,10 +16,12 @@ import { domainUseCases } from "../lib/domain/organizations/domains";
 import { invitationUseCases } from "../lib/domain/organizations/invitations";
 import { organizationUseCases } from "../lib/domain/organizations/organizations";
 import { ssoUseCases } from "../lib/domain/organizations/sso";
+import { scimConnectionUseCases } from "../lib/domain/scim/connection";
 import { createApiFunction } from "../lib/http/pipeline";
 import { groupsRoutes } from "../lib/routes/groups";
 import { organizationDomainRoutes } from "../lib/routes/organization-domains";
 import { invitationRoutes } from "../lib/routes/organization-invitations";
+import { organizationScimRoutes } from "../lib/routes/organization-scim";
 import { organizationSsoRoutes } from "../lib/routes/organization-sso";
 import { organizationsRoutes } from "../lib/routes/organizations";
 
@@ -55,6 +59,12 @@ const sso = perCall(() => {
   });
 });
 
+// Its SCIM connection: the token the organization's identity provider provisions with (docs/scim.md).
+const scim = perCall(() => {
+  const { organizations, events } = services();
+  return scimConnectionUseCases({ orgs: organizations, events, scim: scimStore(), baseUrl: scimBaseUrl() });
+});
+
 export const handler = createApiFunction(
   "groups",
   [
@@ -63,6 +73,7 @@ export const handler = createApiFunction(
     ...organizationDomainRoutes(domains),
     ...invitationRoutes(invitations, orgs),
     ...organizationSsoRoutes(sso),
+    ...organizationScimRoutes(scim),
   ],
   validators,
   requestChecks(),

@@ -71,6 +71,8 @@ export const FUNCTION_NEEDS: Record<FunctionName, FunctionNeeds> = {
   events: { table: "stream", publishes: true, signsLogoutTokens: true, keepsIdentityEvents: true },
   // The admin console's files (a page, its script and style sheet): the browser calls the API itself.
   console: { table: "none" },
+  // SCIM provisioning (docs/scim.md): accounts created and locked, memberships, sessions ended.
+  scim: { table: "read-write" },
 };
 
 /** The function's configured memory (the stack's memorySize, what Lambda bills GB-seconds by). */

@@ -7,7 +7,7 @@ import { dnsTxtLookup } from "./dns/txt-lookup";
 import { documentClient } from "./document-client";
 import type { AttributeDeps } from "./domain/accounts/attributes";
 import type { AccountDeletionDeps } from "./domain/accounts/deletion";
-import { type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
+import { type CallerCheckDeps, type CallerChecks, callerChecks } from "./domain/callers/caller-checks";
 import { cachedClientCredentials } from "./domain/clients/credential-cache";
 import { withMetadataDocuments } from "./domain/clients/metadata-document";
 import type { ClientRegistrationDeps } from "./domain/clients/registration";
@@ -69,6 +69,7 @@ import { createRegistrationStore } from "./store/registrations";
 import { createResourceStore } from "./store/resources";
 import { createRightDefinitionStore } from "./store/right-definitions";
 import { createRightStore } from "./store/rights";
+import { createScimStore } from "./store/scim";
 import { createSecurityEventStore } from "./store/security-events";
 import { createSecurityQuestionStore } from "./store/security-questions";
 import { createSessionStore } from "./store/sessions";
@@ -219,8 +220,8 @@ export const clientRegistrationDeps = (): ClientRegistrationDeps => {
   };
 };
 
-/** What the request pipeline asks of every call before its route runs. */
-export const requestChecks = (): CallerChecks =>
+/** What the request pipeline asks of every call before its route runs; `more`: a function's own callers (SCIM tokens). */
+export const requestChecks = (more: () => Partial<CallerCheckDeps> = () => ({})): CallerChecks =>
   perCall(() => {
     const { accessTokens, keyRing, clientCredentials, sessions, logins, events, rights, domainDirectory, orgSso } =
       services();
@@ -235,6 +236,7 @@ export const requestChecks = (): CallerChecks =>
       logins,
       events,
       log,
+      ...more(),
     });
   });
 
@@ -306,6 +308,17 @@ export const txtLookup = () => dnsTxtLookup(config().settings.organizations);
 export const organizationDomains = /* @__PURE__ */ once(() =>
   createOrganizationDomainStore({ client: documentClient(), tableName: config().tableName }),
 );
+
+/** SCIM connections and provisioned users (docs/scim.md): only the groups and scim functions bundle them. */
+export const scimStore = /* @__PURE__ */ once(() =>
+  createScimStore({ client: documentClient(), tableName: config().tableName }),
+);
+
+/** Where an organization's identity provider sends its SCIM calls. */
+export const scimBaseUrl = (): string => `${config().issuer}/scim/v2`;
+
+/** Memberships written in a new account's own commit (policy join, a first SSO sign-in, SCIM). */
+export const organizationJoins = () => createOrganizationJoins(config());
 
 /** What the registration flows need. */
 export const registrationDeps = (): RegistrationDeps => {

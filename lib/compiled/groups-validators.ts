@@ -25,6 +25,9 @@ const params20 = params9;
 const params22 = params9;
 const params23 = params9;
 const params24 = params9;
+const params25 = params9;
+const params26 = params9;
+const params27 = params9;
 /** The request validators of the groups function's routes (lib/routes/groups.ts), by route id. */
 export const validators: Readonly<Record<string, RouteValidators>> = {
   "groups.get": {params: params0, query: query0},
@@ -52,4 +55,7 @@ export const validators: Readonly<Record<string, RouteValidators>> = {
   "orgs.sso-put": {params: params22, body: body22},
   "orgs.sso-get": {params: params23},
   "orgs.sso-delete": {params: params24},
+  "orgs.scim-token": {params: params25},
+  "orgs.scim-get": {params: params26},
+  "orgs.scim-delete": {params: params27},
 };

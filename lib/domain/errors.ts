@@ -40,6 +40,8 @@ export interface ApiErrorDetails {
   };
   /** The v2 code (interface §7.3) when it differs from `error`. */
   v2Code?: string;
+  /** RFC 7644 3.12 `scimType` of a SCIM error body. */
+  scimType?: string;
 }
 
 /**

@@ -113,6 +113,11 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   [ENTITY.invitationToken]: { types: [] },
   // An organization's SSO connection: configuration, no event (its sign-ins are login events with method org_sso).
   [ENTITY.orgSso]: { types: [] },
+  // SCIM's own items: the accounts and memberships they drive publish their own events.
+  [ENTITY.scimConnection]: { types: [] },
+  [ENTITY.scimToken]: { types: [] },
+  [ENTITY.scimUser]: { types: [] },
+  [ENTITY.scimUserName]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

@@ -12,6 +12,9 @@ import { PAGE_HEADERS, plainErrorPage } from "../pages/html";
 import type { ApiVersion, HttpResult } from "./route";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+/** RFC 7644 8.1: SCIM's own media type. */
+const SCIM_HEADERS = { "content-type": "application/scim+json; charset=utf-8" };
+const SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
 /** Which error shape a path gets when no route matched it. */
 export function versionOfPath(path: string): ApiVersion {
@@ -19,6 +22,7 @@ export function versionOfPath(path: string): ApiVersion {
   if (path.startsWith("/svc/api/v1/") || path.startsWith("/svc/reg/api/v1/")) return "v1";
   if (path.startsWith("/svc/reg/")) return "reg";
   if (path.startsWith("/svc/oauth/")) return "oauth";
+  if (path.startsWith("/svc/scim/")) return "scim";
   return "v3";
 }
 
@@ -73,9 +77,23 @@ function oauthCodeAndDescription(error: ApiError | OAuthError): [string, string]
   return [error.error, error.desc];
 }
 
+/** RFC 7644 3.12: the status as a string, the scimType where one applies, a detail for people. */
+function scimBody(error: ApiError) {
+  const listed = error.details.errors?.map((p) => `${p.pos}: ${p.desc}`).join("; ");
+  const scimType =
+    error.details.scimType ?? (error.status === 400 && error.details.errors ? "invalidValue" : undefined);
+  return {
+    schemas: [SCIM_ERROR_SCHEMA],
+    status: String(error.status),
+    ...(scimType && { scimType }),
+    detail: listed || error.desc,
+  };
+}
+
 function bodyFor(error: ApiError | OAuthError, version: ApiVersion) {
   if (version === "oauth") return oauthBody(error);
   const api = error instanceof OAuthError ? problems.badAccessToken(error.code) : error;
+  if (version === "scim") return scimBody(api);
   if (version === "v2" || version === "v1") return v2Body(api);
   if (version === "reg") return registrationBody(api);
   return v3Body(api);
@@ -87,6 +105,7 @@ function authenticateHeaders(
   resourceMetadata: string | undefined,
 ): Record<string, string> {
   if (error.status !== 401) return {};
+  if (version === "scim") return { "www-authenticate": 'Bearer realm="scim"' };
   if (version === "oauth") {
     // RFC 6750 3.1: a bearer token refused (registration); no error attribute when none came.
     if (error instanceof OAuthError && error.code === "invalid_token")
@@ -151,7 +170,7 @@ export function errorResult(
   return {
     statusCode: known.status,
     headers: {
-      ...JSON_HEADERS,
+      ...(version === "scim" ? SCIM_HEADERS : JSON_HEADERS),
       ...cacheHeaders,
       ...retryHeaders,
       ...authenticateHeaders(known, version, resourceMetadata),
@@ -171,6 +190,11 @@ export function jsonResult(statusCode: number, body: unknown, headers: Record<st
     headers: { ...JSON_HEADERS, ...headers },
     body: body === undefined ? "" : JSON.stringify(body),
   };
+}
+
+/** A SCIM answer (RFC 7644 8.1), with its media type. */
+export function scimResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return { statusCode, headers: { ...SCIM_HEADERS, ...headers }, body: body === undefined ? "" : JSON.stringify(body) };
 }
 
 /** 302 for the browser; never cached, since each answer is single-use. */

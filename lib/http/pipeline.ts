@@ -14,6 +14,7 @@ import { keyWarmUp } from "./middleware/key-warm-up";
 import { requestMetrics } from "./middleware/metrics";
 import { operatorAuthority } from "./middleware/operator-authority";
 import { routeResolution } from "./middleware/route-resolution";
+import { scimToken } from "./middleware/scim-token";
 import { securityEvent } from "./middleware/security-event";
 import { sessionLiveness } from "./middleware/session-liveness";
 import { userPassword } from "./middleware/user-password";
@@ -83,6 +84,7 @@ export function createApiFunction(
       body: (event as { body?: unknown }).body as never,
       headers,
       principal: state.principal,
+      scimOrg: state.scimOrg,
       subject: state.subject,
       account: state.account,
       prefetched: state.prefetched,
@@ -110,6 +112,7 @@ export function createApiFunction(
     .use(bearerToken(checks, (path) => publicUrl(config().issuer, path)))
     .use(applicationPassword(checks))
     .use(userPassword(checks))
+    .use(scimToken(checks))
     .use(callerRequired())
     .use(sessionLiveness(checks))
     .use(operatorAuthority(checks))

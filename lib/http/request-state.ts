@@ -23,6 +23,8 @@ export interface RequestState {
   params: Record<string, string>;
   query: Record<string, string>;
   principal?: Principal;
+  /** A SCIM call's organization, the one its SCIM token stands for (docs/scim.md). */
+  scimOrg?: string;
   /** The account the call acts on, when the route names one. */
   subject?: string;
   /** A user token's account, read with its session check: routes reuse it. */

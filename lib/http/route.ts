@@ -17,15 +17,16 @@ export interface HttpResult {
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
 
 /** Decides the error body shape (interface §7.1) and the accepted authorization (interface §9). */
-export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta" | "page";
+export type ApiVersion = "v1" | "v2" | "v3" | "reg" | "oauth" | "meta" | "page" | "scim";
 
 /**
  * bearer: an access token; bearer-or-basic: v1/v2 routes, which also accept the
  * application's REST password (interface §5.4); user-bearer-or-user-basic: calls on the
  * `current` user, by a user access token or the user's own login and password (HTTP
- * Basic); client: OAuth client authentication (token endpoint); none: public.
+ * Basic); client: OAuth client authentication (token endpoint); scim-bearer: an
+ * organization's SCIM token (docs/scim.md); none: public.
  */
-export type AuthKind = "bearer" | "bearer-or-basic" | "user-bearer-or-user-basic" | "client" | "none";
+export type AuthKind = "bearer" | "bearer-or-basic" | "user-bearer-or-user-basic" | "client" | "scim-bearer" | "none";
 
 /** Endpoint groups: one Lambda function each. */
 export const FUNCTION_NAMES = [
@@ -46,6 +47,7 @@ export const FUNCTION_NAMES = [
   "clients",
   "events",
   "console",
+  "scim",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -138,6 +140,8 @@ export interface ApiCall<R extends RouteSpec["request"] = undefined, Subject = u
   body: BodyOf<NonNullable<R>["body"]>;
   headers: Record<string, string | undefined>;
   principal?: Principal;
+  /** A SCIM call's organization, named by its SCIM token. */
+  scimOrg?: string;
   /** The account the path names; a string whenever the route declares `subject`. */
   subject: Subject extends SubjectOfPath ? string : undefined;
   /** In user mode: the caller's account, read with the session check. */

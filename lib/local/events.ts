@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { config } from "../config";
-import { services } from "../container";
+import { scimBaseUrl, scimStore, services } from "../container";
+import { scimConnectionUseCases } from "../domain/scim/connection";
 import { sealInteraction } from "../http/browser";
 import { publicUrl } from "../http/public-url";
 import { mintBrowserSession, mintUserToken } from "./user-token";
@@ -12,8 +13,9 @@ import { mintBrowserSession, mintUserToken } from "./user-token";
  * expire: a header may say `Bearer {{systemToken:<scopes>}}` or
  * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`, a
  * DPoP header `{{dpopProof:<method>:<path>}}` (a fresh proof, RFC 9449), a hosted-pages session
- * cookie `{{browserSession:<sub>}}` (the account console signed in), and any `{{name}}` is
- * taken from `values`.
+ * cookie `{{browserSession:<sub>}}` (the account console signed in), an organization's SCIM
+ * token `{{scimToken:<orgId>}}` (a new one each time: the one before stops working), and any
+ * `{{name}}` is taken from `values`.
  * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
  * client's), so calls that check the application's own grants (fedToken) work too.
  * Each prepared event also gets a fresh request id and time.
@@ -51,6 +53,11 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
     return dpopProof(method, path.join(":"));
   }
   if (kind === "browserSession") return mintBrowserSession(rest.join(":"));
+  if (kind === "scimToken") {
+    const { organizations, events } = services();
+    const scim = scimConnectionUseCases({ orgs: organizations, events, scim: scimStore(), baseUrl: scimBaseUrl() });
+    return (await scim.rotate({ mode: "system" }, rest.join(":"))).token;
+  }
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;
     const scopes = scopeList.split(" ").filter(Boolean);

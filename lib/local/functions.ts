@@ -22,6 +22,7 @@ const loaders: Record<FunctionName, () => Promise<{ handler: unknown }>> = {
   clients: () => import("../../functions/clients"),
   events: () => import("../../functions/events"),
   console: () => import("../../functions/console"),
+  scim: () => import("../../functions/scim"),
 };
 
 const loaded = new Map<FunctionName, LambdaHandler>();

@@ -14,12 +14,14 @@ import { metaRoutes } from "./meta";
 import { oidcRoutes } from "./oidc";
 import { organizationDomainRoutes } from "./organization-domains";
 import { invitationRoutes } from "./organization-invitations";
+import { organizationScimRoutes } from "./organization-scim";
 import { organizationSsoRoutes } from "./organization-sso";
 import { organizationsRoutes } from "./organizations";
 import { passwordsRoutes } from "./passwords";
 import { registrationRoutes } from "./registration";
 import { resourcesRoutes } from "./resources";
 import { rightsRoutes } from "./rights";
+import { scimRoutes } from "./scim";
 import { securityRoutes } from "./security";
 import { tokenRoutes } from "./token";
 import { usersRoutes } from "./users";
@@ -50,6 +52,8 @@ export const routes: readonly RouteDefinition[] = [
   ...organizationDomainRoutes(specsOnly()),
   ...invitationRoutes(specsOnly(), specsOnly()),
   ...organizationSsoRoutes(specsOnly()),
+  ...organizationScimRoutes(specsOnly()),
+  ...scimRoutes(specsOnly()),
   ...auditRoutes(specsOnly()),
   ...activityRoutes(specsOnly()),
   ...clientsRoutes(specsOnly()),

@@ -129,6 +129,8 @@ export function createGroupStore({ client, tableName }: StoreDeps): GroupReposit
     // A verified domain's directory item names this organization alone: it goes with the claim.
     if (item.entity === ENTITY.orgDomain && item.state === "verified")
       return [own, keys.domainOwner(item.domain as string)];
+    // The token's lookup item lives outside the partition: it goes with the connection.
+    if (item.entity === ENTITY.scimConnection) return [own, keys.scimToken(item.tokenDigest as string)];
     if (item.entity === ENTITY.rightHolder) {
       const subject = partyOfKey(item.subjectKey as string);
       if (!subject) return [own];

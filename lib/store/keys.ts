@@ -100,6 +100,15 @@ export const ENTITY = {
   // Single sign-on per organization (docs/organizations.md).
   /** An organization's OpenID Connect connection, in the organization's partition (client secret sealed). */
   orgSso: "org-sso",
+  // SCIM provisioning per organization (docs/scim.md).
+  /** An organization's SCIM connection: its token's digest, in the organization's partition. */
+  scimConnection: "scim-connection",
+  /** A SCIM token found by its digest: the organization it stands for. */
+  scimToken: "scim-token",
+  /** A user a provider provisioned: the attributes it sent, in the organization's partition. */
+  scimUser: "scim-user",
+  /** A provisioned userName's claim (one user per userName in an organization). */
+  scimUserName: "scim-user-name",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -328,6 +337,16 @@ export const keys = {
   // Single sign-on per organization: one connection, beside the organization's members and
   // rights, so deleting the group's partition removes it too.
   orgSso: (orgId: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: "SSO#oidc" }),
+  // SCIM items sort after the group's "RECORD" head, so member reads (MEMBER# to RECORD) never meet them.
+  scimConnection: (orgId: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: "SCIM#CONNECTION" }),
+  scimToken: (digest: string): TableKey => ({ PK: `SCIMTOKEN#${digest}`, SK: "SCIMTOKEN" }),
+  scimUser: (orgId: string, sub: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: `SCIM#USER#${sub}` }),
+  scimUserPrefix: "SCIM#USER#",
+  /** By the digest of the lower-cased userName: any userName fits a sort key. */
+  scimUserName: (orgId: string, nameDigest: string): TableKey => ({
+    PK: `GROUP#org#${orgId}`,
+    SK: `SCIM#USERNAME#${nameDigest}`,
+  }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.
   nameIndex: (attribute: string, normalizedValue: string, sub: string): TableKey => ({

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { generate } from "otplib";
-import { services } from "../../lib/container";
+import { scimStore, services } from "../../lib/container";
 import { dataKeys } from "../../lib/crypto/data-key";
 import { registerClient } from "../../lib/domain/clients/admin";
 import { hashPassword, type PasswordHash, type ScryptParams } from "../../lib/domain/credentials/password-hash";
@@ -671,6 +671,37 @@ export async function seedSampleAccounts(
       tags: ["org"],
     },
   ]);
+  // The user the SCIM samples (events/scim/users-*.json) read, change and deprovision: an
+  // account of sample-org with the record a provider's POST would have left.
+  const scimAttributes = {
+    userName: "sample.scim@example.com",
+    name: { givenName: "Sam", familyName: "Scim" },
+    emails: [{ value: "sample.scim@example.com", type: "work", primary: true }],
+    active: true,
+  };
+  await services().accounts.createWith(
+    {
+      sub: "sample-scim-user",
+      given_name: "Sam",
+      family_name: "Scim",
+      locked: false,
+      email: { value: "sample.scim@example.com", verified: false },
+      createdAt: now,
+      updatedAt: now,
+    },
+    undefined,
+    scimStore().newUserItems({
+      orgId: "sample-org",
+      sub: "sample-scim-user",
+      userName: scimAttributes.userName,
+      attributes: scimAttributes,
+      version: 1,
+      created: now * 1000,
+      lastModified: now * 1000,
+    }),
+    () => new Error("the sample SCIM user could not be seeded"),
+  );
+  await services().groups.addMembers("org", "sample-org", ["sample-scim-user"], now);
   await seedSampleDevices();
   // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.

@@ -40,6 +40,10 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   membership: [],
   "domain-owner": [],
   "org-sso": [],
+  "scim-connection": [],
+  "scim-token": [],
+  "scim-user": [],
+  "scim-user-name": [],
   "unique-federated-account": [],
   // Flows in progress, counters, secrets and service records.
   registration: [],

@@ -6,8 +6,9 @@ import { services } from "../../lib/container";
 import { keys } from "../../lib/store/keys";
 import { grantKey } from "../../lib/store/rights";
 import { seriousViolations } from "../support/axe";
-import { seedAccount, uniqueId, userBearer } from "../support/fixtures";
+import { seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD, useHostedSignIn } from "../support/hosted-sign-in";
+import { orgWithAdmin } from "../support/organizations";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
 import { storedItem } from "../support/stored";
@@ -28,18 +29,6 @@ const role = (sub: string, orgId: string, right: string) => ({
   object: { kind: "grps" as const, id: orgId, profile: "org" },
   right,
 });
-
-async function orgWithAdmin(name: string) {
-  const orgId = uniqueId("org-");
-  const created = await request("groups", "events/groups/create-group.json", {
-    body: { profile: "org", id: orgId, name },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const admin = await seedAccount();
-  await services().groups.addMembers("org", orgId, [admin.sub], Math.floor(Date.now() / 1000));
-  await services().rights.importGrants([{ ...role(admin.sub, orgId, "ORG_ADMIN"), tags: ["org"] }]);
-  return { orgId, token: await userBearer(admin.sub, ["svc_org_admin"]) };
-}
 
 /** Invites `email` and answers the link of the message it was sent. */
 async function invited(orgId: string, token: string, email: string, language: "ru" | "en") {

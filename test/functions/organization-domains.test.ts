@@ -2,8 +2,9 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { services } from "../../lib/container";
 import { keys } from "../../lib/store/keys";
 import { startTxtServer } from "../support/dns-server";
-import { invoke, sampleEvent, seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
+import { invoke, sampleEvent, systemBearer, uniqueId } from "../support/fixtures";
 import { useSettings } from "../support/oauth-provider";
+import { orgWithAdmin } from "../support/organizations";
 import { request } from "../support/requests";
 import { storedItem } from "../support/stored";
 
@@ -41,22 +42,6 @@ async function newOrg() {
   const created = await request("groups", "events/groups/create-group.json", { body: { profile: "org", id } });
   expect(created.statusCode).toBe(201);
   return id;
-}
-
-/** An organization with a member holding ORG_ADMIN, and that member's user token. */
-async function orgWithAdmin() {
-  const orgId = await newOrg();
-  const admin = await seedAccount();
-  await services().groups.addMembers("org", orgId, [admin.sub], Math.floor(Date.now() / 1000));
-  await services().rights.importGrants([
-    {
-      subject: { kind: "user", id: admin.sub },
-      object: { kind: "grps", id: orgId, profile: "org" },
-      right: "ORG_ADMIN",
-      tags: ["org"],
-    },
-  ]);
-  return { orgId, admin, token: await userBearer(admin.sub, ["svc_org_admin"]) };
 }
 
 const newDomain = () => `${uniqueId("d")}.example`;

@@ -8,6 +8,7 @@ import { invitationLinkUseCases } from "../../lib/domain/organizations/invitatio
 import { keys } from "../../lib/store/keys";
 import { grantKey } from "../../lib/store/rights";
 import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
+import { orgWithAdmin } from "../support/organizations";
 import { outbox } from "../support/outbox";
 import { request } from "../support/requests";
 import { storedItem } from "../support/stored";
@@ -33,18 +34,6 @@ interface View {
 const orgOf = (id: string) => ({ kind: "grps" as const, id, profile: "org" });
 const userOf = (sub: string) => ({ kind: "user" as const, id: sub });
 const role = (sub: string, orgId: string, right: string) => ({ subject: userOf(sub), object: orgOf(orgId), right });
-
-async function orgWithAdmin(name = "Acme Ltd") {
-  const orgId = uniqueId("org-");
-  const created = await request("groups", "events/groups/create-group.json", {
-    body: { profile: "org", id: orgId, name },
-  });
-  expect(created.statusCode).toBe(201);
-  const admin = await seedAccount();
-  await services().groups.addMembers("org", orgId, [admin.sub], Math.floor(Date.now() / 1000));
-  await services().rights.importGrants([{ ...role(admin.sub, orgId, "ORG_ADMIN"), tags: ["org"] }]);
-  return { orgId, admin, token: await userBearer(admin.sub, ["svc_org_admin"]) };
-}
 
 const address = () => `${uniqueId("invitee")}@example.com`;
 

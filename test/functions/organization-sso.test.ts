@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { services } from "../../lib/container";
 import { keys } from "../../lib/store/keys";
-import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
+import { systemBearer } from "../support/fixtures";
 import { startTestProvider, type TestProvider } from "../support/oauth-provider";
+import { orgWithAdmin } from "../support/organizations";
 import { request } from "../support/requests";
 import { storedItem, storedItems } from "../support/stored";
 
@@ -20,21 +20,6 @@ beforeAll(async () => {
   provider = await startTestProvider();
 });
 afterAll(() => provider.stop());
-
-async function orgWithAdmin() {
-  const orgId = uniqueId("org-");
-  const created = await request("groups", "events/groups/create-group.json", {
-    body: { profile: "org", id: orgId, name: "Acme Ltd" },
-  });
-  expect(created.statusCode).toBe(201);
-  const admin = await seedAccount();
-  await services().groups.addMembers("org", orgId, [admin.sub], Math.floor(Date.now() / 1000));
-  const object = { kind: "grps" as const, id: orgId, profile: "org" };
-  await services().rights.importGrants([
-    { subject: { kind: "user", id: admin.sub }, object, right: "ORG_ADMIN", tags: ["org"] },
-  ]);
-  return { orgId, admin, token: await userBearer(admin.sub, ["svc_org_admin"]) };
-}
 
 const connection = (overrides: Record<string, unknown> = {}) => ({
   issuer: provider.url,

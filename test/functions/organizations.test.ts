@@ -4,6 +4,7 @@ import { groupInstanceId } from "../../lib/domain/groups/group";
 import { keys } from "../../lib/store/keys";
 import { grantKey, holderKey } from "../../lib/store/rights";
 import { seedAccount, systemBearer, uniqueId, userBearer } from "../support/fixtures";
+import { orgWithAdmin } from "../support/organizations";
 import { request } from "../support/requests";
 import { spentBy } from "../support/round-trips";
 import { storedItem, storedItems } from "../support/stored";
@@ -42,15 +43,6 @@ async function newOrg(attributes: Record<string, unknown> = {}) {
   });
   expect(created.statusCode).toBe(201);
   return id;
-}
-
-/** An organization with a member holding ORG_ADMIN (given through the rights store, as an operator would). */
-async function orgWithAdmin() {
-  const orgId = await newOrg({ name: "Acme Ltd" });
-  const admin = await seedAccount();
-  await services().groups.addMembers("org", orgId, [admin.sub], Math.floor(Date.now() / 1000));
-  await services().rights.importGrants([{ ...role(admin.sub, orgId, "ORG_ADMIN"), tags: ["org"] }]);
-  return { orgId, admin, token: await userBearer(admin.sub, ["svc_org_admin"]) };
 }
 
 /** Each route called on `orgId`, naming `sub` where a member is named. */

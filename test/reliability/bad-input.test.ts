@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { services } from "../../lib/container";
 import { type RouteDefinition, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { roundTripKinds } from "../../lib/store/client";
@@ -173,6 +174,16 @@ beforeAll(async () => {
   // The samples' accounts and a real client: a request that passes validation reaches storage.
   await seedAccount({ sub: "sample-user" }, "Sample-Password-0123");
   await seedAccount({ sub: "sample-admin" });
+  // The organization whose SCIM token the SCIM samples carry ({{scimToken:sample-org}}).
+  const now = Math.floor(Date.now() / 1000);
+  await services().groups.create({
+    id: "sample-org",
+    profile: "org",
+    name: "Sample organization",
+    attributes: {},
+    createdAt: now,
+    updatedAt: now,
+  });
   const client = await createClient();
   values = {
     ...PLACEHOLDER_VALUES,

@@ -42,6 +42,12 @@ export function expectVersionShape(
     }
   } else if (version === "oauth") {
     expect(json).toMatchObject({ error: expect.any(String) });
+  } else if (version === "scim") {
+    expect(json).toMatchObject({
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"],
+      status: String(status),
+      detail: expect.any(String),
+    });
   }
 }
 

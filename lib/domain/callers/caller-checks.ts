@@ -12,6 +12,8 @@ import type { AccessTokenClaims } from "../oauth/ports";
 import { type OperatorRole, operatorGrants, roleFrom } from "../operators/operator";
 import { mustUseOrgSso, type SsoEnforcementDeps } from "../organizations/sso-enforcement";
 import type { RightRepository } from "../rights/ports";
+import { organizationOfToken } from "../scim/connection";
+import type { ScimRepository } from "../scim/ports";
 import type { SessionRepository } from "../sessions/ports";
 import { rehashItems } from "../sign-in/password-change";
 import type { Prefetch } from "../unit-of-work";
@@ -32,6 +34,8 @@ export interface CallerCheckDeps {
   /** Verified domains whose organizations enforce their single sign-on: their people get no Basic login. */
   ssoEnforcement?: SsoEnforcementDeps;
   log: { info(message: string, fields?: Record<string, unknown>): void };
+  /** SCIM tokens (docs/scim.md): only the scim function is handed them. */
+  scimTokens?: Pick<ScimRepository, "orgOfToken">;
 }
 
 export type CallerChecks = ReturnType<typeof callerChecks>;
@@ -136,6 +140,13 @@ export function callerChecks(deps: CallerCheckDeps) {
       if (account.locked || account.state?.name === "inactivityLock") throw problems.badAccessToken("account_locked");
       if (!role) throw problems.badAccessToken("not_an_operator");
       return { role, authTime: session.authTime ?? session.createdAt };
+    },
+
+    /** The organization a SCIM token stands for; any other bearer value is bad_access_token. */
+    async scimOrganization(token: string): Promise<string> {
+      const orgId = deps.scimTokens && (await organizationOfToken(deps.scimTokens, token));
+      if (!orgId) throw problems.badAccessToken("invalid_scim_token");
+      return orgId;
     },
 
     /** The security event of a user-mode call (interface §6). */

@@ -40,8 +40,10 @@ export function bodyParsing(): MiddlewareObj<APIGatewayProxyEventV2, unknown, Er
         return;
       }
       const expected = declared.contentType === "json" ? "application/json" : "application/x-www-form-urlencoded";
-      const contentType = event.headers?.["content-type"] ?? "";
-      if (!contentType.toLowerCase().startsWith(expected)) {
+      const contentType = (event.headers?.["content-type"] ?? "").toLowerCase();
+      // SCIM clients send their own JSON media type (RFC 7644 3.1).
+      const scimJson = declared.contentType === "json" && contentType.startsWith("application/scim+json");
+      if (!contentType.startsWith(expected) && !scimJson) {
         throw new ApiError(400, "input_error", "wrong_content_type", `Content-Type must be ${expected}`);
       }
       try {

@@ -12,7 +12,7 @@ export function callerRequired(): MiddlewareObj<APIGatewayProxyEventV2, unknown,
     before: async (request) => {
       const state = request.context.svc;
       const auth = state.route?.auth;
-      if (state.principal || auth === undefined || auth === "client" || auth === "none") return;
+      if (state.principal || state.scimOrg || auth === undefined || auth === "client" || auth === "none") return;
       if (!request.event.headers?.authorization) throw problems.badAccessToken("missing_access_token", {});
       throw problems.badAccessToken("unsupported_authorization_scheme");
     },

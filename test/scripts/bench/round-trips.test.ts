@@ -85,6 +85,36 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     writes: 1,
     why: "as orgs.member-remove: the session with ORG_ADMIN, then the member's revision and current roles side by side, so the one transaction grants and revokes only the difference, guarded by the revision",
   },
+  "scim.users-get system": {
+    reads: 2,
+    writes: 0,
+    why: "SCIM (docs/scim.md): the token's GetItem names the organization, whose partition holds the record, so the two reads cannot ride together",
+  },
+  "scim.users-list system": {
+    reads: 3,
+    writes: 0,
+    why: "the lookup Okta and Entra send before every change (userName eq): the token, then the userName's claim (keyed by the folded name), then the record it names",
+  },
+  "scim.users-create system": {
+    reads: 2,
+    writes: 1,
+    why: "the token, then whether the organization verified the address's domain (an address is marked verified only then); the account, its record, the userName's claim and the membership are one transaction",
+  },
+  "scim.users-replace system": {
+    reads: 2,
+    writes: 1,
+    why: "the token, then the record whose version the write is conditioned on; a change of names, address or activity adds the account's own conditional write",
+  },
+  "scim.users-patch system": {
+    reads: 2,
+    writes: 1,
+    why: "as scim.users-replace: the token, then the record the operations apply to and the write is conditioned on",
+  },
+  "scim.users-delete system": {
+    reads: 5,
+    writes: 2,
+    why: "the token, the record, the account's sessions (a Query: they end at once), then the member item and its roles side by side; the lock is one write, the membership, its roles and the record go in one transaction",
+  },
   "orgs.domains user": {
     reads: 3,
     writes: 1,
