@@ -1,14 +1,21 @@
 import { validators } from "../lib/compiled/scim-validators";
 import { organizationJoins, perCall, requestChecks, scimBaseUrl, scimStore, services } from "../lib/container";
+import { scimGroupUseCases } from "../lib/domain/scim/groups";
 import { scimUserUseCases } from "../lib/domain/scim/users";
 import { createApiFunction } from "../lib/http/pipeline";
 import { scimRoutes } from "../lib/routes/scim";
 
-// An organization's identity provider provisions its people here (docs/scim.md).
+// An organization's identity provider provisions its people and groups here (docs/scim.md).
+const groups = perCall(() => {
+  const { users, groups } = scimStore();
+  return scimGroupUseCases({ groups, users, baseUrl: scimBaseUrl() });
+});
+
 const users = perCall(() => {
   const { accounts, domainDirectory, organizations, sessions } = services();
   return scimUserUseCases({
-    scim: scimStore(),
+    users: scimStore().users,
+    leaveGroups: groups.leaveGroups,
     accounts,
     domains: domainDirectory,
     joins: organizationJoins(),
@@ -20,7 +27,7 @@ const users = perCall(() => {
 
 export const handler = createApiFunction(
   "scim",
-  scimRoutes({ users, baseUrl: scimBaseUrl }),
+  scimRoutes({ users, groups, baseUrl: scimBaseUrl }),
   validators,
   requestChecks(() => ({ scimTokens: scimStore() })),
 );

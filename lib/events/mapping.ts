@@ -116,8 +116,8 @@ const MAPPERS: Record<EntityName, { types: readonly EventType[]; map?: Mapper }>
   // SCIM's own items: the accounts and memberships they drive publish their own events.
   [ENTITY.scimConnection]: { types: [] },
   [ENTITY.scimToken]: { types: [] },
-  [ENTITY.scimUser]: { types: [] },
-  [ENTITY.scimUserName]: { types: [] },
+  [ENTITY.scimRecord]: { types: [] },
+  [ENTITY.scimName]: { types: [] },
 };
 
 /** The event types each entity may publish (none: it is a mirror, a flow, a counter or a secret). */

@@ -1,14 +1,18 @@
 import { SUB_PATTERN } from "../domain/accounts/new-account";
 import { problems } from "../domain/errors";
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from "../domain/scim/discovery";
+import type { ScimGroupUseCases } from "../domain/scim/groups";
+import type { PatchOperation } from "../domain/scim/patch";
+import type { ListQuery, Projection, ScimAnswer } from "../domain/scim/resources";
 import type { ScimUserUseCases } from "../domain/scim/users";
 import { scimResult } from "../http/error-body";
-import { type ApiCall, group, route } from "../http/route";
+import { type ApiCall, group, route, type Schema } from "../http/route";
 
 /** SCIM 2.0 (RFC 7643, 7644) for an organization's identity provider (docs/scim.md). */
 
 export interface ScimRouteUseCases {
   users: ScimUserUseCases;
+  groups: ScimGroupUseCases;
   /** `<issuer>/scim/v2`. */
   baseUrl: () => string;
 }
@@ -44,7 +48,6 @@ const invalid = {
   description: "invalidValue, invalidFilter, invalidPath, noTarget, mutability",
   schema: scimError,
 } as const;
-const missing = { description: "no provisioned user has this id", schema: scimError } as const;
 
 const scimCall = { version: "scim", auth: "scim-bearer", tags: ["scim"] } as const;
 
@@ -130,11 +133,6 @@ function orgOf(call: Pick<ApiCall, "scimOrg">): string {
   return call.scimOrg;
 }
 
-const withVersion = (view: Record<string, unknown>) => {
-  const meta = view.meta as { version: string; location: string };
-  return { etag: meta.version, location: meta.location };
-};
-
 const discovery =
   (id: string, path: string, answer: (base: string) => unknown, summary: string) => (uses: ScimRouteUseCases) =>
     route({
@@ -169,125 +167,189 @@ const getSchemas = discovery(
   "The schemas served",
 );
 
-const listUsers = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-list",
-    method: "GET",
-    path: "/svc/scim/v2/Users",
-    ...scimCall,
-    summary: "The organization's provisioned users, filtered and a page at a time",
-    request: { query: listQuery },
-    responses: { 200: { description: "ListResponse", schema: listResponse }, 400: invalid, 401: unauthorized },
-    handler: async (call) => {
-      const { startIndex, count, ...rest } = call.query;
-      const query = {
-        ...rest,
-        ...(startIndex !== undefined && { startIndex: Number(startIndex) }),
-        ...(count !== undefined && { count: Number(count) }),
-      };
-      return scimResult(200, await uses.users.list(orgOf(call), query));
-    },
-  });
+/** What the routes of one resource type call: the users' and the groups' use cases alike. */
+interface ResourceUseCases {
+  create(orgId: string, body: Record<string, unknown>): Promise<ScimAnswer>;
+  get(orgId: string, id: string, wanted: Projection): Promise<ScimAnswer>;
+  list(orgId: string, query: ListQuery): Promise<unknown>;
+  replace(orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string): Promise<ScimAnswer>;
+  patch(orgId: string, id: string, operations: PatchOperation[], ifMatch?: string): Promise<ScimAnswer>;
+  remove(orgId: string, id: string, ifMatch?: string): Promise<void>;
+}
 
-const createUser = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-create",
-    method: "POST",
-    path: "/svc/scim/v2/Users",
-    ...scimCall,
-    summary: "Provision a user: a new account, a member of the organization",
-    request: { body: { contentType: "json", schema: userBody, required: true } },
-    responses: {
-      201: { description: "The user", schema: resource },
-      400: invalid,
-      401: unauthorized,
-      409: { description: "uniqueness: the userName or the e-mail address is taken", schema: scimError },
-    },
-    handler: async (call) => {
-      const view = await uses.users.create(orgOf(call), call.body);
-      return scimResult(201, view, withVersion(view));
-    },
-  });
+interface ResourceSpec {
+  /** users or groups: route ids scim.<kind>-list ... */
+  kind: "users" | "groups";
+  /** /svc/scim/v2/Users or /svc/scim/v2/Groups */
+  path: string;
+  noun: string;
+  /** Loosely typed on purpose: the use cases check what they keep (lib/domain/scim/resources.ts). */
+  body: Schema;
+  created: string;
+  removed: string;
+  uses: (all: ScimRouteUseCases) => ResourceUseCases;
+}
 
-const getUser = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-get",
-    method: "GET",
-    path: "/svc/scim/v2/Users/{id}",
-    ...scimCall,
-    summary: "One provisioned user",
-    request: { params: idParams, query: getQuery },
-    responses: { 200: { description: "The user", schema: resource }, 401: unauthorized, 404: missing },
-    handler: async (call) => {
-      const view = await uses.users.get(orgOf(call), call.params.id, call.query);
-      return scimResult(200, view, { etag: withVersion(view).etag });
-    },
-  });
+const changeResponses = (noun: string) =>
+  ({
+    200: { description: `The ${noun} as changed`, schema: resource },
+    400: invalid,
+    401: unauthorized,
+    404: { description: `no provisioned ${noun} has this id`, schema: scimError },
+    409: { description: "uniqueness; changed_concurrently", schema: scimError },
+    412: { description: "If-Match names another version", schema: scimError },
+  }) as const;
 
-const changeResponses = {
-  200: { description: "The user as changed", schema: resource },
-  400: invalid,
-  401: unauthorized,
-  404: missing,
-  409: { description: "uniqueness; changed_concurrently", schema: scimError },
-  412: { description: "If-Match names another version", schema: scimError },
+/** The six routes of one resource type (RFC 7644 3.3-3.6): list, create, get, replace, patch, delete. */
+function resourceRoutes(spec: ResourceSpec) {
+  const missing = { description: `no provisioned ${spec.noun} has this id`, schema: scimError } as const;
+  const item = `${spec.path}/{id}`;
+  return [
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-list`,
+        method: "GET",
+        path: spec.path,
+        ...scimCall,
+        summary: `The organization's provisioned ${spec.kind}, filtered and a page at a time`,
+        request: { query: listQuery },
+        responses: { 200: { description: "ListResponse", schema: listResponse }, 400: invalid, 401: unauthorized },
+        handler: async (call) => {
+          const { startIndex, count, ...rest } = call.query;
+          const query = {
+            ...rest,
+            ...(startIndex !== undefined && { startIndex: Number(startIndex) }),
+            ...(count !== undefined && { count: Number(count) }),
+          };
+          return scimResult(200, await spec.uses(all).list(orgOf(call), query));
+        },
+      }),
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-create`,
+        method: "POST",
+        path: spec.path,
+        ...scimCall,
+        summary: spec.created,
+        request: { body: { contentType: "json", schema: spec.body, required: true } },
+        responses: {
+          201: { description: `The ${spec.noun}`, schema: resource },
+          400: invalid,
+          401: unauthorized,
+          409: { description: "uniqueness: the name (or a user's e-mail address) is taken", schema: scimError },
+        },
+        handler: async (call) => {
+          const { resource, etag, location } = await spec.uses(all).create(orgOf(call), call.body);
+          return scimResult(201, resource, { etag, location });
+        },
+      }),
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-get`,
+        method: "GET",
+        path: item,
+        ...scimCall,
+        summary: `One provisioned ${spec.noun}`,
+        request: { params: idParams, query: getQuery },
+        responses: { 200: { description: `The ${spec.noun}`, schema: resource }, 401: unauthorized, 404: missing },
+        handler: async (call) => {
+          const { resource, etag } = await spec.uses(all).get(orgOf(call), call.params.id, call.query);
+          return scimResult(200, resource, { etag });
+        },
+      }),
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-replace`,
+        method: "PUT",
+        path: item,
+        ...scimCall,
+        summary: `Replace a ${spec.noun}'s attributes`,
+        request: { params: idParams, body: { contentType: "json", schema: spec.body, required: true } },
+        responses: changeResponses(spec.noun),
+        handler: async (call) => {
+          const { id } = call.params;
+          const { resource, etag } = await spec.uses(all).replace(orgOf(call), id, call.body, call.headers["if-match"]);
+          return scimResult(200, resource, { etag });
+        },
+      }),
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-patch`,
+        method: "PATCH",
+        path: item,
+        ...scimCall,
+        summary: `Change a ${spec.noun} by PATCH operations`,
+        request: { params: idParams, body: { contentType: "json", schema: patchBody, required: true } },
+        responses: changeResponses(spec.noun),
+        handler: async (call) => {
+          const { id } = call.params;
+          const answer = await spec.uses(all).patch(orgOf(call), id, call.body.Operations, call.headers["if-match"]);
+          return scimResult(200, answer.resource, { etag: answer.etag });
+        },
+      }),
+    (all: ScimRouteUseCases) =>
+      route({
+        id: `scim.${spec.kind}-delete`,
+        method: "DELETE",
+        path: item,
+        ...scimCall,
+        summary: spec.removed,
+        request: { params: idParams },
+        responses: {
+          204: { description: "Deleted" },
+          401: unauthorized,
+          404: missing,
+          412: { description: "If-Match names another version", schema: scimError },
+        },
+        handler: async (call) => {
+          await spec.uses(all).remove(orgOf(call), call.params.id, call.headers["if-match"]);
+          return scimResult(204, undefined);
+        },
+      }),
+  ];
+}
+
+const groupBody = {
+  type: "object",
+  required: ["displayName"],
+  properties: {
+    schemas: { type: "array", maxItems: 10, items: { type: "string", maxLength: 256 } },
+    displayName: { type: "string", minLength: 1, maxLength: 256 },
+    externalId: { type: "string", maxLength: 256 },
+    members: {
+      type: "array",
+      maxItems: 5000,
+      items: {
+        type: "object",
+        required: ["value"],
+        properties: { value: { type: "string", maxLength: 128 }, display: { type: "string", maxLength: 1024 } },
+      },
+    },
+  },
 } as const;
 
-const replaceUser = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-replace",
-    method: "PUT",
-    path: "/svc/scim/v2/Users/{id}",
-    ...scimCall,
-    summary: "Replace a user's attributes",
-    request: { params: idParams, body: { contentType: "json", schema: userBody, required: true } },
-    responses: changeResponses,
-    handler: async (call) => {
-      const view = await uses.users.replace(orgOf(call), call.params.id, call.body, call.headers["if-match"]);
-      return scimResult(200, view, { etag: withVersion(view).etag });
-    },
-  });
+const userRoutes = resourceRoutes({
+  kind: "users",
+  path: "/svc/scim/v2/Users",
+  noun: "user",
+  body: userBody,
+  created: "Provision a user: a new account, a member of the organization",
+  removed: "Deprovision a user: the account is locked, its sessions end, it leaves the organization and its groups",
+  uses: (all) => all.users,
+});
 
-const patchUser = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-patch",
-    method: "PATCH",
-    path: "/svc/scim/v2/Users/{id}",
-    ...scimCall,
-    summary: "Change a user by PATCH operations (active false deprovisions)",
-    request: { params: idParams, body: { contentType: "json", schema: patchBody, required: true } },
-    responses: changeResponses,
-    handler: async (call) => {
-      const { id } = call.params;
-      const view = await uses.users.patch(orgOf(call), id, call.body.Operations, call.headers["if-match"]);
-      return scimResult(200, view, { etag: withVersion(view).etag });
-    },
-  });
-
-const deleteUser = (uses: ScimRouteUseCases) =>
-  route({
-    id: "scim.users-delete",
-    method: "DELETE",
-    path: "/svc/scim/v2/Users/{id}",
-    ...scimCall,
-    summary: "Deprovision a user: the account is locked, its sessions end, it leaves the organization",
-    request: { params: idParams },
-    responses: {
-      204: { description: "Deprovisioned" },
-      401: unauthorized,
-      404: missing,
-      412: { description: "If-Match names another version", schema: scimError },
-    },
-    handler: async (call) => {
-      await uses.users.remove(orgOf(call), call.params.id, call.headers["if-match"]);
-      return scimResult(204, undefined);
-    },
-  });
+const groupRoutes = resourceRoutes({
+  kind: "groups",
+  path: "/svc/scim/v2/Groups",
+  noun: "group",
+  body: groupBody,
+  created: "Provision a group of the organization's provisioned users",
+  removed: "Delete a provisioned group (its users stay)",
+  uses: (all) => all.groups,
+});
 
 export const scimRoutes = (uses: ScimRouteUseCases) =>
   group(
     "scim",
-    [getConfig, getResourceTypes, getSchemas, listUsers, createUser, getUser, replaceUser, patchUser, deleteUser].map(
-      (r) => r(uses),
-    ),
+    [getConfig, getResourceTypes, getSchemas, ...userRoutes, ...groupRoutes].map((r) => r(uses)),
   );

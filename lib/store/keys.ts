@@ -105,10 +105,10 @@ export const ENTITY = {
   scimConnection: "scim-connection",
   /** A SCIM token found by its digest: the organization it stands for. */
   scimToken: "scim-token",
-  /** A user a provider provisioned: the attributes it sent, in the organization's partition. */
-  scimUser: "scim-user",
-  /** A provisioned userName's claim (one user per userName in an organization). */
-  scimUserName: "scim-user-name",
+  /** A user or group a provider provisioned: the attributes it sent, in the organization's partition. */
+  scimRecord: "scim-record",
+  /** A provisioned userName's or group displayName's claim (one per name and type in an organization). */
+  scimName: "scim-name",
 } as const;
 
 export type EntityName = (typeof ENTITY)[keyof typeof ENTITY];
@@ -340,12 +340,16 @@ export const keys = {
   // SCIM items sort after the group's "RECORD" head, so member reads (MEMBER# to RECORD) never meet them.
   scimConnection: (orgId: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: "SCIM#CONNECTION" }),
   scimToken: (digest: string): TableKey => ({ PK: `SCIMTOKEN#${digest}`, SK: "SCIMTOKEN" }),
-  scimUser: (orgId: string, sub: string): TableKey => ({ PK: `GROUP#org#${orgId}`, SK: `SCIM#USER#${sub}` }),
-  scimUserPrefix: "SCIM#USER#",
-  /** By the digest of the lower-cased userName: any userName fits a sort key. */
-  scimUserName: (orgId: string, nameDigest: string): TableKey => ({
+  /** `type`: User or Group. */
+  scimRecord: (orgId: string, type: string, id: string): TableKey => ({
     PK: `GROUP#org#${orgId}`,
-    SK: `SCIM#USERNAME#${nameDigest}`,
+    SK: `SCIM#${type.toUpperCase()}#${id}`,
+  }),
+  scimRecordPrefix: (type: string): string => `SCIM#${type.toUpperCase()}#`,
+  /** By the digest of the lower-cased name: any name fits a sort key. */
+  scimName: (orgId: string, type: string, nameDigest: string): TableKey => ({
+    PK: `GROUP#org#${orgId}`,
+    SK: `SCIM#${type.toUpperCase()}NAME#${nameDigest}`,
   }),
 
   // User search (interface §4.7): one item per account and value of an indexed name.

@@ -3,65 +3,77 @@ import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { OrgChangeRefusedError, type OrgRefusal } from "../domain/organizations/ports";
 import {
   type ScimConnection,
+  type ScimRecord,
+  ScimRecordRefusedError,
+  type ScimRecords,
   type ScimRepository,
-  type ScimUserRecord,
-  ScimUserRefusedError,
+  type ScimResourceType,
 } from "../domain/scim/ports";
+import { batchGetAll } from "./batch";
 import type { StoreDeps } from "./client";
 import { failedConditions, isConflictAfterRetries } from "./errors";
-import { ENTITY, itemOf, keys } from "./keys";
+import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { commitOrgChange, orgGuardItems } from "./organizations";
 import { pendingWrite, type TransactItem } from "./pending-writes";
 import { transactWrite } from "./transact";
 
 // Conditions, named so each write says why it may fail.
-/** A new item: its key is not taken (a userName claimed, a token's digest). */
+/** A new item: its key is not taken (a name claimed, a token's digest). */
 const isNew = "attribute_not_exists(PK)";
 /** The connection is still the one read: a concurrent rotation wins, this one reads again. */
 const sameToken = "tokenDigest = :digest";
 /** The record is still the revision read: no lost update between two changes. */
 const sameVersion = "version = :version";
-/** A userName claim released only by the user holding it. */
-const heldBy = "#sub = :sub";
+/** A name's claim released only by the record holding it. */
+const heldBy = "#id = :id";
 
 const CONNECTION_FIELDS = ["orgId", "tokenDigest", "tokenHint", "createdAt", "rotatedAt"] as const;
-const USER_FIELDS = ["orgId", "sub", "userName", "attributes", "version", "created", "lastModified"] as const;
+const RECORD_FIELDS = ["orgId", "id", "name", "attributes", "version", "created", "lastModified"] as const;
 
 const pick = <T>(item: Record<string, unknown>, fields: readonly string[]) =>
   Object.fromEntries(fields.map((field) => [field, item[field]])) as T;
 
-/** userName is case-insensitive (RFC 7643 4.1.1): its claim is keyed by the lower-cased value's digest. */
-const nameDigest = (userName: string) =>
-  createHash("sha256").update(userName.trim().toLowerCase(), "utf8").digest("base64url");
+/** userName and displayName are case-insensitive (RFC 7643 4.1.1, 4.2): a claim is keyed by the lower-cased name's digest. */
+const nameDigest = (name: string) => createHash("sha256").update(name.trim().toLowerCase(), "utf8").digest("base64url");
 
-/** SCIM connections and provisioned users (docs/scim.md), in the organization's partition. */
-export function createScimStore({ client, tableName }: StoreDeps): ScimRepository {
-  const toUser = (item: Record<string, unknown>) => pick<ScimUserRecord>(item, USER_FIELDS);
-  const userItem = (record: ScimUserRecord) => itemOf(ENTITY.scimUser, keys.scimUser(record.orgId, record.sub), record);
-  const nameKey = (record: Pick<ScimUserRecord, "orgId" | "userName">) =>
-    keys.scimUserName(record.orgId, nameDigest(record.userName));
-  const claimPut = (record: ScimUserRecord): TransactItem => ({
+/** One resource type's records and name claims in the organization's partition. */
+function recordStore({ client, tableName }: StoreDeps, type: ScimResourceType): ScimRecords {
+  const recordKey = (orgId: string, id: string) => keys.scimRecord(orgId, type, id);
+  const nameKey = (record: Pick<ScimRecord, "orgId" | "name">) =>
+    keys.scimName(record.orgId, type, nameDigest(record.name));
+  const toRecord = (item: Record<string, unknown>) => pick<ScimRecord>(item, RECORD_FIELDS);
+  const recordPut = (
+    record: ScimRecord,
+    condition: { ConditionExpression: string; values?: Record<string, unknown> },
+  ) => ({
     Put: {
       TableName: tableName,
-      Item: itemOf(ENTITY.scimUserName, nameKey(record), { sub: record.sub }),
+      Item: itemOf(ENTITY.scimRecord, recordKey(record.orgId, record.id), { type, ...record }),
+      ConditionExpression: condition.ConditionExpression,
+      ...(condition.values && { ExpressionAttributeValues: condition.values }),
+    },
+  });
+  const claimPut = (record: ScimRecord): TransactItem => ({
+    Put: {
+      TableName: tableName,
+      Item: itemOf(ENTITY.scimName, nameKey(record), { type, id: record.id }),
       ConditionExpression: isNew,
     },
   });
-  const claimDelete = (record: ScimUserRecord): TransactItem => ({
+  const claimDelete = (record: ScimRecord): TransactItem => ({
     Delete: {
       TableName: tableName,
       Key: nameKey(record),
       ConditionExpression: heldBy,
-      ExpressionAttributeNames: { "#sub": "sub" },
-      ExpressionAttributeValues: { ":sub": record.sub },
+      ExpressionAttributeNames: { "#id": "id" },
+      ExpressionAttributeValues: { ":id": record.id },
     },
   });
-
-  const userRemoval = (record: ScimUserRecord): TransactItem[] => [
+  const removal = (record: ScimRecord): TransactItem[] => [
     {
       Delete: {
         TableName: tableName,
-        Key: keys.scimUser(record.orgId, record.sub),
+        Key: recordKey(record.orgId, record.id),
         ConditionExpression: sameVersion,
         ExpressionAttributeValues: { ":version": record.version },
       },
@@ -69,33 +81,101 @@ export function createScimStore({ client, tableName }: StoreDeps): ScimRepositor
     claimDelete(record),
   ];
 
-  async function get(key: { PK: string; SK: string }) {
+  async function get(key: TableKey) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     return Item;
   }
 
-  /** One transaction of user items; the failed condition's index decides the refusal. */
-  async function commitUser(items: TransactItem[], reasonOf: (index: number) => ScimUserRefusedError["reason"]) {
+  /** One transaction; the failed conditions' indexes decide the refusal. */
+  async function commit(items: TransactItem[], nameClaimAt?: number) {
     try {
       await transactWrite(client, items);
     } catch (error) {
-      if (isConflictAfterRetries(error)) throw new ScimUserRefusedError("stale");
+      if (isConflictAfterRetries(error)) throw new ScimRecordRefusedError("stale");
       const failed = failedConditions(error);
       if (!failed || failed.length === 0) throw error;
-      throw new ScimUserRefusedError(failed.map(reasonOf).includes("userName") ? "userName" : "stale");
+      throw new ScimRecordRefusedError(failed.includes(nameClaimAt ?? -1) ? "name" : "stale");
     }
   }
 
   return {
+    async get(orgId, id) {
+      const item = await get(recordKey(orgId, id));
+      return item && toRecord(item);
+    },
+
+    async byName(orgId, name) {
+      const claim = await get(keys.scimName(orgId, type, nameDigest(name)));
+      if (!claim) return undefined;
+      const item = await get(recordKey(orgId, claim.id as string));
+      return item && toRecord(item);
+    },
+
+    async page(orgId, limit, after) {
+      const { Items = [], LastEvaluatedKey } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+          ExpressionAttributeValues: { ":pk": recordKey(orgId, "").PK, ":prefix": keys.scimRecordPrefix(type) },
+          ...(after !== undefined && { ExclusiveStartKey: recordKey(orgId, after) }),
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
+      const records = Items.map(toRecord);
+      const last = records.at(-1);
+      return { records, ...(LastEvaluatedKey && last && { next: last.id }) };
+    },
+
+    async existing(orgId, ids) {
+      const found = await batchGetAll(
+        client,
+        tableName,
+        ids.map((id) => recordKey(orgId, id)),
+        { expression: "#id", names: { "#id": "id" } },
+      );
+      return new Set(found.map((item) => item.id as string));
+    },
+
+    newItems: (record) => [recordPut(record, { ConditionExpression: isNew }), claimPut(record)].map(pendingWrite),
+
+    async create(record) {
+      await commit([recordPut(record, { ConditionExpression: isNew }), claimPut(record)], 1);
+    },
+
+    async replace(previous, next) {
+      const items: TransactItem[] = [
+        recordPut(next, { ConditionExpression: sameVersion, values: { ":version": previous.version } }),
+      ];
+      const renamed = nameDigest(previous.name) !== nameDigest(next.name);
+      if (renamed) items.push(claimDelete(previous), claimPut(next));
+      await commit(items, renamed ? 2 : undefined);
+    },
+
+    async remove(record) {
+      await commit(removal(record));
+    },
+
+    removeItems: (record) => removal(record).map(pendingWrite),
+  };
+}
+
+/** SCIM connections and provisioned resources (docs/scim.md), in the organization's partition. */
+export function createScimStore({ client, tableName }: StoreDeps): ScimRepository {
+  return {
     async connection(orgId) {
-      const item = await get(keys.scimConnection(orgId));
-      return item && pick<ScimConnection>(item, CONNECTION_FIELDS);
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.scimConnection(orgId), ConsistentRead: true }),
+      );
+      return Item && pick<ScimConnection>(Item, CONNECTION_FIELDS);
     },
 
     async orgOfToken(digest) {
       // Strongly consistent: a rotated or removed token is refused from the next call on.
-      const item = await get(keys.scimToken(digest));
-      return item?.orgId as string | undefined;
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.scimToken(digest), ConsistentRead: true }),
+      );
+      return Item?.orgId as string | undefined;
     },
 
     async putConnection(connection, replaced, guard) {
@@ -160,62 +240,7 @@ export function createScimStore({ client, tableName }: StoreDeps): ScimRepositor
       }
     },
 
-    async user(orgId, sub) {
-      const item = await get(keys.scimUser(orgId, sub));
-      return item && toUser(item);
-    },
-
-    async userByName(orgId, userName) {
-      const claim = await get(keys.scimUserName(orgId, nameDigest(userName)));
-      if (!claim) return undefined;
-      const item = await get(keys.scimUser(orgId, claim.sub as string));
-      return item && toUser(item);
-    },
-
-    async users(orgId, limit, after) {
-      const partition = keys.scimUser(orgId, "").PK;
-      const { Items = [], LastEvaluatedKey } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-          ExpressionAttributeValues: { ":pk": partition, ":prefix": keys.scimUserPrefix },
-          ...(after !== undefined && { ExclusiveStartKey: keys.scimUser(orgId, after) }),
-          Limit: limit,
-          ConsistentRead: true,
-        }),
-      );
-      const records = Items.map(toUser);
-      const last = records.at(-1);
-      return { records, ...(LastEvaluatedKey && last && { next: last.sub }) };
-    },
-
-    newUserItems(record) {
-      return [
-        pendingWrite({ Put: { TableName: tableName, Item: userItem(record), ConditionExpression: isNew } }),
-        pendingWrite(claimPut(record)),
-      ];
-    },
-
-    async replaceUser(previous, next) {
-      const items: TransactItem[] = [
-        {
-          Put: {
-            TableName: tableName,
-            Item: userItem(next),
-            ConditionExpression: sameVersion,
-            ExpressionAttributeValues: { ":version": previous.version },
-          },
-        },
-      ];
-      const renamed = nameDigest(previous.userName) !== nameDigest(next.userName);
-      if (renamed) items.push(claimDelete(previous), claimPut(next));
-      await commitUser(items, (index) => (index === 2 ? "userName" : "stale"));
-    },
-
-    async removeUser(record) {
-      await commitUser(userRemoval(record), () => "stale");
-    },
-
-    removeUserItems: (record) => userRemoval(record).map(pendingWrite),
+    users: recordStore({ client, tableName }, "User"),
+    groups: recordStore({ client, tableName }, "Group"),
   };
 }

@@ -690,10 +690,10 @@ export async function seedSampleAccounts(
       updatedAt: now,
     },
     undefined,
-    scimStore().newUserItems({
+    scimStore().users.newItems({
       orgId: "sample-org",
-      sub: "sample-scim-user",
-      userName: scimAttributes.userName,
+      id: "sample-scim-user",
+      name: scimAttributes.userName,
       attributes: scimAttributes,
       version: 1,
       created: now * 1000,
@@ -702,6 +702,16 @@ export async function seedSampleAccounts(
     () => new Error("the sample SCIM user could not be seeded"),
   );
   await services().groups.addMembers("org", "sample-org", ["sample-scim-user"], now);
+  // The group the SCIM group samples (events/scim/groups-*.json) read, change and delete.
+  await scimStore().groups.create({
+    orgId: "sample-org",
+    id: "sample-scim-group",
+    name: "Sample engineers",
+    attributes: { displayName: "Sample engineers", members: [{ value: "sample-scim-user" }] },
+    version: 1,
+    created: now * 1000,
+    lastModified: now * 1000,
+  });
   await seedSampleDevices();
   // A bind's callback now waits for the owner's password, which the sweep does not
   // type: the link and remembered tokens the fedToken sample reads are seeded instead.

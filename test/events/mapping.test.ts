@@ -42,8 +42,8 @@ const PUBLISHES: Record<EntityName, EventType[]> = {
   "org-sso": [],
   "scim-connection": [],
   "scim-token": [],
-  "scim-user": [],
-  "scim-user-name": [],
+  "scim-record": [],
+  "scim-name": [],
   "unique-federated-account": [],
   // Flows in progress, counters, secrets and service records.
   registration: [],

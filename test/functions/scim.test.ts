@@ -29,6 +29,12 @@ const SAMPLES = {
   replace: "events/scim/users-replace.json",
   patch: "events/scim/users-patch.json",
   remove: "events/scim/users-delete.json",
+  groupList: "events/scim/groups-list.json",
+  groupCreate: "events/scim/groups-create.json",
+  groupGet: "events/scim/groups-get.json",
+  groupReplace: "events/scim/groups-replace.json",
+  groupPatch: "events/scim/groups-patch.json",
+  groupRemove: "events/scim/groups-delete.json",
 } as const;
 
 const SCIM_ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
@@ -210,11 +216,15 @@ describe("discovery (RFC 7644 4)", () => {
       authenticationSchemes: [expect.objectContaining({ type: "oauthbearertoken" })],
     });
     const types = (await scim(org, "resourceTypes")).json as { Resources: Array<Record<string, unknown>> };
-    expect(types.Resources.map((t) => t.endpoint)).toEqual(["/Users"]);
+    expect(types.Resources.map((t) => t.endpoint)).toEqual(["/Users", "/Groups"]);
     const schemas = (await scim(org, "schemas")).json as {
       Resources: Array<{ id: string; attributes: Array<{ name: string }> }>;
     };
-    expect(schemas.Resources.map((s) => s.id)).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE]);
+    expect(schemas.Resources.map((s) => s.id)).toEqual([
+      "urn:ietf:params:scim:schemas:core:2.0:User",
+      ENTERPRISE,
+      "urn:ietf:params:scim:schemas:core:2.0:Group",
+    ]);
     expect(schemas.Resources[0].attributes.map((a) => a.name)).toContain("userName");
   });
 });
@@ -260,8 +270,8 @@ describe("Okta's provisioning", () => {
       email: { value: userName, verified: true },
     });
     expect(await isMember(org.orgId, user.id)).toBe(true);
-    const record = await storedItem(keys.scimUser(org.orgId, user.id));
-    expect(record).toMatchObject({ entity: "scim-user", userName, version: 1 });
+    const record = await storedItem(keys.scimRecord(org.orgId, "User", user.id));
+    expect(record).toMatchObject({ entity: "scim-record", type: "User", name: userName, version: 1 });
     expect(JSON.stringify(record)).not.toContain("1mz050nq");
 
     const found = await lookup();
@@ -353,7 +363,7 @@ describe("Microsoft Entra ID's provisioning", () => {
 
     const removed = await scim(org, "remove", { params: { id: user.id } });
     expect(removed.statusCode).toBe(204);
-    expect(await storedItem(keys.scimUser(org.orgId, user.id))).toBeUndefined();
+    expect(await storedItem(keys.scimRecord(org.orgId, "User", user.id))).toBeUndefined();
     expect(await isMember(org.orgId, user.id)).toBe(false);
     expect(await services().accounts.get(user.id)).toMatchObject({ locked: true });
     const gone = await scim(org, "get", { params: { id: user.id } });
@@ -452,7 +462,7 @@ describe("conflicts, versions and bad input", () => {
     const user = await create(org, oktaUser(`${uniqueId("v")}@example.com`));
     const stale = await patch(org, user.id, [{ op: "replace", path: "title", value: "Boss" }], { "if-match": 'W/"7"' });
     expect(stale.statusCode).toBe(412);
-    expect((await storedItem(keys.scimUser(org.orgId, user.id)))?.version).toBe(1);
+    expect((await storedItem(keys.scimRecord(org.orgId, "User", user.id)))?.version).toBe(1);
     const fresh = await patch(org, user.id, [{ op: "replace", path: "title", value: "Boss" }], { "if-match": 'W/"1"' });
     expect(fresh.statusCode).toBe(200);
     expect(fresh.headers.etag).toBe('W/"2"');
@@ -478,7 +488,7 @@ describe("conflicts, versions and bad input", () => {
       expect(answer.statusCode, JSON.stringify(operations)).toBe(400);
       expect(answer.json).toMatchObject({ schemas: [SCIM_ERROR], status: "400", scimType });
     }
-    expect((await storedItem(keys.scimUser(org.orgId, user.id)))?.version).toBe(1);
+    expect((await storedItem(keys.scimRecord(org.orgId, "User", user.id)))?.version).toBe(1);
   });
 
   it("when a body is not a user, it is 400 in SCIM's shape with nothing stored", async () => {
@@ -520,7 +530,160 @@ describe("concurrency", () => {
       patch(org, user.id, [{ op: "add", path: "nickName", value: "Tee" }]),
     ]);
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
-    const stored = await storedItem(keys.scimUser(org.orgId, user.id));
+    const stored = await storedItem(keys.scimRecord(org.orgId, "User", user.id));
     expect(stored).toMatchObject({ version: 3, attributes: { title: "Engineer", nickName: "Tee" } });
+  });
+});
+
+interface ScimGroup {
+  id: string;
+  displayName: string;
+  members: Array<{ value: string; $ref?: string; display?: string }>;
+  meta: { version: string };
+}
+
+async function createGroup(org: Org, body: Record<string, unknown>) {
+  const created = await scim(org, "groupCreate", { body });
+  expect(created.statusCode, created.body).toBe(201);
+  return created.json as unknown as ScimGroup;
+}
+
+const patchGroup = (org: Org, id: string, operations: unknown[]) =>
+  scim(org, "groupPatch", { params: { id }, body: { schemas: [PATCH_OP], Operations: operations } });
+
+const membersOf = async (org: Org, id: string) =>
+  ((await scim(org, "groupGet", { params: { id }, query: {} })).json as unknown as ScimGroup).members
+    .map((m) => m.value)
+    .sort();
+
+describe("groups", () => {
+  it("when Okta pushes a group, renames it and changes its members as it does, the group follows and lists find it by name", async () => {
+    const org = await organization();
+    const [ann, bob] = [
+      await create(org, oktaUser(`${uniqueId("ann")}@example.com`)),
+      await create(org, oktaUser(`${uniqueId("bob")}@example.com`)),
+    ];
+    const name = uniqueId("Engineers");
+    const group = await createGroup(org, {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      displayName: name,
+      members: [{ value: ann.id, display: ann.userName }],
+    });
+    expect(group).toMatchObject({
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      displayName: name,
+      members: [{ value: ann.id, display: ann.userName, $ref: `${config().issuer}/scim/v2/Users/${ann.id}` }],
+      meta: { resourceType: "Group", version: 'W/"1"' },
+    });
+    expect(await storedItem(keys.scimRecord(org.orgId, "Group", group.id))).toMatchObject({
+      type: "Group",
+      name,
+      version: 1,
+    });
+
+    const byName = await scim(org, "groupList", {
+      query: { filter: `displayName eq "${name.toLowerCase()}"`, excludedAttributes: "members" },
+    });
+    const list = byName.json as { totalResults: number; Resources: Array<Record<string, unknown>> };
+    expect(list.totalResults).toBe(1);
+    expect(list.Resources[0]).not.toHaveProperty("members");
+
+    // Okta's PATCH: a replace naming the group's own id, then members added and removed by filter.
+    const renamed = await patchGroup(org, group.id, [
+      { op: "replace", value: { id: group.id, displayName: `${name} 2` } },
+    ]);
+    expect(renamed.json).toMatchObject({ displayName: `${name} 2` });
+    await patchGroup(org, group.id, [
+      { op: "add", path: "members", value: [{ value: bob.id, display: bob.userName }] },
+    ]);
+    expect(await membersOf(org, group.id)).toEqual([ann.id, bob.id].sort());
+    await patchGroup(org, group.id, [{ op: "remove", path: `members[value eq "${ann.id}"]` }]);
+    expect(await membersOf(org, group.id)).toEqual([bob.id]);
+    // The old name is free again.
+    expect((await createGroup(org, { displayName: name })).displayName).toBe(name);
+  });
+
+  it("when Entra creates a group, adds and removes members by value and replaces it by PUT, then deletes it, the group follows and its users stay", async () => {
+    const org = await organization();
+    const users = [];
+    for (const tag of ["a", "b", "c"]) users.push(await create(org, entraUser(uniqueId(tag).toLowerCase())));
+    const group = await createGroup(org, {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      externalId: uniqueId("8aa1a0c0"),
+      displayName: uniqueId("displayName"),
+      meta: { resourceType: "Group" },
+      members: [],
+    });
+    expect(group.members).toEqual([]);
+    const added = await patchGroup(org, group.id, [
+      { op: "Add", path: "members", value: users.map((u) => ({ value: u.id })) },
+    ]);
+    expect(added.statusCode, added.body).toBe(200);
+    expect(await membersOf(org, group.id)).toEqual(users.map((u) => u.id).sort());
+    await patchGroup(org, group.id, [{ op: "Remove", path: "members", value: [{ value: users[0].id }] }]);
+    expect(await membersOf(org, group.id)).toEqual([users[1].id, users[2].id].sort());
+    const replaced = await scim(org, "groupReplace", {
+      params: { id: group.id },
+      body: { displayName: group.displayName, members: [{ value: users[0].id }] },
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(await membersOf(org, group.id)).toEqual([users[0].id]);
+    expect((await scim(org, "groupRemove", { params: { id: group.id } })).statusCode).toBe(204);
+    expect((await scim(org, "groupGet", { params: { id: group.id }, query: {} })).statusCode).toBe(404);
+    expect(await storedItem(keys.scimRecord(org.orgId, "Group", group.id))).toBeUndefined();
+    expect((await scim(org, "get", { params: { id: users[0].id } })).statusCode).toBe(200);
+  });
+
+  it("when a member is not a user provisioned in this organization, or the name is taken, the group is refused and nothing is stored", async () => {
+    const org = await organization();
+    const other = await organization();
+    const theirs = await create(other, oktaUser(`${uniqueId("t")}@example.com`));
+    const foreign = await scim(org, "groupCreate", {
+      body: { displayName: uniqueId("G"), members: [{ value: theirs.id }] },
+    });
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json).toMatchObject({
+      scimType: "invalidValue",
+      detail: `members that are not provisioned users: ${theirs.id}`,
+    });
+    const name = uniqueId("Team");
+    const group = await createGroup(org, { displayName: name });
+    const twin = await scim(org, "groupCreate", { body: { displayName: name.toUpperCase() } });
+    expect(twin.statusCode).toBe(409);
+    expect(twin.json).toMatchObject({ scimType: "uniqueness" });
+    const sneaked = await patchGroup(org, group.id, [{ op: "add", path: "members", value: [{ value: theirs.id }] }]);
+    expect(sneaked.statusCode).toBe(400);
+    expect((await scim(org, "groupList", { query: {} })).json).toMatchObject({ totalResults: 1 });
+  });
+
+  it("when two member changes of one group race, neither is lost", async () => {
+    const org = await organization();
+    const [ann, bob] = [
+      await create(org, oktaUser(`${uniqueId("ra")}@example.com`)),
+      await create(org, oktaUser(`${uniqueId("rb")}@example.com`)),
+    ];
+    const group = await createGroup(org, { displayName: uniqueId("Race") });
+    const answers = await Promise.all([
+      patchGroup(org, group.id, [{ op: "add", path: "members", value: [{ value: ann.id }] }]),
+      patchGroup(org, group.id, [{ op: "add", path: "members", value: [{ value: bob.id }] }]),
+    ]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+    expect(await membersOf(org, group.id)).toEqual([ann.id, bob.id].sort());
+  });
+
+  it("when a user is deprovisioned by DELETE, it leaves every group it was in", async () => {
+    const org = await organization();
+    const [ann, bob] = [
+      await create(org, oktaUser(`${uniqueId("la")}@example.com`)),
+      await create(org, oktaUser(`${uniqueId("lb")}@example.com`)),
+    ];
+    const both = await createGroup(org, {
+      displayName: uniqueId("Both"),
+      members: [{ value: ann.id }, { value: bob.id }],
+    });
+    const annOnly = await createGroup(org, { displayName: uniqueId("Ann"), members: [{ value: ann.id }] });
+    expect((await scim(org, "remove", { params: { id: ann.id } })).statusCode).toBe(204);
+    expect(await membersOf(org, both.id)).toEqual([bob.id]);
+    expect(await membersOf(org, annOnly.id)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-import { ENTERPRISE_SCHEMA, LIST_SCHEMA, USER_SCHEMA } from "./user-resource";
-import { DEFAULT_COUNT, MAX_COUNT } from "./users";
+import { GROUP_SCHEMA } from "./group-resource";
+import { DEFAULT_COUNT, LIST_SCHEMA, MAX_COUNT } from "./resources";
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from "./user-resource";
 
 /** What a SCIM client reads to learn the server (RFC 7644 4): its features, resource types and schemas. */
 
@@ -41,6 +42,15 @@ export function resourceTypes(baseUrl: string) {
       schema: USER_SCHEMA,
       schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
       meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: "Group",
+      name: "Group",
+      endpoint: "/Groups",
+      description: "A group of the organization's users",
+      schema: GROUP_SCHEMA,
+      meta: { resourceType: "ResourceType", location: `${baseUrl}/ResourceTypes/Group` },
     },
   ];
 }
@@ -103,6 +113,20 @@ const ENTERPRISE_ATTRIBUTES = [
   ]),
 ];
 
+const GROUP_ATTRIBUTES = [
+  attr("displayName", { required: true, uniqueness: "server" }),
+  complex(
+    "members",
+    [
+      attr("value", { mutability: "immutable" }),
+      attr("$ref", { type: "reference", referenceTypes: ["User"], mutability: "immutable" }),
+      attr("display", { mutability: "immutable" }),
+      attr("type", { mutability: "immutable", canonicalValues: ["User"] }),
+    ],
+    { multiValued: true },
+  ),
+];
+
 export function schemas(baseUrl: string) {
   const schema = (id: string, name: string, attributes: Attribute[]) => ({
     schemas: [SCHEMA_SCHEMA],
@@ -114,6 +138,7 @@ export function schemas(baseUrl: string) {
   return [
     schema(USER_SCHEMA, "User", USER_ATTRIBUTES),
     schema(ENTERPRISE_SCHEMA, "EnterpriseUser", ENTERPRISE_ATTRIBUTES),
+    schema(GROUP_SCHEMA, "Group", GROUP_ATTRIBUTES),
   ];
 }
 

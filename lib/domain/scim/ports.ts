@@ -14,15 +14,18 @@ export interface ScimConnection {
   rotatedAt: number;
 }
 
+/** The resource types an organization's provider keeps here (RFC 7643 4). */
+export type ScimResourceType = "User" | "Group";
+
 /**
- * A user as the organization's provider provisioned it: the SCIM attributes it sent (less
- * `id`, `meta` and `schemas`), the account it stands for, and the revision its ETag names.
+ * A resource as the organization's provider sent it: its attributes (less `id`, `meta`,
+ * `schemas` and what is never kept), the name unique within its type (a user's userName,
+ * a group's displayName) and the revision its ETag names. A user's id is its account's sub.
  */
-export interface ScimUserRecord {
+export interface ScimRecord {
   orgId: string;
-  /** The account's sub: the resource's `id`. */
-  sub: string;
-  userName: string;
+  id: string;
+  name: string;
   attributes: Record<string, unknown>;
   version: number;
   /** Milliseconds since the epoch. */
@@ -30,18 +33,39 @@ export interface ScimUserRecord {
   lastModified: number;
 }
 
-/** Why a SCIM user write was refused: the userName is another user's, or the record moved on or went. */
-export class ScimUserRefusedError extends Error {
-  constructor(readonly reason: "userName" | "stale") {
-    super(`scim user write refused: ${reason}`);
-    this.name = "ScimUserRefusedError";
+/** Why a SCIM write was refused: the name is another resource's, or the record moved on or went. */
+export class ScimRecordRefusedError extends Error {
+  constructor(readonly reason: "name" | "stale") {
+    super(`scim write refused: ${reason}`);
+    this.name = "ScimRecordRefusedError";
   }
 }
 
-export interface ScimUserPage {
-  records: ScimUserRecord[];
-  /** The last record's sub when more may follow. */
+export interface ScimPage {
+  records: ScimRecord[];
+  /** The last record's id when more may follow. */
   next?: string;
+}
+
+/** One resource type's records in the organization's partition. */
+export interface ScimRecords {
+  get(orgId: string, id: string): Promise<ScimRecord | undefined>;
+  /** The record of a name, compared case-insensitively (RFC 7643: userName and displayName are caseExact false). */
+  byName(orgId: string, name: string): Promise<ScimRecord | undefined>;
+  /** A page in id order, from after `after`. */
+  page(orgId: string, limit: number, after?: string): Promise<ScimPage>;
+  /** Which of `ids` are records here: BatchGetItem, 100 at a time. */
+  existing(orgId: string, ids: readonly string[]): Promise<Set<string>>;
+  /** A new record and its name's claim, for a commit (a user's is its account's creation). */
+  newItems(record: ScimRecord): PendingWrite[];
+  /** Creates the record on its own (ScimRecordRefusedError "name"). */
+  create(record: ScimRecord): Promise<void>;
+  /** Writes `next` if the stored record is still `previous` (ScimRecordRefusedError). */
+  replace(previous: ScimRecord, next: ScimRecord): Promise<void>;
+  /** Deletes the record and its name's claim if the stored record is still `record` (ScimRecordRefusedError). */
+  remove(record: ScimRecord): Promise<void>;
+  /** The same deletion, for another commit (a user's membership's removal). */
+  removeItems(record: ScimRecord): PendingWrite[];
 }
 
 export interface ScimRepository {
@@ -55,18 +79,6 @@ export interface ScimRepository {
   putConnection(connection: ScimConnection, replaced: ScimConnection | undefined, guard: OrgGuard): Promise<void>;
   /** False when there was none. */
   removeConnection(connection: ScimConnection, guard: OrgGuard): Promise<boolean>;
-
-  user(orgId: string, sub: string): Promise<ScimUserRecord | undefined>;
-  /** The user of a userName, compared case-insensitively (RFC 7643 caseExact false). */
-  userByName(orgId: string, userName: string): Promise<ScimUserRecord | undefined>;
-  /** A page of the organization's provisioned users in sub order, from after `after`. */
-  users(orgId: string, limit: number, after?: string): Promise<ScimUserPage>;
-  /** A new user's record and its userName's claim, for the account's creation commit. */
-  newUserItems(record: ScimUserRecord): PendingWrite[];
-  /** Writes `next` if the stored record is still `previous` (ScimUserRefusedError). */
-  replaceUser(previous: ScimUserRecord, next: ScimUserRecord): Promise<void>;
-  /** Deletes the record and its userName's claim if the stored record is still `record` (ScimUserRefusedError). */
-  removeUser(record: ScimUserRecord): Promise<void>;
-  /** The same deletion, for another commit (the membership's removal). */
-  removeUserItems(record: ScimUserRecord): PendingWrite[];
+  users: ScimRecords;
+  groups: ScimRecords;
 }

@@ -11,20 +11,22 @@ import type { OrganizationJoins } from "../organizations/domain-claim-ports";
 import { type DomainDirectory, domainOf } from "../organizations/domain-ports";
 import { type OrganizationRepository, OrgChangeRefusedError } from "../organizations/ports";
 import type { SessionRepository } from "../sessions/ports";
-import { equalityLookup, matches, parseFilter, type ScimFilter, ScimFilterError } from "./filter";
-import { applyPatch, type PatchOperation, ScimPatchError } from "./patch";
-import { type ScimRepository, type ScimUserRecord, ScimUserRefusedError } from "./ports";
+import type { PatchOperation } from "./patch";
+import { type ScimRecord, ScimRecordRefusedError, type ScimRecords } from "./ports";
 import { scimProblems } from "./problems";
 import {
-  type AccountFields,
-  accountFieldsOf,
-  attribute,
-  checkIfMatch,
-  LIST_SCHEMA,
+  answerOf,
+  type ChangeRules,
+  changeRecord,
+  type ListQuery,
+  listed,
+  nameOf,
+  type Projection,
+  patched,
   projected,
-  providedAttributes,
-  userView,
-} from "./user-resource";
+  removeRecord,
+} from "./resources";
+import { type AccountFields, accountFieldsOf, USER_NAME, userAttributes, userView } from "./user-resource";
 
 /**
  * SCIM 2.0 users of one organization (RFC 7644, docs/scim.md): each is an account of ours,
@@ -34,10 +36,9 @@ import {
  */
 
 export interface ScimUserDeps {
-  scim: Pick<
-    ScimRepository,
-    "user" | "userByName" | "users" | "newUserItems" | "replaceUser" | "removeUser" | "removeUserItems"
-  >;
+  users: ScimRecords;
+  /** A deprovisioned user leaves the groups it was in. */
+  leaveGroups: (orgId: string, id: string) => Promise<void>;
   accounts: Pick<AccountRepository, "createWith" | "update">;
   domains: Pick<DomainDirectory, "verifiedOwner">;
   joins: OrganizationJoins;
@@ -47,57 +48,18 @@ export interface ScimUserDeps {
   baseUrl: string;
 }
 
-export interface ListQuery {
-  filter?: string;
-  startIndex?: number;
-  count?: number;
-  attributes?: string;
-  excludedAttributes?: string;
-}
-
-/** Page sizes (RFC 7644 3.4.2.4): the default, and the most one page holds (ServiceProviderConfig's maxResults). */
-export const DEFAULT_COUNT = 100;
-export const MAX_COUNT = 200;
-/** A list that is not an equality lookup reads the organization's users; past this many it is refused (tooMany). */
-export const SCAN_LIMIT = 10_000;
-/** Concurrent changes of one user retry this often before 409. */
-const ATTEMPTS = 3;
 /** The organization went while the request ran: its token no longer stands for anything. */
 class OrganizationGone extends Error {}
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-function parsed(filter: string): ScimFilter {
-  try {
-    return parseFilter(filter);
-  } catch (error) {
-    if (error instanceof ScimFilterError) throw scimProblems.invalidFilter(error.message);
-    throw error;
-  }
-}
-
-function patched(record: ScimUserRecord, operations: readonly PatchOperation[]): Record<string, unknown> {
-  try {
-    return applyPatch({ id: record.sub, ...record.attributes }, operations);
-  } catch (error) {
-    if (!(error instanceof ScimPatchError)) throw error;
-    const problem = {
-      invalidPath: scimProblems.invalidPath,
-      noTarget: scimProblems.noTarget,
-      invalidValue: scimProblems.invalidValue,
-      mutability: scimProblems.mutability,
-      invalidSyntax: scimProblems.invalidSyntax,
-    }[error.scimType];
-    throw problem(error.message);
-  }
-}
-
-const userNameOf = (attributes: Record<string, unknown>) => String(attribute(attributes, "userName")).trim();
+const taken = (name: string) => scimProblems.uniqueness(`userName ${name} is already provisioned`);
 
 export type ScimUserUseCases = ReturnType<typeof scimUserUseCases>;
 
 export function scimUserUseCases(deps: ScimUserDeps) {
-  const view = (record: ScimUserRecord) => userView(record, deps.baseUrl);
+  const view = (record: ScimRecord) => userView(record, deps.baseUrl);
+  const answer = (record: ScimRecord, wanted: Projection = {}) =>
+    answerOf(record, "User", deps.baseUrl, projected(view(record), wanted));
 
   /** An address is the person's when this organization verified its domain (as for a first SSO sign-in). */
   async function vouchedFor(orgId: string, email: string): Promise<boolean> {
@@ -123,26 +85,26 @@ export function scimUserUseCases(deps: ScimUserDeps) {
     return empty ? undefined : change;
   }
 
+  const endSessions = (sub: string) =>
+    deps.sessions.endSessionsAndDevices(sub, { session: () => true, device: () => false });
+
   /** Brings the account in line with the resource; an address another account holds is 409 uniqueness. */
-  async function syncAccount(record: ScimUserRecord, before: AccountFields | undefined, after: AccountFields) {
+  async function syncAccount(record: ScimRecord, before: AccountFields | undefined, after: AccountFields) {
     const change = await accountChange(record.orgId, before, after);
     if (!change) return;
     try {
-      await deps.accounts.update(record.sub, change);
+      await deps.accounts.update(record.id, change);
     } catch (error) {
-      if (error instanceof AccountNotFoundError) throw scimProblems.userNotFound(record.sub);
+      if (error instanceof AccountNotFoundError) throw scimProblems.userNotFound(record.id);
       if (error instanceof AccountConflictError)
         throw scimProblems.uniqueness("the e-mail address belongs to another account");
       throw error;
     }
-    if (after.locked && !before?.locked) await endSessions(record.sub);
+    if (after.locked && !before?.locked) await endSessions(record.id);
   }
 
-  const endSessions = (sub: string) =>
-    deps.sessions.endSessionsAndDevices(sub, { session: () => true, device: () => false });
-
-  async function found(orgId: string, id: string): Promise<ScimUserRecord> {
-    const record = await deps.scim.user(orgId, id);
+  async function found(orgId: string, id: string): Promise<ScimRecord> {
+    const record = await deps.users.get(orgId, id);
     if (!record) throw scimProblems.userNotFound(id);
     return record;
   }
@@ -152,145 +114,20 @@ export function scimUserUseCases(deps: ScimUserDeps) {
    * leaves both as they were), then the record on condition that it is still the one read.
    * When another change won meanwhile, the account is brought back in line with it.
    */
-  async function change(
-    orgId: string,
-    id: string,
-    ifMatch: string | undefined,
-    next: (current: ScimUserRecord) => Record<string, unknown>,
-  ) {
-    for (let attempt = 1; ; attempt++) {
-      const current = await found(orgId, id);
-      checkIfMatch(current, ifMatch);
-      const attributes = providedAttributes(next(current));
-      const updated: ScimUserRecord = {
-        ...current,
-        userName: userNameOf(attributes),
-        attributes,
-        version: current.version + 1,
-        lastModified: Math.max(Date.now(), current.lastModified + 1),
-      };
-      const before = accountFieldsOf(current.attributes);
-      const after = accountFieldsOf(attributes);
-      await syncAccount(current, before, after);
-      try {
-        await deps.scim.replaceUser(current, updated);
-        return view(updated);
-      } catch (error) {
-        if (!(error instanceof ScimUserRefusedError)) throw error;
-        const latest = await deps.scim.user(orgId, id);
-        if (latest) await syncAccount(latest, after, accountFieldsOf(latest.attributes));
-        if (error.reason === "userName")
-          throw scimProblems.uniqueness(`userName ${updated.userName} is already provisioned`);
-        if (!latest) throw scimProblems.userNotFound(id);
-        if (ifMatch !== undefined && ifMatch.trim() !== "*") throw scimProblems.preconditionFailed();
-        if (attempt >= ATTEMPTS) throw scimProblems.changedConcurrently();
-      }
-    }
-  }
-
-  return {
-    /** POST /Users: a new account, a member of the organization, in one commit with its record. */
-    async create(orgId: string, body: Record<string, unknown>) {
-      const attributes = providedAttributes(body);
-      const fields = accountFieldsOf(attributes);
-      const now = Date.now();
-      const prepared = prepareNewAccount(
-        {
-          given_name: fields.given_name,
-          family_name: fields.family_name,
-          middle_name: fields.middle_name,
-          locked: fields.locked,
-          ...(fields.email && { email: { value: fields.email, verified: await vouchedFor(orgId, fields.email) } }),
-        },
-        Math.floor(now / 1000),
-        randomUUID,
-      );
-      if ("problems" in prepared) throw scimProblems.invalidValue(prepared.problems[0].desc);
-      const { sub } = prepared.account;
-      const record: ScimUserRecord = {
-        orgId,
-        sub,
-        userName: userNameOf(attributes),
-        attributes,
-        version: 1,
-        created: now,
-        lastModified: now,
-      };
-      const own = deps.scim.newUserItems(record);
-      const joined = deps.joins.joinItems(orgId, sub, nowSeconds());
-      try {
-        await deps.accounts.createWith(prepared.account, undefined, [...own, ...joined], (failed) =>
-          failed.some((i) => i < own.length) ? new ScimUserRefusedError("userName") : new OrganizationGone(),
-        );
-      } catch (error) {
-        if (error instanceof ScimUserRefusedError)
-          throw scimProblems.uniqueness(`userName ${record.userName} is already provisioned`);
-        if (error instanceof AccountConflictError)
-          throw scimProblems.uniqueness("the e-mail address belongs to another account");
-        if (error instanceof OrganizationGone) throw problems.badAccessToken("the organization no longer exists");
-        throw error;
-      }
-      return view(record);
+  const rules = (orgId: string): ChangeRules => ({
+    read: (id) => found(orgId, id),
+    kept: userAttributes,
+    nameAttribute: USER_NAME,
+    before: (current, updated) =>
+      syncAccount(current, accountFieldsOf(current.attributes), accountFieldsOf(updated.attributes)),
+    refused: async (updated) => {
+      const latest = await deps.users.get(orgId, updated.id);
+      if (latest) await syncAccount(latest, accountFieldsOf(updated.attributes), accountFieldsOf(latest.attributes));
+      else throw scimProblems.userNotFound(updated.id);
     },
-
-    async get(orgId: string, id: string, wanted: Pick<ListQuery, "attributes" | "excludedAttributes"> = {}) {
-      return projected(view(await found(orgId, id)), wanted);
-    },
-
-    /**
-     * GET /Users: an equality on id, userName or externalId... is one or two reads; any
-     * other filter, or none, reads the organization's users page by page (tooMany past
-     * SCAN_LIMIT). Pages are 1-based by startIndex (RFC 7644 3.4.2.4).
-     */
-    async list(orgId: string, query: ListQuery) {
-      const filter = query.filter === undefined ? undefined : parsed(query.filter);
-      const startIndex = Math.max(1, query.startIndex ?? 1);
-      const count = Math.min(MAX_COUNT, Math.max(0, query.count ?? DEFAULT_COUNT));
-      const lookup = filter && equalityLookup(filter);
-      let matched: ScimUserRecord[];
-      if (lookup?.attribute === "id" || lookup?.attribute === "userName") {
-        const one =
-          lookup.attribute === "id"
-            ? await deps.scim.user(orgId, lookup.value)
-            : await deps.scim.userByName(orgId, lookup.value);
-        matched = one && matches(filter as ScimFilter, view(one)) ? [one] : [];
-      } else {
-        matched = await scan(orgId, filter);
-      }
-      const page = matched.slice(startIndex - 1, startIndex - 1 + count);
-      return {
-        schemas: [LIST_SCHEMA],
-        totalResults: matched.length,
-        startIndex,
-        itemsPerPage: page.length,
-        Resources: page.map((record) => projected(view(record), query)),
-      };
-    },
-
-    async replace(orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string) {
-      return change(orgId, id, ifMatch, () => body);
-    },
-
-    async patch(orgId: string, id: string, operations: readonly PatchOperation[], ifMatch?: string) {
-      return change(orgId, id, ifMatch, (current) => patched(current, operations));
-    },
-
-    /**
-     * DELETE /Users/{id}: the account is locked (its tokens are refused from this moment),
-     * its sessions end, it leaves the organization and its record goes. The account itself
-     * stays, locked, for its history; an operator deletes it with the users API.
-     */
-    async remove(orgId: string, id: string, ifMatch?: string) {
-      for (let attempt = 1; ; attempt++) {
-        const current = await found(orgId, id);
-        checkIfMatch(current, ifMatch);
-        await lock(current.sub);
-        if (await leave(current)) return;
-        if (ifMatch !== undefined && ifMatch.trim() !== "*") throw scimProblems.preconditionFailed();
-        if (attempt >= ATTEMPTS) throw scimProblems.changedConcurrently();
-      }
-    },
-  };
+    write: deps.users.replace,
+    taken,
+  });
 
   async function lock(sub: string) {
     try {
@@ -306,18 +143,18 @@ export function scimUserUseCases(deps: ScimUserDeps) {
    * The membership and the record go in one commit, on condition that the record is still
    * the one read; false when it moved on (read again).
    */
-  async function leave(record: ScimUserRecord): Promise<boolean> {
-    const state = await deps.orgs.memberState(record.orgId, record.sub);
+  async function leave(record: ScimRecord): Promise<boolean> {
+    const state = await deps.orgs.memberState(record.orgId, record.id);
     try {
-      if (!state) await deps.scim.removeUser(record);
+      if (!state) await deps.users.remove(record);
       else
-        await deps.orgs.removeMember(record.orgId, record.sub, state, {
+        await deps.orgs.removeMember(record.orgId, record.id, state, {
           customRights: [],
-          alsoWrite: deps.scim.removeUserItems(record),
+          alsoWrite: deps.users.removeItems(record),
         });
       return true;
     } catch (error) {
-      if (error instanceof ScimUserRefusedError) return false;
+      if (error instanceof ScimRecordRefusedError) return false;
       if (!(error instanceof OrgChangeRefusedError)) throw error;
       if (error.reasons.includes("org")) throw problems.badAccessToken("the organization no longer exists");
       // The record moved on, or the membership did (left or roles changed): read both again.
@@ -325,17 +162,77 @@ export function scimUserUseCases(deps: ScimUserDeps) {
     }
   }
 
-  async function scan(orgId: string, filter: ScimFilter | undefined): Promise<ScimUserRecord[]> {
-    const matched: ScimUserRecord[] = [];
-    let read = 0;
-    let after: string | undefined;
-    do {
-      const page = await deps.scim.users(orgId, 1000, after);
-      read += page.records.length;
-      if (read > SCAN_LIMIT) throw scimProblems.tooMany(SCAN_LIMIT);
-      for (const record of page.records) if (!filter || matches(filter, view(record))) matched.push(record);
-      after = page.next;
-    } while (after);
-    return matched;
-  }
+  return {
+    /** POST /Users: a new account, a member of the organization, in one commit with its record. */
+    async create(orgId: string, body: Record<string, unknown>) {
+      const attributes = userAttributes(body);
+      const fields = accountFieldsOf(attributes);
+      const now = Date.now();
+      const prepared = prepareNewAccount(
+        {
+          given_name: fields.given_name,
+          family_name: fields.family_name,
+          middle_name: fields.middle_name,
+          locked: fields.locked,
+          ...(fields.email && { email: { value: fields.email, verified: await vouchedFor(orgId, fields.email) } }),
+        },
+        Math.floor(now / 1000),
+        randomUUID,
+      );
+      if ("problems" in prepared) throw scimProblems.invalidValue(prepared.problems[0].desc);
+      const record: ScimRecord = {
+        orgId,
+        id: prepared.account.sub,
+        name: nameOf(attributes, USER_NAME),
+        attributes,
+        version: 1,
+        created: now,
+        lastModified: now,
+      };
+      const own = deps.users.newItems(record);
+      const joined = deps.joins.joinItems(orgId, record.id, nowSeconds());
+      try {
+        await deps.accounts.createWith(prepared.account, undefined, [...own, ...joined], (failed) =>
+          failed.some((i) => i < own.length) ? new ScimRecordRefusedError("name") : new OrganizationGone(),
+        );
+      } catch (error) {
+        if (error instanceof ScimRecordRefusedError) throw taken(record.name);
+        if (error instanceof AccountConflictError)
+          throw scimProblems.uniqueness("the e-mail address belongs to another account");
+        if (error instanceof OrganizationGone) throw problems.badAccessToken("the organization no longer exists");
+        throw error;
+      }
+      return answer(record);
+    },
+
+    async get(orgId: string, id: string, wanted: Projection = {}) {
+      return answer(await found(orgId, id), wanted);
+    },
+
+    list: (orgId: string, query: ListQuery) => listed(deps.users, orgId, query, view, USER_NAME),
+
+    replace: async (orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string) =>
+      answer(await changeRecord(rules(orgId), id, ifMatch, () => body)),
+
+    patch: async (orgId: string, id: string, operations: readonly PatchOperation[], ifMatch?: string) =>
+      answer(await changeRecord(rules(orgId), id, ifMatch, (current) => patched(current, operations))),
+
+    /**
+     * DELETE /Users/{id}: the account is locked (its tokens are refused from this moment),
+     * its sessions end, it leaves the organization and its groups, and its record goes. The
+     * account itself stays, locked, for its history; an operator deletes it with the users API.
+     */
+    async remove(orgId: string, id: string, ifMatch?: string) {
+      await removeRecord(
+        (known) => found(orgId, known),
+        id,
+        ifMatch,
+        async (current) => {
+          await lock(current.id);
+          return leave(current);
+        },
+      );
+      await deps.leaveGroups(orgId, id);
+    },
+  };
 }

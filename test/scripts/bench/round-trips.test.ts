@@ -111,9 +111,39 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
     why: "as scim.users-replace: the token, then the record the operations apply to and the write is conditioned on",
   },
   "scim.users-delete system": {
-    reads: 5,
-    writes: 2,
-    why: "the token, the record, the account's sessions (a Query: they end at once), then the member item and its roles side by side; the lock is one write, the membership, its roles and the record go in one transaction",
+    reads: 6,
+    writes: 4,
+    why: "the token, the record, the account's sessions (a Query: they end at once), the member item and its roles side by side, then the organization's groups (a Query); the lock is one write, the membership, its roles and the record go in one transaction, and each group the user was in (the sample's one) is one conditional write",
+  },
+  "scim.groups-get system": {
+    reads: 2,
+    writes: 0,
+    why: "as scim.users-get: the token names the organization whose partition holds the group",
+  },
+  "scim.groups-list system": {
+    reads: 3,
+    writes: 0,
+    why: "the lookup Entra sends before it creates a group (displayName eq): the token, the name's claim, the group it names",
+  },
+  "scim.groups-create system": {
+    reads: 2,
+    writes: 1,
+    why: "the token, then whether each member is a user provisioned here (one BatchGetItem per 100 members); the group and its name's claim are one transaction",
+  },
+  "scim.groups-replace system": {
+    reads: 2,
+    writes: 1,
+    why: "the token, then the group whose version the write is conditioned on; members new to it add one BatchGetItem",
+  },
+  "scim.groups-patch system": {
+    reads: 2,
+    writes: 1,
+    why: "as scim.groups-replace: the token, then the group the operations apply to",
+  },
+  "scim.groups-delete system": {
+    reads: 2,
+    writes: 1,
+    why: "the token, then the group whose version the deletion is conditioned on",
   },
   "orgs.domains user": {
     reads: 3,
