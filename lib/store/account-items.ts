@@ -25,6 +25,7 @@ const claimOurs = "#owner = :sub";
 
 const PROFILE_FIELDS = [
   "sub",
+  "scimOrg",
   "family_name",
   "given_name",
   "middle_name",

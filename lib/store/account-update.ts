@@ -1,10 +1,11 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { type Account, type NameAttribute, PENDING_FIELD } from "../domain/accounts/account";
+import { type Account, type NameAttribute, PENDING_FIELD, touchesProvisioned } from "../domain/accounts/account";
 import {
   type AccountChange,
   AccountChangedError,
   AccountConflictError,
   AccountNotFoundError,
+  AccountProvisionedError,
   type UniqueField,
 } from "../domain/accounts/ports";
 import { foldName } from "../domain/search/fold";
@@ -15,6 +16,9 @@ import { keys } from "./keys";
 import type { TransactItem } from "./pending-writes";
 import { transactWrite } from "./transact";
 import { buildUpdate } from "./update-expression";
+
+/** What provisioning owns is changed by it alone: refused on an account it made. */
+const notProvisioned = "attribute_not_exists(#scimOrg)";
 
 /** An update that read the account itself retries this often when the account moves on. */
 const UPDATE_ATTEMPTS = 3;
@@ -58,6 +62,11 @@ export function accountUpdate(
     );
     const indexedChanges = namesIndexed.filter((name) => name in change.set || change.remove.includes(name));
     const pendingGuard = replacedPendingGuard(change.replacesPending ?? {});
+    if (!change.byProvisioning && touchesProvisioned(change)) {
+      pendingGuard.guards.push(notProvisioned);
+      pendingGuard.names["#scimOrg"] = "scimOrg";
+      if (current?.scimOrg) throw new AccountProvisionedError(current.scimOrg);
+    }
     if (contactFields.length === 0 && indexedChanges.length === 0) {
       const update = buildUpdate({ ...change.set, updatedAt: now }, change.remove);
       try {
@@ -76,8 +85,12 @@ export function accountUpdate(
         return toAccount(Attributes ?? {});
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
+        // The old item comes back as DynamoDB wrote it (the document client leaves errors alone).
+        const found = (error as { Item?: { scimOrg?: { S?: string } } }).Item;
+        const provisionedBy = found?.scimOrg?.S;
+        if (provisionedBy && pendingGuard.names["#scimOrg"]) throw new AccountProvisionedError(provisionedBy);
         // The account is there: the waiting change it replaces moved on meanwhile.
-        if ((error as { Item?: unknown }).Item) throw new AccountChangedError();
+        if (found) throw new AccountChangedError();
         throw new AccountNotFoundError(sub);
       }
     }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
+import { instanceIdOf } from "../../lib/domain/accounts/instance-id";
 import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { domainOwnerItem } from "../../lib/store/domain-directory";
 import { keys } from "../../lib/store/keys";
@@ -685,5 +686,54 @@ describe("groups", () => {
     expect((await scim(org, "remove", { params: { id: ann.id } })).statusCode).toBe(204);
     expect(await membersOf(org, both.id)).toEqual([bob.id]);
     expect(await membersOf(org, annOnly.id)).toEqual([]);
+  });
+});
+
+describe("what provisioning owns", () => {
+  it("when an application or the user changes a provisioned account's names, address or lock through the other routes, it is 409 provisioned_account and nothing changes; a phone and a lock go through", async () => {
+    const org = await organization();
+    const user = await create(org, oktaUser(`${uniqueId("own")}@example.com`));
+    const change = async (body: Record<string, unknown>, authorization?: string) =>
+      request("users", "events/users/change-user-system.json", {
+        params: { subjectId: instanceIdOf(user.id) },
+        body,
+        ...(authorization && { authorization }),
+      });
+    for (const body of [
+      { given_name: "Mallory" },
+      { family_name: null },
+      { email: { value: `${uniqueId("swap")}@example.com`, vrf: true } },
+      { email: { value: `${uniqueId("code")}@example.com`, vrf: false } },
+    ]) {
+      const refused = await change(body);
+      expect(refused.statusCode, `${JSON.stringify(body)} ${refused.body}`).toBe(409);
+      expect(refused.json).toMatchObject({ error: "provisioned_account", params: { orgId: org.orgId } });
+    }
+    const own = await request("users", "events/users/change-user-user-mode.json", {
+      params: { subjectId: instanceIdOf(user.id) },
+      authorization: await userBearer(user.id, ["svc_api_user_chg"]),
+    });
+    expect(own.statusCode).toBe(409);
+    const account = await services().accounts.get(user.id);
+    expect(account).toMatchObject({
+      given_name: "Test",
+      family_name: "User",
+      email: { value: user.userName },
+      scimOrg: org.orgId,
+    });
+    expect(account?.pending_email).toBeUndefined();
+
+    expect((await change({ phone_number: { value: "79991234567", vrf: true } })).statusCode).toBe(200);
+    expect((await change({ locked: true })).statusCode).toBe(200);
+    const unlock = await change({ locked: false });
+    expect(unlock.statusCode, unlock.body).toBe(409);
+    expect(await services().accounts.get(user.id)).toMatchObject({
+      locked: true,
+      phone_number: { value: "79991234567" },
+    });
+    // The provisioning itself still changes them.
+    const renamed = await patch(org, user.id, [{ op: "replace", path: "name.givenName", value: "Tessa" }]);
+    expect(renamed.statusCode).toBe(200);
+    expect(await services().accounts.get(user.id)).toMatchObject({ given_name: "Tessa" });
   });
 });

@@ -57,6 +57,11 @@ export interface Account {
    * is locked meanwhile, and an operator unlocking it cancels the deletion.
    */
   deletionScheduledAt?: number;
+  /**
+   * The organization whose SCIM provisioning made the account (docs/scim.md): its names,
+   * e-mail address and unlocking are changed there, never through the other routes.
+   */
+  scimOrg?: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -66,6 +71,27 @@ export type NameAttribute = (typeof NAME_ATTRIBUTES)[number];
 
 /** Attributes nobody may change through the attribute call (interface §2.1 meta.unmodifiable). */
 export const UNMODIFIABLE = ["sub"] as const;
+
+/** What an organization's SCIM provisioning alone changes on the accounts it made. */
+export const PROVISIONED_ATTRIBUTES = [...NAME_ATTRIBUTES, "email", "pending_email"] as const;
+
+/**
+ * Whether a change touches what provisioning owns: a name, the e-mail address (or a change
+ * of it waiting for its code), or unlocking (locking stays open, a safety brake).
+ */
+export function touchesProvisioned(change: {
+  set: Partial<Record<string, unknown>>;
+  remove: readonly string[];
+  contacts?: { email?: unknown };
+}): boolean {
+  const named = (name: string) => (PROVISIONED_ATTRIBUTES as readonly string[]).includes(name);
+  return (
+    Object.keys(change.set).some(named) ||
+    change.remove.some(named) ||
+    change.contacts?.email !== undefined ||
+    change.set.locked === false
+  );
+}
 
 /** A user may not unlock their own account. */
 export const SYSTEM_ONLY_ATTRIBUTES = ["locked"] as const;

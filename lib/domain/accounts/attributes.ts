@@ -5,17 +5,35 @@ import { sendConfirmationCode } from "../codes/send-code";
 import { ApiError, problems } from "../errors";
 import { type Courier, MessageNotSentError } from "../messages/ports";
 import type { SessionRepository } from "../sessions/ports";
-import { type Account, type AccountView, accountView, PENDING_FIELD, type PendingContactChange } from "./account";
+import {
+  type Account,
+  type AccountView,
+  accountView,
+  PENDING_FIELD,
+  type PendingContactChange,
+  touchesProvisioned,
+} from "./account";
 import { type AccountChangeBody, CONTACT_POS, isEmptyPlan, planAccountChange } from "./change-plan";
 import { contactStateOf } from "./instance-id";
 import {
   AccountChangedError,
   AccountConflictError,
   AccountNotFoundError,
+  AccountProvisionedError,
   type AccountRepository,
   type ContactCodeCaps,
   type ContactCodeLimits,
 } from "./ports";
+
+/** 409: the organization's SCIM provisioning owns what the call would change (docs/scim.md). */
+const provisioned = (orgId: string) =>
+  new ApiError(
+    409,
+    "process_error",
+    "provisioned_account",
+    "the organization's provisioning (SCIM) manages this account's names, e-mail address and unlocking; change them there",
+    { params: { orgId }, v2Code: "provisioned_account" },
+  );
 
 export interface AttributeDeps {
   accounts: AccountRepository;
@@ -125,6 +143,9 @@ export async function changeAccount(
     const read = caller.account?.sub === sub ? caller.account : undefined;
     const current = touchesContacts || confirming.length > 0 ? (read ?? (await deps.accounts.get(sub))) : undefined;
     if ((touchesContacts || confirming.length > 0) && !current) throw problems.unknownUser(sub);
+    // Before any code goes out: an address the organization provisions is changed there.
+    const wanted = { set: { ...plan.set, ...plan.confirmations }, remove: plan.remove, contacts: plan.contacts };
+    if (current?.scimOrg && touchesProvisioned(wanted)) throw new AccountProvisionedError(current.scimOrg);
     const set: Partial<Account> = { ...plan.set };
     const replacesPending: Partial<Record<"phone_number" | "email", string | null>> = {};
     for (const field of confirming) {
@@ -150,6 +171,7 @@ export async function changeAccount(
       const field = error.fields.find((f) => f === "email" || f === "phone_number") ?? "email";
       throw problems.contactUseViolation(CONTACT_POS[field], "the value is already used by another account");
     }
+    if (error instanceof AccountProvisionedError) throw provisioned(error.orgId);
     if (error instanceof AccountChangedError) {
       throw problems.wrongValue("body", "the account changed while this request ran; read it and try again");
     }

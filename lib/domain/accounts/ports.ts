@@ -31,7 +31,17 @@ export class AccountChangedError extends Error {
   }
 }
 
+/** The account is one an organization provisions (SCIM): only that provisioning changes what it owns. */
+export class AccountProvisionedError extends Error {
+  constructor(readonly orgId: string) {
+    super("account provisioned by an organization");
+    this.name = "AccountProvisionedError";
+  }
+}
+
 export interface AccountChange {
+  /** The organization's SCIM provisioning itself: what it owns is open to it. */
+  byProvisioning?: true;
   /**
    * For a new waiting contact change: the state of the change it replaces (null: none), so
    * attempts carried over from it cannot be carried twice by concurrent requests.

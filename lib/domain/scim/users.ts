@@ -69,7 +69,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
 
   /** The account change that takes it from `before` to `after`; undefined when nothing differs. */
   async function accountChange(orgId: string, before: AccountFields | undefined, after: AccountFields) {
-    const change: AccountChange = { set: {}, remove: [] };
+    const change: AccountChange = { set: {}, remove: [], byProvisioning: true };
     for (const name of ["given_name", "family_name", "middle_name"] as const) {
       if (before?.[name] === after[name]) continue;
       if (after[name] === undefined) change.remove.push(name);
@@ -82,6 +82,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
       };
     }
     const empty = Object.keys(change.set).length === 0 && change.remove.length === 0 && !change.contacts;
+    // byProvisioning alone changes nothing.
     return empty ? undefined : change;
   }
 
@@ -131,7 +132,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
 
   async function lock(sub: string) {
     try {
-      await deps.accounts.update(sub, { set: { locked: true }, remove: [] });
+      await deps.accounts.update(sub, { set: { locked: true }, remove: [], byProvisioning: true });
     } catch (error) {
       // An operator deleted the account already: nothing is left to lock.
       if (!(error instanceof AccountNotFoundError)) throw error;
@@ -180,6 +181,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
         randomUUID,
       );
       if ("problems" in prepared) throw scimProblems.invalidValue(prepared.problems[0].desc);
+      prepared.account.scimOrg = orgId;
       const record: ScimRecord = {
         orgId,
         id: prepared.account.sub,
