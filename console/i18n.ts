@@ -281,6 +281,20 @@ const en = {
   ssoDelete: "Delete the connection",
   confirmSsoDelete: "Delete the single sign-on connection? Its accounts stay, but can no longer sign in through it.",
   ssoDeleted: "The single sign-on connection was deleted.",
+  scim: "Provisioning (SCIM)",
+  scimNone: "No SCIM connection: the organization's identity provider cannot provision its people yet.",
+  scimTake: "Take a SCIM token",
+  scimRotate: "Replace the token",
+  scimTokenLabel: "SCIM token",
+  scimTaken: "The SCIM token was taken: configure it at the identity provider.",
+  scimRotated: "The SCIM token was replaced: the one before no longer works.",
+  scimToken: "Token in use",
+  scimRotatedAt: "Taken",
+  scimBaseUrl: "SCIM base URL",
+  scimBaseUrlHint: "Configure it at the identity provider (Okta: SCIM connector base URL; Entra ID: Tenant URL).",
+  scimDelete: "Remove the SCIM connection",
+  confirmScimDelete: "Remove the SCIM connection? The provider's token stops working; the people it provisioned stay.",
+  scimDeleted: "The SCIM connection was removed.",
 };
 
 export type Texts = typeof en;
@@ -565,6 +579,20 @@ const ru: Texts = {
   confirmSsoDelete:
     "Удалить подключение единого входа? Его учётные записи останутся, но войти через него больше не смогут.",
   ssoDeleted: "Подключение единого входа удалено.",
+  scim: "Синхронизация (SCIM)",
+  scimNone: "SCIM не подключён: поставщик удостоверений организации пока не может заводить её сотрудников.",
+  scimTake: "Получить токен SCIM",
+  scimRotate: "Заменить токен",
+  scimTokenLabel: "Токен SCIM",
+  scimTaken: "Токен SCIM получен: укажите его у поставщика удостоверений.",
+  scimRotated: "Токен SCIM заменён: прежний больше не действует.",
+  scimToken: "Действующий токен",
+  scimRotatedAt: "Получен",
+  scimBaseUrl: "Базовый адрес SCIM",
+  scimBaseUrlHint: "Укажите его у поставщика удостоверений (Okta: SCIM connector base URL; Entra ID: Tenant URL).",
+  scimDelete: "Отключить SCIM",
+  confirmScimDelete: "Отключить SCIM? Токен поставщика перестанет действовать; заведённые им сотрудники останутся.",
+  scimDeleted: "SCIM отключён.",
 };
 
 export type Language = "ru" | "en";

@@ -186,7 +186,7 @@ export function copyButton(text: string, fallback: HTMLInputElement, label = t.c
 }
 
 /** Shows a secret once, with a copy button; it is in no storage and gone when closed. */
-export function showSecret(secret: string): Promise<void> {
+export function showSecret(secret: string, label = t.secretLabel): Promise<void> {
   return new Promise((resolve) => {
     const value = h("input", { type: "text", readonly: true, value: secret, class: "secret", id: "secret-value" });
     const copied = h("p", { role: "status", "aria-live": "polite" });
@@ -194,7 +194,7 @@ export function showSecret(secret: string): Promise<void> {
       "dialog",
       { "aria-labelledby": "secret-once" },
       h("p", { id: "secret-once" }, t.secretOnce),
-      h("label", { for: value.id }, t.secretLabel),
+      h("label", { for: value.id }, label),
       value,
       copied,
       h(

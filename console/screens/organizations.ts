@@ -1,6 +1,19 @@
 import { ApiProblem, del, get, post, put, seg } from "../api";
 import { type Child, checkbox, field, h, input, newId, section, table, when, words } from "../dom";
-import { changeButton, changed, changeForm, confirmed, copyButton, goTo, lang, part, say, settled, t } from "../ui";
+import {
+  changeButton,
+  changed,
+  changeForm,
+  confirmed,
+  copyButton,
+  goTo,
+  lang,
+  part,
+  say,
+  settled,
+  showSecret,
+  t,
+} from "../ui";
 import { groupList, groupSearch } from "./groups";
 import { rerender, type Screen } from "./screen";
 
@@ -23,6 +36,13 @@ interface Domain {
   checkedAt?: number;
 }
 type Policy = "none" | "join" | "sso";
+/** The SCIM connection as the API shows it: never its token, which is shown once when taken. */
+interface Scim {
+  baseUrl: string;
+  tokenHint: string;
+  createdAt: number;
+  rotatedAt: number;
+}
 interface Sso {
   issuer: string;
   clientId: string;
@@ -81,13 +101,19 @@ export const orgScreen: Screen = async ({ params, query }) => {
     return new URLSearchParams({ limit: String(limit), ...(cursor && { cursor }) });
   };
   const org = await get<{ name?: unknown }>(base);
-  const [members, invitations, domains, sso] = await Promise.all([
+  const [members, invitations, domains, sso, scim] = await Promise.all([
     settled(get<MembersPage>(`${base}/members?${paged("members", MEMBERS_PAGE)}`)),
     settled(get<InvitationsPage>(`${base}/invitations?${paged("invitations", MEMBERS_PAGE)}`)),
     settled(get<{ domains: Domain[] }>(`${base}/domains`)),
     // No connection answers 404 sso_not_configured; the organization itself was just read.
     settled(
       get<Sso>(`${base}/sso`).catch((e) =>
+        e instanceof ApiProblem && e.status === 404 ? undefined : Promise.reject(e),
+      ),
+    ),
+    // No connection answers 404 scim_not_configured.
+    settled(
+      get<Scim>(`${base}/scim`).catch((e) =>
         e instanceof ApiProblem && e.status === 404 ? undefined : Promise.reject(e),
       ),
     ),
@@ -138,6 +164,10 @@ export const orgScreen: Screen = async ({ params, query }) => {
       section(
         t.sso,
         part(sso, (connection) => ssoPart(base, connection)),
+      ),
+      section(
+        t.scim,
+        part(scim, (connection) => scimPart(base, connection)),
       ),
     ],
   };
@@ -377,5 +407,41 @@ function ssoPart(base: string, sso: Sso | undefined): Child[] {
     h("h3", {}, t.ssoReplace),
     save,
     h("div", { class: "actions" }, remove),
+  ];
+}
+
+/**
+ * The organization's SCIM connection (docs/scim.md): the base URL and which token is set,
+ * a new token shown once in a dialog (the one before stops working), and its removal.
+ */
+function scimPart(base: string, scim: Scim | undefined): Child[] {
+  const path = `${base}/scim`;
+  const take = changeButton(scim ? t.scimRotate : t.scimTake, async () => {
+    const taken = await post<Scim & { token: string }>(`${path}/token`);
+    await showSecret(taken.token, t.scimTokenLabel);
+    await rerender();
+    say(scim ? t.scimRotated : t.scimTaken);
+  });
+  if (!scim) return [h("p", {}, t.scimNone), h("div", { class: "actions" }, take)];
+  const url = input({ value: scim.baseUrl, readonly: true, class: "secret" });
+  const remove = changeButton(
+    t.scimDelete,
+    confirmed(
+      t.confirmScimDelete,
+      t.delete,
+      changed(t.scimDeleted, () => del(path)),
+    ),
+    { class: "danger" },
+  );
+  const row = (term: string, value: string) => [h("dt", {}, term), h("dd", {}, value)];
+  return [
+    h(
+      "dl",
+      { "data-testid": "scim" },
+      row(t.scimToken, `…${scim.tokenHint}`),
+      row(t.scimRotatedAt, when(scim.rotatedAt, lang)),
+    ),
+    h("div", {}, field(t.scimBaseUrl, url, t.scimBaseUrlHint), copyButton(scim.baseUrl, url)),
+    h("div", { class: "actions" }, take, remove),
   ];
 }

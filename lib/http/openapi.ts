@@ -44,6 +44,8 @@ function securityOf(route: RouteDefinition) {
       return [...bearer, { userPassword: [] }];
     case "client":
       return [{ clientBasic: [] }, {}];
+    case "scim-bearer":
+      return [{ scimToken: [] }];
     default:
       return [];
   }
@@ -179,6 +181,12 @@ export function buildOpenApiDocument(
           type: "http",
           scheme: "basic",
           description: "OAuth client authentication: client_id and client_secret.",
+        },
+        scimToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An organization's SCIM token (POST /svc/api/v3/orgs/{orgId}/scim/token): its identity provider provisions that organization alone (docs/scim.md).",
         },
       },
     },

@@ -13,7 +13,7 @@ import { request } from "../support/requests";
 const INDEX = "events/console/index.json";
 
 /** What the shipped JavaScript may weigh (docs/decisions/console-ui.md): minified, and gzipped as sent. */
-const SCRIPT_BUDGET = { kib: 67, gzippedKib: 23 };
+const SCRIPT_BUDGET = { kib: 70, gzippedKib: 24 };
 
 describe("the console's page", () => {
   it("answers the shell with the exact CSP, nosniff, no referrer, and never a cached copy", async () => {

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { config } from "../../lib/config";
 import { services } from "../../lib/container";
 import { documentClient } from "../../lib/document-client";
+import { digestSecret } from "../../lib/domain/credentials/secret-digest";
 import { keys } from "../../lib/store/keys";
 import { useAdminConsole } from "../support/admin-console";
 import { startTxtServer } from "../support/dns-server";
-import { seedAccount, uniqueId } from "../support/fixtures";
+import { invoke, sampleEvent, seedAccount, uniqueId } from "../support/fixtures";
 import { PASSWORD } from "../support/hosted-sign-in";
 import { startTestProvider, type TestProvider, useSettings } from "../support/oauth-provider";
 import { outbox } from "../support/outbox";
@@ -224,6 +225,27 @@ describe("an operator with full control on the Organizations screens", () => {
     expect(item?.sealedSecret).toMatch(/^v1\./);
     expect(JSON.stringify(item)).not.toContain(SECRET);
 
+    // SCIM: a token taken by a click, shown once in a dialog, stored only as its digest, and working.
+    const scimRegion = region(page, "Provisioning (SCIM)");
+    await scimRegion.getByText("No SCIM connection", { exact: false }).waitFor();
+    await scimRegion.getByRole("button", { name: "Take a SCIM token" }).click();
+    const shown = page.getByRole("dialog");
+    const scimToken = await shown.getByLabel("SCIM token").inputValue();
+    expect(scimToken).toMatch(/^scim_[A-Za-z0-9_-]{43}$/);
+    await shown.getByRole("button", { name: "Close" }).click();
+    await status(page, "The SCIM token was taken");
+    expect(await scimRegion.getByTestId("scim").textContent()).toContain(`…${scimToken.slice(-4)}`);
+    expect(await scimRegion.getByLabel("SCIM base URL").inputValue()).toBe(`${config().issuer}/scim/v2`);
+    expect(await page.content()).not.toContain(scimToken);
+    expect(await storedItem(keys.scimConnection(orgId))).toMatchObject({ tokenDigest: digestSecret(scimToken) });
+    const provisioning = await invoke(
+      "scim",
+      await sampleEvent("events/scim/service-provider-config.json", {}, (raw) => {
+        raw.headers.authorization = `Bearer ${scimToken}`;
+      }),
+    );
+    expect(provisioning.statusCode).toBe(200);
+
     await expectAccessible(page);
     await picture(page, "organization-en");
     await page.getByLabel("Language", { exact: true }).selectOption("ru");
@@ -250,6 +272,7 @@ describe("an operator with full control on the Organizations screens", () => {
         "orgs.domain-policy",
         "orgs.sso-put",
         "orgs.sso-delete",
+        "orgs.scim-token",
       ]),
     );
     expect(await trail(admin.account.sub, "last_org_admin")).toEqual(["orgs.member-remove"]);
@@ -316,6 +339,7 @@ describe("a read-only operator on an organization's page", () => {
       "Claim the domain",
       "Replace the connection",
       "Delete the connection",
+      "Take a SCIM token",
     ];
     for (const name of buttons) {
       const button = page.getByRole("button", { name, exact: true });

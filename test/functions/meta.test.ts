@@ -52,6 +52,11 @@ describe("GET /svc/api/openapi.json", () => {
     for (const route of routes.filter((r) => r.auth?.includes("bearer"))) {
       const named = [...(route.permissions?.user ?? []), ...(route.permissions?.system ?? [])];
       const { security } = document.paths[route.path][route.method.toLowerCase()];
+      // SCIM routes take an organization's SCIM token, never an OAuth access token.
+      if (route.auth === "scim-bearer") {
+        expect(security, route.id).toEqual([{ scimToken: [] }]);
+        continue;
+      }
       expect(security, route.id).toContainEqual({ oauth2: named });
       for (const scope of named) expect(declared, route.id).toHaveProperty([scope]);
     }
