@@ -12,7 +12,7 @@ const groups = perCall(() => {
 });
 
 const users = perCall(() => {
-  const { accounts, domainDirectory, organizations, sessions } = services();
+  const { accounts, domainDirectory, organizations, sessions, events } = services();
   return scimUserUseCases({
     users: scimStore().users,
     leaveGroups: groups.leaveGroups,
@@ -21,6 +21,7 @@ const users = perCall(() => {
     joins: organizationJoins(),
     orgs: organizations,
     sessions,
+    events,
     baseUrl: scimBaseUrl(),
   });
 });

@@ -3,7 +3,7 @@ import { problems } from "../domain/errors";
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from "../domain/scim/discovery";
 import type { ScimGroupUseCases } from "../domain/scim/groups";
 import type { PatchOperation } from "../domain/scim/patch";
-import type { ListQuery, Projection, ScimAnswer } from "../domain/scim/resources";
+import type { ListQuery, Projection, ScimAnswer, ScimCaller } from "../domain/scim/resources";
 import type { ScimUserUseCases } from "../domain/scim/users";
 import { scimResult } from "../http/error-body";
 import { type ApiCall, group, route, type Schema } from "../http/route";
@@ -133,6 +133,13 @@ function orgOf(call: Pick<ApiCall, "scimOrg">): string {
   return call.scimOrg;
 }
 
+/** The caller as the use cases see it: its organization, address and User-Agent. */
+const callerOf = (call: Pick<ApiCall, "scimOrg" | "sourceIp" | "userAgent">): ScimCaller => ({
+  orgId: orgOf(call),
+  ...(call.sourceIp && { ip: call.sourceIp }),
+  ...(call.userAgent && { ua: call.userAgent }),
+});
+
 const discovery =
   (id: string, path: string, answer: (base: string) => unknown, summary: string) => (uses: ScimRouteUseCases) =>
     route({
@@ -169,12 +176,12 @@ const getSchemas = discovery(
 
 /** What the routes of one resource type call: the users' and the groups' use cases alike. */
 interface ResourceUseCases {
-  create(orgId: string, body: Record<string, unknown>): Promise<ScimAnswer>;
-  get(orgId: string, id: string, wanted: Projection): Promise<ScimAnswer>;
-  list(orgId: string, query: ListQuery): Promise<unknown>;
-  replace(orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string): Promise<ScimAnswer>;
-  patch(orgId: string, id: string, operations: PatchOperation[], ifMatch?: string): Promise<ScimAnswer>;
-  remove(orgId: string, id: string, ifMatch?: string): Promise<void>;
+  create(caller: ScimCaller, body: Record<string, unknown>): Promise<ScimAnswer>;
+  get(caller: ScimCaller, id: string, wanted: Projection): Promise<ScimAnswer>;
+  list(caller: ScimCaller, query: ListQuery): Promise<unknown>;
+  replace(caller: ScimCaller, id: string, body: Record<string, unknown>, ifMatch?: string): Promise<ScimAnswer>;
+  patch(caller: ScimCaller, id: string, operations: PatchOperation[], ifMatch?: string): Promise<ScimAnswer>;
+  remove(caller: ScimCaller, id: string, ifMatch?: string): Promise<void>;
 }
 
 interface ResourceSpec {
@@ -221,7 +228,7 @@ function resourceRoutes(spec: ResourceSpec) {
             ...(startIndex !== undefined && { startIndex: Number(startIndex) }),
             ...(count !== undefined && { count: Number(count) }),
           };
-          return scimResult(200, await spec.uses(all).list(orgOf(call), query));
+          return scimResult(200, await spec.uses(all).list(callerOf(call), query));
         },
       }),
     (all: ScimRouteUseCases) =>
@@ -239,7 +246,7 @@ function resourceRoutes(spec: ResourceSpec) {
           409: { description: "uniqueness: the name (or a user's e-mail address) is taken", schema: scimError },
         },
         handler: async (call) => {
-          const { resource, etag, location } = await spec.uses(all).create(orgOf(call), call.body);
+          const { resource, etag, location } = await spec.uses(all).create(callerOf(call), call.body);
           return scimResult(201, resource, { etag, location });
         },
       }),
@@ -253,7 +260,7 @@ function resourceRoutes(spec: ResourceSpec) {
         request: { params: idParams, query: getQuery },
         responses: { 200: { description: `The ${spec.noun}`, schema: resource }, 401: unauthorized, 404: missing },
         handler: async (call) => {
-          const { resource, etag } = await spec.uses(all).get(orgOf(call), call.params.id, call.query);
+          const { resource, etag } = await spec.uses(all).get(callerOf(call), call.params.id, call.query);
           return scimResult(200, resource, { etag });
         },
       }),
@@ -268,7 +275,9 @@ function resourceRoutes(spec: ResourceSpec) {
         responses: changeResponses(spec.noun),
         handler: async (call) => {
           const { id } = call.params;
-          const { resource, etag } = await spec.uses(all).replace(orgOf(call), id, call.body, call.headers["if-match"]);
+          const { resource, etag } = await spec
+            .uses(all)
+            .replace(callerOf(call), id, call.body, call.headers["if-match"]);
           return scimResult(200, resource, { etag });
         },
       }),
@@ -283,7 +292,7 @@ function resourceRoutes(spec: ResourceSpec) {
         responses: changeResponses(spec.noun),
         handler: async (call) => {
           const { id } = call.params;
-          const answer = await spec.uses(all).patch(orgOf(call), id, call.body.Operations, call.headers["if-match"]);
+          const answer = await spec.uses(all).patch(callerOf(call), id, call.body.Operations, call.headers["if-match"]);
           return scimResult(200, answer.resource, { etag: answer.etag });
         },
       }),
@@ -302,7 +311,7 @@ function resourceRoutes(spec: ResourceSpec) {
           412: { description: "If-Match names another version", schema: scimError },
         },
         handler: async (call) => {
-          await spec.uses(all).remove(orgOf(call), call.params.id, call.headers["if-match"]);
+          await spec.uses(all).remove(callerOf(call), call.params.id, call.headers["if-match"]);
           return scimResult(204, undefined);
         },
       }),

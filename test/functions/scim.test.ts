@@ -308,6 +308,23 @@ describe("Okta's provisioning", () => {
     const on = await patch(org, user.id, [{ op: "replace", value: { active: true } }]);
     expect(on.json).toMatchObject({ active: true });
     expect(await services().accounts.get(user.id)).toMatchObject({ locked: false });
+
+    // Each step is in the account's security events, as the provider's call (never a value).
+    const trail = await services().events.list(user.id, 0, Date.now() + 1000, 20);
+    const steps = trail.filter((e) => e.cId === `scim:${org.orgId}`).reverse();
+    expect(steps.map((e) => e.type)).toEqual([
+      "scim.user-create",
+      "scim.user-change",
+      "scim.user-deactivate",
+      "scim.user-activate",
+    ]);
+    expect(steps[1]).toMatchObject({
+      result: "ok",
+      ua: "Okta SCIM Client 1.0.0",
+      ip: "203.0.113.20",
+      prms: { org: org.orgId, attrs: ["externalId", "name"] },
+    });
+    expect(JSON.stringify(steps)).not.toContain("Tess");
   });
 
   it("when Okta sends the address of a domain the organization has not verified, the account's address is kept unverified", async () => {
@@ -364,6 +381,12 @@ describe("Microsoft Entra ID's provisioning", () => {
 
     const removed = await scim(org, "remove", { params: { id: user.id } });
     expect(removed.statusCode).toBe(204);
+    const last = (await services().events.list(user.id, 0, Date.now() + 1000, 1))[0];
+    expect(last).toMatchObject({
+      type: "scim.user-delete",
+      cId: `scim:${org.orgId}`,
+      ua: "Okta SCIM Client 1.0.0",
+    });
     expect(await storedItem(keys.scimRecord(org.orgId, "User", user.id))).toBeUndefined();
     expect(await isMember(org.orgId, user.id)).toBe(false);
     expect(await services().accounts.get(user.id)).toMatchObject({ locked: true });

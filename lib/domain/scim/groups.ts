@@ -16,6 +16,7 @@ import {
   projected,
   removeRecord,
   SCAN_LIMIT,
+  type ScimCaller,
 } from "./resources";
 
 /**
@@ -70,7 +71,7 @@ export function scimGroupUseCases(deps: ScimGroupDeps) {
   });
 
   return {
-    async create(orgId: string, body: Record<string, unknown>) {
+    async create({ orgId }: ScimCaller, body: Record<string, unknown>) {
       const attributes = groupAttributes(body);
       await checkMembers(orgId, memberIds(attributes));
       const now = Date.now();
@@ -92,19 +93,19 @@ export function scimGroupUseCases(deps: ScimGroupDeps) {
       return answer(record);
     },
 
-    async get(orgId: string, id: string, wanted: Projection = {}) {
+    async get({ orgId }: ScimCaller, id: string, wanted: Projection = {}) {
       return answer(await found(orgId, id), wanted);
     },
 
-    list: (orgId: string, query: ListQuery) => listed(deps.groups, orgId, query, view, DISPLAY_NAME),
+    list: ({ orgId }: ScimCaller, query: ListQuery) => listed(deps.groups, orgId, query, view, DISPLAY_NAME),
 
-    replace: async (orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string) =>
+    replace: async ({ orgId }: ScimCaller, id: string, body: Record<string, unknown>, ifMatch?: string) =>
       answer(await changeRecord(rules(orgId), id, ifMatch, () => body)),
 
-    patch: async (orgId: string, id: string, operations: readonly PatchOperation[], ifMatch?: string) =>
+    patch: async ({ orgId }: ScimCaller, id: string, operations: readonly PatchOperation[], ifMatch?: string) =>
       answer(await changeRecord(rules(orgId), id, ifMatch, (current) => patched(current, operations))),
 
-    remove: (orgId: string, id: string, ifMatch?: string) =>
+    remove: ({ orgId }: ScimCaller, id: string, ifMatch?: string) =>
       removeRecord(
         (known) => found(orgId, known),
         id,

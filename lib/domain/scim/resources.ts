@@ -23,6 +23,13 @@ const ATTRIBUTE_NAME = /^(?:urn:[A-Za-z0-9:._-]{1,250}|\$?[A-Za-z][A-Za-z0-9_-]{
 const storableNumber = (n: number) => Number.isFinite(n) && (n === 0 || (Math.abs(n) < 1e125 && Math.abs(n) > 1e-125));
 const NAME_MAX = 256;
 
+/** Who calls: the organization the SCIM token stands for, and where the call came from (for the security events). */
+export interface ScimCaller {
+  orgId: string;
+  ip?: string;
+  ua?: string;
+}
+
 export interface ListQuery {
   filter?: string;
   startIndex?: number;

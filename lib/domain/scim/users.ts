@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { prepareNewAccount } from "../accounts/new-account";
 import {
   type AccountChange,
@@ -6,6 +7,7 @@ import {
   AccountNotFoundError,
   type AccountRepository,
 } from "../accounts/ports";
+import type { SecurityEventLog } from "../audit/ports";
 import { problems } from "../errors";
 import type { OrganizationJoins } from "../organizations/domain-claim-ports";
 import { type DomainDirectory, domainOf } from "../organizations/domain-ports";
@@ -25,6 +27,7 @@ import {
   patched,
   projected,
   removeRecord,
+  type ScimCaller,
 } from "./resources";
 import { type AccountFields, accountFieldsOf, USER_NAME, userAttributes, userView } from "./user-resource";
 
@@ -44,8 +47,19 @@ export interface ScimUserDeps {
   joins: OrganizationJoins;
   orgs: Pick<OrganizationRepository, "memberState" | "removeMember">;
   sessions: Pick<SessionRepository, "endSessionsAndDevices">;
+  /** Each provisioning step is a security event in the account's trail (interface §6). */
+  events: Pick<SecurityEventLog, "putItem" | "record">;
   /** `<issuer>/scim/v2`, where `meta.location` points. */
   baseUrl: string;
+}
+
+/** The application a provisioning event names: the organization's SCIM connection. */
+export const scimClientOf = (orgId: string) => `scim:${orgId}`;
+
+/** The top-level attributes that differ, by name: what a change did, never the values. */
+function changedNames(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((name) => !isDeepStrictEqual(before[name], after[name])).sort();
 }
 
 /** The organization went while the request ran: its token no longer stands for anything. */
@@ -57,6 +71,26 @@ const taken = (name: string) => scimProblems.uniqueness(`userName ${name} is alr
 export type ScimUserUseCases = ReturnType<typeof scimUserUseCases>;
 
 export function scimUserUseCases(deps: ScimUserDeps) {
+  const eventOf = (caller: ScimCaller, sub: string, type: string, prms: Record<string, string | string[]> = {}) => ({
+    sbj: sub,
+    ts: Date.now(),
+    type,
+    cId: scimClientOf(caller.orgId),
+    ...(caller.ip && { ip: caller.ip }),
+    ...(caller.ua && { ua: caller.ua }),
+    result: "ok",
+    prms: { org: caller.orgId, ...prms },
+  });
+
+  /** A change's event: deactivating and activating are named as such. */
+  async function recordChange(caller: ScimCaller, before: ScimRecord, after: ScimRecord) {
+    const [was, is] = [accountFieldsOf(before.attributes).locked, accountFieldsOf(after.attributes).locked];
+    const type = !was && is ? "scim.user-deactivate" : was && !is ? "scim.user-activate" : "scim.user-change";
+    await deps.events.record(
+      eventOf(caller, after.id, type, { attrs: changedNames(before.attributes, after.attributes) }),
+    );
+  }
+
   const view = (record: ScimRecord) => userView(record, deps.baseUrl);
   const answer = (record: ScimRecord, wanted: Projection = {}) =>
     answerOf(record, "User", deps.baseUrl, projected(view(record), wanted));
@@ -163,9 +197,26 @@ export function scimUserUseCases(deps: ScimUserDeps) {
     }
   }
 
+  /** The record as it was read and as written: the answer and the change's event. */
+  async function changed(
+    caller: ScimCaller,
+    id: string,
+    ifMatch: string | undefined,
+    next: (current: ScimRecord) => Record<string, unknown>,
+  ) {
+    let before: ScimRecord | undefined;
+    const after = await changeRecord(rules(caller.orgId), id, ifMatch, (current) => {
+      before = current;
+      return next(current);
+    });
+    if (before) await recordChange(caller, before, after);
+    return answer(after);
+  }
+
   return {
     /** POST /Users: a new account, a member of the organization, in one commit with its record. */
-    async create(orgId: string, body: Record<string, unknown>) {
+    async create(caller: ScimCaller, body: Record<string, unknown>) {
+      const { orgId } = caller;
       const attributes = userAttributes(body);
       const fields = accountFieldsOf(attributes);
       const now = Date.now();
@@ -193,8 +244,9 @@ export function scimUserUseCases(deps: ScimUserDeps) {
       };
       const own = deps.users.newItems(record);
       const joined = deps.joins.joinItems(orgId, record.id, nowSeconds());
+      const recorded = deps.events.putItem(eventOf(caller, record.id, "scim.user-create"));
       try {
-        await deps.accounts.createWith(prepared.account, undefined, [...own, ...joined], (failed) =>
+        await deps.accounts.createWith(prepared.account, undefined, [...own, ...joined, recorded], (failed) =>
           failed.some((i) => i < own.length) ? new ScimRecordRefusedError("name") : new OrganizationGone(),
         );
       } catch (error) {
@@ -207,24 +259,25 @@ export function scimUserUseCases(deps: ScimUserDeps) {
       return answer(record);
     },
 
-    async get(orgId: string, id: string, wanted: Projection = {}) {
-      return answer(await found(orgId, id), wanted);
+    async get(caller: ScimCaller, id: string, wanted: Projection = {}) {
+      return answer(await found(caller.orgId, id), wanted);
     },
 
-    list: (orgId: string, query: ListQuery) => listed(deps.users, orgId, query, view, USER_NAME),
+    list: (caller: ScimCaller, query: ListQuery) => listed(deps.users, caller.orgId, query, view, USER_NAME),
 
-    replace: async (orgId: string, id: string, body: Record<string, unknown>, ifMatch?: string) =>
-      answer(await changeRecord(rules(orgId), id, ifMatch, () => body)),
+    replace: (caller: ScimCaller, id: string, body: Record<string, unknown>, ifMatch?: string) =>
+      changed(caller, id, ifMatch, () => body),
 
-    patch: async (orgId: string, id: string, operations: readonly PatchOperation[], ifMatch?: string) =>
-      answer(await changeRecord(rules(orgId), id, ifMatch, (current) => patched(current, operations))),
+    patch: (caller: ScimCaller, id: string, operations: readonly PatchOperation[], ifMatch?: string) =>
+      changed(caller, id, ifMatch, (current) => patched(current, operations)),
 
     /**
      * DELETE /Users/{id}: the account is locked (its tokens are refused from this moment),
      * its sessions end, it leaves the organization and its groups, and its record goes. The
      * account itself stays, locked, for its history; an operator deletes it with the users API.
      */
-    async remove(orgId: string, id: string, ifMatch?: string) {
+    async remove(caller: ScimCaller, id: string, ifMatch?: string) {
+      const { orgId } = caller;
       await removeRecord(
         (known) => found(orgId, known),
         id,
@@ -234,6 +287,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
           return leave(current);
         },
       );
+      await deps.events.record(eventOf(caller, id, "scim.user-delete"));
       await deps.leaveGroups(orgId, id);
     },
   };

@@ -102,18 +102,18 @@ const ALLOWED_OVER: Record<string, { reads: number; writes: number; why: string 
   },
   "scim.users-replace system": {
     reads: 2,
-    writes: 1,
-    why: "the token, then the record whose version the write is conditioned on; a change of names, address or activity adds the account's own conditional write",
+    writes: 2,
+    why: "the token, then the record whose version the write is conditioned on; then the security event in the account's trail (a change of names, address or activity adds the account's own conditional write)",
   },
   "scim.users-patch system": {
     reads: 2,
-    writes: 1,
-    why: "as scim.users-replace: the token, then the record the operations apply to and the write is conditioned on",
+    writes: 2,
+    why: "as scim.users-replace: the token, then the record the operations apply to and the write is conditioned on, then the security event",
   },
   "scim.users-delete system": {
     reads: 6,
-    writes: 4,
-    why: "the token, the record, the account's sessions (a Query: they end at once), the member item and its roles side by side, then the organization's groups (a Query); the lock is one write, the membership, its roles and the record go in one transaction, and each group the user was in (the sample's one) is one conditional write",
+    writes: 5,
+    why: "the token, the record, the account's sessions (a Query: they end at once), the member item and its roles side by side, then the organization's groups (a Query); the lock is one write, the membership, its roles and the record go in one transaction, the security event one, and each group the user was in (the sample's one) is one conditional write",
   },
   "scim.groups-get system": {
     reads: 2,
