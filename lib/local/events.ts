@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { config } from "../config";
 import { scimBaseUrl, scimStore, services } from "../container";
-import { scimConnectionUseCases } from "../domain/scim/connection";
+import { organizationOfToken, scimConnectionUseCases } from "../domain/scim/connection";
 import { sealInteraction } from "../http/browser";
 import { publicUrl } from "../http/public-url";
 import { mintBrowserSession, mintUserToken } from "./user-token";
@@ -14,7 +14,7 @@ import { mintBrowserSession, mintUserToken } from "./user-token";
  * `Bearer {{userToken:<sub>:<scopes>}}`, a sign-in form `{{interaction:<csrf>:<query>}}`, a
  * DPoP header `{{dpopProof:<method>:<path>}}` (a fresh proof, RFC 9449), a hosted-pages session
  * cookie `{{browserSession:<sub>}}` (the account console signed in), an organization's SCIM
- * token `{{scimToken:<orgId>}}` (a new one each time: the one before stops working), and any
+ * token `{{scimToken:<orgId>}}` (taken once per process, again when it stopped working), and any
  * `{{name}}` is taken from `values`.
  * Tokens are minted for the application `values.clientId` (invoke passes the bootstrap
  * client's), so calls that check the application's own grants (fedToken) work too.
@@ -35,6 +35,19 @@ async function dpopProof(method: string, path: string): Promise<string> {
     .sign(privateKey);
 }
 
+/** One SCIM token per organization and process while it stays live: events prepared together all carry it. */
+const scimTokens = new Map<string, string>();
+
+async function scimTokenOf(orgId: string): Promise<string> {
+  const known = scimTokens.get(orgId);
+  if (known && (await organizationOfToken(scimStore(), known)) === orgId) return known;
+  const { organizations, events } = services();
+  const scim = scimConnectionUseCases({ orgs: organizations, events, scim: scimStore(), baseUrl: scimBaseUrl() });
+  const { token } = await scim.rotate({ mode: "system" }, orgId);
+  scimTokens.set(orgId, token);
+  return token;
+}
+
 async function tokenFor(expression: string, clientId: string): Promise<string | undefined> {
   const [kind, ...rest] = expression.split(":");
   const ttlSeconds = config().settings.tokens.accessTtlSeconds;
@@ -53,11 +66,7 @@ async function tokenFor(expression: string, clientId: string): Promise<string | 
     return dpopProof(method, path.join(":"));
   }
   if (kind === "browserSession") return mintBrowserSession(rest.join(":"));
-  if (kind === "scimToken") {
-    const { organizations, events } = services();
-    const scim = scimConnectionUseCases({ orgs: organizations, events, scim: scimStore(), baseUrl: scimBaseUrl() });
-    return (await scim.rotate({ mode: "system" }, rest.join(":"))).token;
-  }
+  if (kind === "scimToken") return scimTokenOf(rest.join(":"));
   if (kind === "userToken") {
     const [sub, scopeList = ""] = rest;
     const scopes = scopeList.split(" ").filter(Boolean);
