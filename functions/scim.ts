@@ -12,11 +12,12 @@ const groups = perCall(() => {
 });
 
 const users = perCall(() => {
-  const { accounts, domainDirectory, organizations, sessions, events } = services();
+  const { accounts, accountSearch, domainDirectory, organizations, sessions, events } = services();
   return scimUserUseCases({
     users: scimStore().users,
     leaveGroups: groups.leaveGroups,
     accounts,
+    contacts: accountSearch,
     domains: domainDirectory,
     joins: organizationJoins(),
     orgs: organizations,

@@ -12,7 +12,7 @@ import { transactWrite } from "./transact";
 
 type ContactOperations = Pick<
   AccountRepository,
-  "verifyContactItem" | "claimOwner" | "recordWrongContactCode" | "applyContactChange"
+  "verifyContactItem" | "provisionItem" | "claimOwner" | "recordWrongContactCode" | "applyContactChange"
 >;
 
 /** A contact's life after the account exists: its verification, its owner, a confirmed change. */
@@ -29,6 +29,27 @@ export function contactOperations({ client, tableName }: StoreDeps): ContactOper
           ConditionExpression: "#f.#v = :value",
           ExpressionAttributeNames: { "#f": field, "#v": "value" },
           ExpressionAttributeValues: { ":yes": true, ":value": value },
+        },
+      });
+    },
+
+    /** An existing account taken over by an organization's provisioning, while its verified address is still `email`. */
+    provisionItem(sub: string, orgId: string, email: string): PendingWrite {
+      return pendingWrite({
+        Update: {
+          TableName: tableName,
+          Key: keys.userProfile(sub),
+          UpdateExpression: "SET #scimOrg = :org",
+          // The address that proved the domain must still be the account's and verified; no
+          // other organization provisions it already.
+          ConditionExpression: "#email.#v = :email AND #email.#verified = :yes AND attribute_not_exists(#scimOrg)",
+          ExpressionAttributeNames: {
+            "#scimOrg": "scimOrg",
+            "#email": "email",
+            "#v": "value",
+            "#verified": "verified",
+          },
+          ExpressionAttributeValues: { ":org": orgId, ":email": email, ":yes": true },
         },
       });
     },

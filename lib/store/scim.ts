@@ -14,7 +14,7 @@ import type { StoreDeps } from "./client";
 import { failedConditions, isConflictAfterRetries } from "./errors";
 import { ENTITY, itemOf, keys, type TableKey } from "./keys";
 import { commitOrgChange, orgGuardItems } from "./organizations";
-import { pendingWrite, type TransactItem } from "./pending-writes";
+import { pendingWrite, type TransactItem, transactItems } from "./pending-writes";
 import { transactWrite } from "./transact";
 
 // Conditions, named so each write says why it may fail.
@@ -139,8 +139,11 @@ function recordStore({ client, tableName }: StoreDeps, type: ScimResourceType): 
 
     newItems: (record) => [recordPut(record, { ConditionExpression: isNew }), claimPut(record)].map(pendingWrite),
 
-    async create(record) {
-      await commit([recordPut(record, { ConditionExpression: isNew }), claimPut(record)], 1);
+    async create(record, alsoWrite = []) {
+      await commit(
+        [recordPut(record, { ConditionExpression: isNew }), claimPut(record), ...transactItems(alsoWrite)],
+        1,
+      );
     },
 
     async replace(previous, next) {

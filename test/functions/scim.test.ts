@@ -760,3 +760,54 @@ describe("what provisioning owns", () => {
     expect(await services().accounts.get(user.id)).toMatchObject({ given_name: "Tessa" });
   });
 });
+
+describe("people who had an account before provisioning", () => {
+  it("when the provider creates someone whose verified address in the organization's verified domain is an account already, that account becomes the provisioned user and joins", async () => {
+    const org = await organization();
+    const domain = await verifiedDomain(org.orgId);
+    const existing = await seedAccount({ email: { value: `old.timer@${domain}`, verified: true } });
+    const user = await create(org, {
+      ...oktaUser(`old.timer@${domain}`),
+      name: { givenName: "Olga", familyName: "Timer" },
+    });
+    expect(user.id).toBe(existing.sub);
+    expect(await services().accounts.get(existing.sub)).toMatchObject({
+      scimOrg: org.orgId,
+      given_name: "Olga",
+      family_name: "Timer",
+      email: { value: `old.timer@${domain}`, verified: true },
+    });
+    expect(await isMember(org.orgId, existing.sub)).toBe(true);
+    const trail = await services().events.list(existing.sub, 0, Date.now() + 1000, 5);
+    expect(trail.map((e) => e.type)).toContain("scim.user-adopt");
+    // Provisioned now: the users API no longer renames it.
+    const renamed = await request("users", "events/users/change-user-system.json", {
+      params: { subjectId: instanceIdOf(existing.sub) },
+      body: { given_name: "Mallory" },
+    });
+    expect(renamed.statusCode).toBe(409);
+  });
+
+  it("when the address is unverified on its account, outside the organization's verified domains, or provisioned by another organization, it is 409 and the account is left alone", async () => {
+    const org = await organization();
+    const domain = await verifiedDomain(org.orgId);
+    const unverified = await seedAccount({ email: { value: `shy@${domain}`, verified: false } });
+    expect((await scim(org, "create", { body: oktaUser(`shy@${domain}`) })).statusCode).toBe(409);
+    expect((await services().accounts.get(unverified.sub))?.scimOrg).toBeUndefined();
+    const outside = await seedAccount({ email: { value: `${uniqueId("out")}@elsewhere.example`, verified: true } });
+    expect((await scim(org, "create", { body: oktaUser(outside.email?.value as string) })).statusCode).toBe(409);
+    const other = await organization();
+    const theirs = await create(other, oktaUser(`${uniqueId("theirs")}@${await verifiedDomain(other.orgId)}`));
+    // The same address can only be in one organization's verified domain: another organization's
+    // provisioned account is never taken over, even through a userName of its own.
+    expect(
+      (
+        await scim(org, "create", {
+          body: { ...oktaUser(`${uniqueId("u")}@${domain}`), emails: [{ value: theirs.userName, primary: true }] },
+        })
+      ).statusCode,
+    ).toBe(409);
+    expect((await services().accounts.get(theirs.id))?.scimOrg).toBe(other.orgId);
+    expect((await scim(org, "list", { query: {} })).json).toMatchObject({ totalResults: 0 });
+  });
+});

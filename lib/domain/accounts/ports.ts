@@ -60,6 +60,11 @@ export interface AccountRepository {
   verifyContactItem(sub: string, field: ContactField, value: string): PendingWrite;
   /** Which account holds a contact value. */
   claimOwner(field: ContactField, value: string): Promise<string | undefined>;
+  /**
+   * For a commit: an existing account becomes one the organization provisions (SCIM),
+   * provided its verified e-mail address is still `email` and no organization provisions it.
+   */
+  provisionItem(sub: string, orgId: string, email: string): PendingWrite;
   /** Counts one wrong contact-change code; the attempts left, or undefined when none were. */
   recordWrongContactCode(sub: string, field: ContactField, state: string): Promise<number | undefined>;
   /**

@@ -58,8 +58,8 @@ export interface ScimRecords {
   existing(orgId: string, ids: readonly string[]): Promise<Set<string>>;
   /** A new record and its name's claim, for a commit (a user's is its account's creation). */
   newItems(record: ScimRecord): PendingWrite[];
-  /** Creates the record on its own (ScimRecordRefusedError "name"). */
-  create(record: ScimRecord): Promise<void>;
+  /** Creates the record, with `alsoWrite` in the same commit (ScimRecordRefusedError: "name", or "stale" for `alsoWrite`). */
+  create(record: ScimRecord, alsoWrite?: PendingWrite[]): Promise<void>;
   /** Writes `next` if the stored record is still `previous` (ScimRecordRefusedError). */
   replace(previous: ScimRecord, next: ScimRecord): Promise<void>;
   /** Deletes the record and its name's claim if the stored record is still `record` (ScimRecordRefusedError). */

@@ -6,6 +6,7 @@ import {
   AccountConflictError,
   AccountNotFoundError,
   type AccountRepository,
+  type AccountSearch,
 } from "../accounts/ports";
 import type { SecurityEventLog } from "../audit/ports";
 import { problems } from "../errors";
@@ -42,7 +43,9 @@ export interface ScimUserDeps {
   users: ScimRecords;
   /** A deprovisioned user leaves the groups it was in. */
   leaveGroups: (orgId: string, id: string) => Promise<void>;
-  accounts: Pick<AccountRepository, "createWith" | "update">;
+  accounts: Pick<AccountRepository, "createWith" | "update" | "provisionItem">;
+  /** The account that already holds a provisioned address, to take it over when the organization vouches for it. */
+  contacts: Pick<AccountSearch, "ownerOfContact">;
   domains: Pick<DomainDirectory, "verifiedOwner">;
   joins: OrganizationJoins;
   orgs: Pick<OrganizationRepository, "memberState" | "removeMember">;
@@ -67,6 +70,7 @@ class OrganizationGone extends Error {}
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const taken = (name: string) => scimProblems.uniqueness(`userName ${name} is already provisioned`);
+const addressTaken = () => scimProblems.uniqueness("the e-mail address belongs to another account");
 
 export type ScimUserUseCases = ReturnType<typeof scimUserUseCases>;
 
@@ -197,6 +201,35 @@ export function scimUserUseCases(deps: ScimUserDeps) {
     }
   }
 
+  /**
+   * An account that existed before provisioning (an invitation, a registration, a first SSO
+   * sign-in) whose verified address is in a domain this organization verified: it becomes
+   * the provisioned user, joining the organization if it had not, in one commit conditioned
+   * on that address still being its own and verified and on no organization provisioning it.
+   */
+  async function adopt(caller: ScimCaller, record: ScimRecord, fields: AccountFields): Promise<ScimRecord> {
+    const email = fields.email as string;
+    const owner = await deps.contacts.ownerOfContact("email", email);
+    if (!owner) throw addressTaken();
+    const adopted: ScimRecord = { ...record, id: owner };
+    const writes = [
+      deps.accounts.provisionItem(owner, caller.orgId, email),
+      deps.events.putItem(eventOf(caller, owner, "scim.user-adopt")),
+    ];
+    // Joining rides in the same commit; the account's own condition stands for its existence.
+    const member = await deps.orgs.memberState(caller.orgId, owner);
+    const joins = member ? [] : deps.joins.joinItems(caller.orgId, owner, nowSeconds());
+    try {
+      await deps.users.create(adopted, [...writes, ...joins]);
+    } catch (error) {
+      if (!(error instanceof ScimRecordRefusedError)) throw error;
+      // Else the account's condition (provisioned elsewhere, its address moved on) or a join that raced.
+      throw error.reason === "name" ? taken(record.name) : addressTaken();
+    }
+    await syncAccount(adopted, { email, locked: false }, fields);
+    return adopted;
+  }
+
   /** The record as it was read and as written: the answer and the change's event. */
   async function changed(
     caller: ScimCaller,
@@ -251,8 +284,10 @@ export function scimUserUseCases(deps: ScimUserDeps) {
         );
       } catch (error) {
         if (error instanceof ScimRecordRefusedError) throw taken(record.name);
-        if (error instanceof AccountConflictError)
-          throw scimProblems.uniqueness("the e-mail address belongs to another account");
+        // An address of a domain the organization verified, verified on its account: that account is the person's.
+        if (error instanceof AccountConflictError && prepared.account.email?.verified)
+          return answer(await adopt(caller, record, fields));
+        if (error instanceof AccountConflictError) throw addressTaken();
         if (error instanceof OrganizationGone) throw problems.badAccessToken("the organization no longer exists");
         throw error;
       }
