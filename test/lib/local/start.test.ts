@@ -145,7 +145,11 @@ describe("npm start", { timeout: 180_000 }, () => {
       return undefined;
     };
     expect(await created()).toMatchObject({ specversion: "1.0", subject: "eva", source: `${stack.base}/svc` });
-    expect(stack.output()).toContain("event svc.identity.account.created eva");
+    // The console line is written after the file's: on a loaded machine it reaches this pipe a moment later.
+    const echoed = "event svc.identity.account.created eva";
+    for (let i = 0; i < 50 && !stack.output().includes(echoed); i += 1)
+      await new Promise((done) => setTimeout(done, 100));
+    expect(stack.output()).toContain(echoed);
     stack.child.kill("SIGTERM");
     expect(await stack.exited).toBe(0);
   });
