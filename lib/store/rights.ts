@@ -1,4 +1,5 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { ORGANIZATION_PROFILE } from "../domain/groups/group";
 import { type Party, partyKey } from "../domain/rights/parties";
 import type { Check, GrantRef, GrantWrite, ReadGrants } from "../domain/rights/plan";
 import { grantId } from "../domain/rights/plan";
@@ -21,6 +22,25 @@ const grantStillAbsent = "attribute_not_exists(PK)";
 const grantUnchanged = "#rev = :rev";
 /** A catalogue entry must exist (its kinds are added per check). */
 const definitionExists = "attribute_exists(PK)";
+/** A member we read must still be one when its role revision moves on. */
+const stillMember = "attribute_exists(PK)";
+/** A user we read as no member must still be none: no revision to move. */
+const stillNoMember = "attribute_not_exists(PK)";
+
+/**
+ * The organization member items a change of role grants touches: a right held by a user
+ * over a group of profile org is a role (docs/organizations.md).
+ */
+function memberKeysOf(writes: readonly GrantWrite[]): TableKey[] {
+  const found = new Map<string, TableKey>();
+  for (const write of writes) {
+    const { subject, object } = write;
+    if (subject.kind !== "user" || object.kind !== "grps" || object.profile !== ORGANIZATION_PROFILE) continue;
+    const key = keys.groupMember(ORGANIZATION_PROFILE, object.id, subject.id);
+    found.set(`${key.PK}\n${key.SK}`, key);
+  }
+  return [...found.values()];
+}
 
 export function grantKey(ref: GrantRef): TableKey {
   return keys.rightGrant(partyPartition(ref.subject), partyKey(ref.object), ref.right);
@@ -162,6 +182,37 @@ export function createRightStore({ client, tableName }: StoreDeps): RightReposit
     }
   }
 
+  /**
+   * A role granted or revoked here moves its member's role revision, as the organization
+   * routes' own changes do, so a removal that read the member's roles before is refused and
+   * reads again rather than leave this grant behind. A member that left meanwhile, or a user
+   * that joined, refuses the commit: the caller reads again.
+   */
+  async function memberRevisions(writes: readonly GrantWrite[]): Promise<TransactItem[]> {
+    const memberKeys = memberKeysOf(writes);
+    if (memberKeys.length === 0) return [];
+    const members = await batchGetAll(client, tableName, memberKeys, {
+      expression: "#pk, #sk",
+      names: { "#pk": "PK", "#sk": "SK" },
+    });
+    const present = new Set(members.map((item) => `${item.PK}\n${item.SK}`));
+    return memberKeys.map(
+      (key): TransactItem =>
+        present.has(`${key.PK}\n${key.SK}`)
+          ? {
+              Update: {
+                TableName: tableName,
+                Key: key,
+                UpdateExpression: "ADD #rolesRev :one",
+                ConditionExpression: stillMember,
+                ExpressionAttributeNames: { "#rolesRev": "rolesRev" },
+                ExpressionAttributeValues: { ":one": 1 },
+              },
+            }
+          : { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: stillNoMember } },
+    );
+  }
+
   return {
     /** The current state of these grants, strongly consistent (BatchGetItem). */
     async readGrants(refs: GrantRef[]): Promise<ReadGrants> {
@@ -193,7 +244,12 @@ export function createRightStore({ client, tableName }: StoreDeps): RightReposit
     /** Checks and writes in one transaction; throws RightsCommitError when refused. */
     /** `alsoWrite`: unconditional items riding in the same transaction (a user-mode call's security event). */
     async commit(checks: Check[], writes: GrantWrite[], alsoWrite: PendingWrite[] = []): Promise<void> {
-      const items = [...checks.map(checkItem), ...writes.flatMap(writeItems), ...transactItems(alsoWrite)];
+      const items = [
+        ...checks.map(checkItem),
+        ...writes.flatMap(writeItems),
+        ...(await memberRevisions(writes)),
+        ...transactItems(alsoWrite),
+      ];
       try {
         await transactWrite(client, items);
       } catch (error) {

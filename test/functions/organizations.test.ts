@@ -483,3 +483,60 @@ describe("bad input", () => {
     expect(await storedItems(member.sub, "RIGHT#")).toEqual([]);
   });
 });
+
+describe("roles given through the rights API", () => {
+  it("when a role is granted through the rights API after a removal read the member's roles, the removal is refused as stale, so the new role never outlives the membership", async () => {
+    const { orgId } = await orgWithAdmin();
+    const member = await seedAccount();
+    await services().groups.addMembers("org", orgId, [member.sub], Math.floor(Date.now() / 1000));
+    const before = await services().organizations.memberState(orgId, member.sub);
+    expect(before).toEqual({ rev: 0, roles: [] });
+    const granted = await request("rights", "events/rights/assign-rights.json", {
+      body: {
+        subject: member.sub,
+        object: orgId,
+        objectType: "grps",
+        objectExt: "org",
+        rights: ["SYS_MON"],
+        tags: ["ops"],
+      },
+    });
+    expect(granted.statusCode, granted.body).toBe(204);
+    expect(await services().organizations.memberState(orgId, member.sub)).toEqual({ rev: 1, roles: ["SYS_MON"] });
+    // The removal that read the roles before the grant: refused, nothing removed.
+    await expect(
+      services().organizations.removeMember(orgId, member.sub, before as NonNullable<typeof before>, {
+        customRights: [],
+        alsoWrite: [],
+      }),
+    ).rejects.toMatchObject({ reasons: ["stale"] });
+    expect(await services().organizations.memberState(orgId, member.sub)).toMatchObject({ roles: ["SYS_MON"] });
+    // Through the route, which reads again: the member and the role go together.
+    const removed = await request("groups", "events/orgs/member-remove.json", {
+      params: { orgId, subjectId: member.sub },
+      authorization: await systemBearer(["svc_groups"]),
+    });
+    expect(removed.statusCode, removed.body).toBe(204);
+    const object = { kind: "grps" as const, id: orgId, profile: "org" };
+    expect(
+      await storedItem(grantKey({ subject: { kind: "user", id: member.sub }, object, right: "SYS_MON" })),
+    ).toBeUndefined();
+  });
+
+  it("when a role is granted through the rights API to someone who is no member, no member item appears", async () => {
+    const { orgId } = await orgWithAdmin();
+    const outsider = await seedAccount();
+    const granted = await request("rights", "events/rights/assign-rights.json", {
+      body: {
+        subject: outsider.sub,
+        object: orgId,
+        objectType: "grps",
+        objectExt: "org",
+        rights: ["SYS_MON"],
+        tags: ["ops"],
+      },
+    });
+    expect(granted.statusCode, granted.body).toBe(204);
+    expect(await storedItem(keys.groupMember("org", orgId, outsider.sub))).toBeUndefined();
+  });
+});

@@ -1,3 +1,4 @@
+import { ORGANIZATION_PROFILE } from "../groups/group";
 import { appliesTo, builtinRight } from "./catalogue";
 import { isBuiltInParty, type Party, type PartyKind, partyKey } from "./parties";
 import { rightProblems } from "./problems";
@@ -85,7 +86,13 @@ export function builtinKindProblem(change: RightChange): Error | undefined {
 export function worstCaseItems(changes: RightChange[]): number {
   const parties = new Set(changes.flatMap((c) => [partyKey(c.subject), partyKey(c.object)]));
   const custom = new Set(changes.filter((c) => !builtinRight(c.right)).map((c) => c.right));
-  return parties.size + custom.size + 2 * changes.length;
+  // A role (a user's right over an organization) also moves its member's revision: one item per pair.
+  const members = new Set(
+    changes
+      .filter((c) => c.subject.kind === "user" && c.object.kind === "grps" && c.object.profile === ORGANIZATION_PROFILE)
+      .map((c) => `${partyKey(c.subject)}\n${partyKey(c.object)}`),
+  );
+  return parties.size + custom.size + 2 * changes.length + members.size;
 }
 
 /** Whether applying the change needs the grant's current tags. */
