@@ -811,3 +811,47 @@ describe("people who had an account before provisioning", () => {
     expect((await scim(org, "list", { query: {} })).json).toMatchObject({ totalResults: 0 });
   });
 });
+
+describe("changes refused on the account's side", () => {
+  it("when a PUT moves a user to an address another account holds, it is 409 uniqueness and neither the record nor the account changes", async () => {
+    const org = await organization();
+    const user = await create(org, oktaUser(`${uniqueId("mover")}@example.com`));
+    const someone = await seedAccount({ email: { value: `${uniqueId("holder")}@example.com`, verified: true } });
+    const moved = await scim(org, "replace", {
+      params: { id: user.id },
+      body: {
+        ...oktaUser(user.userName),
+        emails: [{ value: someone.email?.value, primary: true }],
+        name: { givenName: "Moved" },
+      },
+    });
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(moved.json).toMatchObject({
+      scimType: "uniqueness",
+      detail: "the e-mail address belongs to another account",
+    });
+    expect(await storedItem(keys.scimRecord(org.orgId, "User", user.id))).toMatchObject({ version: 1 });
+    expect(await services().accounts.get(user.id)).toMatchObject({
+      given_name: "Test",
+      email: { value: user.userName },
+    });
+    expect(await services().accountSearch.ownerOfContact("email", someone.email?.value as string)).toBe(someone.sub);
+  });
+
+  it("when a PATCH renames a user to a userName another user holds, it is 409 and the account is brought back in line", async () => {
+    const org = await organization();
+    const first = await create(org, oktaUser(`${uniqueId("first")}@example.com`));
+    const second = await create(org, oktaUser(`${uniqueId("second")}@example.com`));
+    const clash = await patch(org, second.id, [
+      { op: "replace", path: "userName", value: first.userName.toUpperCase() },
+      { op: "replace", path: "name.givenName", value: "Clash" },
+    ]);
+    expect(clash.statusCode, clash.body).toBe(409);
+    expect(clash.json).toMatchObject({ scimType: "uniqueness" });
+    expect(await storedItem(keys.scimRecord(org.orgId, "User", second.id))).toMatchObject({
+      name: second.userName,
+      version: 1,
+    });
+    expect(await services().accounts.get(second.id)).toMatchObject({ given_name: "Test" });
+  });
+});
