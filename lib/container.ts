@@ -324,7 +324,7 @@ export const organizationJoins = () => createOrganizationJoins(config());
 export const registrationDeps = (): RegistrationDeps => {
   const { accounts, registrations, dynamicClients, sessions, events, domainDirectory } = services();
   return {
-    domainJoins: { directory: domainDirectory, joins: createOrganizationJoins(config()) },
+    domainJoins: { directory: domainDirectory, joins: organizationJoins() },
     accounts,
     registrations,
     dynamicClients,
@@ -436,7 +436,7 @@ export const ssoSignInDeps = (): SsoSignInDeps => {
   return {
     domains: domainDirectory,
     sso: orgSso,
-    joins: createOrganizationJoins(config()),
+    joins: organizationJoins(),
     secretKey: ssoSecretKey,
     federation,
     stateKey,

@@ -1,6 +1,7 @@
 import { SUB_PATTERN } from "../domain/accounts/new-account";
 import { problems } from "../domain/errors";
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from "../domain/scim/discovery";
+import { MAX_MEMBERS } from "../domain/scim/group-resource";
 import type { ScimGroupUseCases } from "../domain/scim/groups";
 import type { PatchOperation } from "../domain/scim/patch";
 import type { ListQuery, Projection, ScimAnswer, ScimCaller } from "../domain/scim/resources";
@@ -327,7 +328,7 @@ const groupBody = {
     externalId: { type: "string", maxLength: 256 },
     members: {
       type: "array",
-      maxItems: 5000,
+      maxItems: MAX_MEMBERS,
       items: {
         type: "object",
         required: ["value"],

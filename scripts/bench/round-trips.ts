@@ -563,6 +563,18 @@ let sampleUserHash: PasswordHash | undefined;
  * forget them); its seeded password back, and no forced change or second factor, which
  * HTTP Basic of a user refuses (samples set both).
  */
+/** sample-org, the organization the organization and SCIM samples act on (events/orgs, events/scim). */
+export async function createSampleOrganization(now: number): Promise<void> {
+  await services().groups.create({
+    id: "sample-org",
+    profile: "org",
+    name: "Sample organization",
+    attributes: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
 export async function seedSampleDevices(): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   if (sampleUserHash) {
@@ -654,14 +666,7 @@ export async function seedSampleAccounts(
   await services().groups.addMembers("org", "sample-team", ["sample-user"], now);
   // The organization the organization admin samples (events/orgs/*.json) act on, with
   // sample-admin as its ORG_ADMIN; sample-user joins and leaves it in the samples.
-  await services().groups.create({
-    id: "sample-org",
-    profile: "org",
-    name: "Sample organization",
-    attributes: {},
-    createdAt: now,
-    updatedAt: now,
-  });
+  await createSampleOrganization(now);
   await services().groups.addMembers("org", "sample-org", ["sample-admin"], now);
   await services().rights.importGrants([
     {

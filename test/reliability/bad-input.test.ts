@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { services } from "../../lib/container";
 import { type RouteDefinition, routeKey } from "../../lib/http/route";
 import { routes } from "../../lib/routes";
 import { roundTripKinds } from "../../lib/store/client";
+import { createSampleOrganization } from "../../scripts/bench/round-trips";
 import { createClient, invoke, seedAccount } from "../support/fixtures";
 import { basicCredentials, prepareRequest } from "../support/requests";
 import { expectVersionShape, firstSampleOfEachRoute, PLACEHOLDER_VALUES } from "../support/route-samples";
@@ -175,15 +175,7 @@ beforeAll(async () => {
   await seedAccount({ sub: "sample-user" }, "Sample-Password-0123");
   await seedAccount({ sub: "sample-admin" });
   // The organization whose SCIM token the SCIM samples carry ({{scimToken:sample-org}}).
-  const now = Math.floor(Date.now() / 1000);
-  await services().groups.create({
-    id: "sample-org",
-    profile: "org",
-    name: "Sample organization",
-    attributes: {},
-    createdAt: now,
-    updatedAt: now,
-  });
+  await createSampleOrganization(Math.floor(Date.now() / 1000));
   const client = await createClient();
   values = {
     ...PLACEHOLDER_VALUES,

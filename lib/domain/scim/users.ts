@@ -57,7 +57,7 @@ export interface ScimUserDeps {
 }
 
 /** The application a provisioning event names: the organization's SCIM connection. */
-export const scimClientOf = (orgId: string) => `scim:${orgId}`;
+const scimClientOf = (orgId: string) => `scim:${orgId}`;
 
 /** The top-level attributes that differ, by name: what a change did, never the values. */
 function changedNames(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
@@ -120,7 +120,7 @@ export function scimUserUseCases(deps: ScimUserDeps) {
       };
     }
     const empty = Object.keys(change.set).length === 0 && change.remove.length === 0 && !change.contacts;
-    // byProvisioning alone changes nothing.
+    // The byProvisioning mark is no change of its own.
     return empty ? undefined : change;
   }
 
